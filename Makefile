@@ -1,0 +1,31 @@
+# Two commands do all set-up on a fresh machine (see README):
+#   make report   -> builds the venv if needed, runs every notebook with papermill, builds the book
+#   make test     -> builds the venv if needed, runs the test suite
+PYTHON ?= python3
+VENV   ?= .venv
+PY      = $(VENV)/bin/python
+PROFILE ?= quick
+DATASET ?= movielens-small
+
+.PHONY: setup report test bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[dev]"
+	bash .ci/ensure-chromium
+	touch $@
+
+setup: $(VENV)/.installed
+
+report: setup
+	$(VENV)/bin/recmetrics report --profile $(PROFILE) --dataset $(DATASET)
+
+test: setup
+	$(PY) -m pytest -q
+
+bench: setup
+	$(PY) benchmarks/bench_metrics.py
+
+clean:
+	rm -rf $(VENV) book/generated book/_build .recmetrics-cache

@@ -1,0 +1,47 @@
+"""recmetrics: evaluate top-N recommenders and meta-evaluate the metrics.
+
+``import recmetrics as rm`` is cheap: submodules (and numpy/pandas) load on first use.
+"""
+from __future__ import annotations
+
+import importlib
+
+__version__ = "0.1.0"
+
+# public name -> "module" or "module:attribute"
+_LAZY = {
+    "datasets": "recmetrics.data.datasets",
+    "splits": "recmetrics.data.splits",
+    "io": "recmetrics.data.io",
+    "metrics": "recmetrics.metrics",
+    "recommenders": "recmetrics.recommenders",
+    "protocols": "recmetrics.protocols",
+    "meta": "recmetrics.meta",
+    "viz": "recmetrics.viz",
+    "report": "recmetrics.report",
+    "Run": "recmetrics.data.run:Run",
+    "Qrels": "recmetrics.data.qrels:Qrels",
+    "Dataset": "recmetrics.data.datasets:Dataset",
+    "judge": "recmetrics.judged:judge",
+    "Judged": "recmetrics.judged:Judged",
+    "evaluate": "recmetrics.evaluate:evaluate",
+    "Evaluation": "recmetrics.evaluate:Evaluation",
+}
+
+__all__ = sorted(_LAZY) + ["__version__"]
+
+
+def __getattr__(name: str):
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module 'recmetrics' has no attribute {name!r}")
+    module, _, attr = target.partition(":")
+    value = importlib.import_module(module)
+    if attr:
+        value = getattr(value, attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return __all__

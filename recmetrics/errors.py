@@ -1,0 +1,33 @@
+"""Exception types. Every validation error names the offending user/item/line and what was expected."""
+from __future__ import annotations
+
+import difflib
+from typing import Iterable
+
+
+class RecmetricsError(Exception):
+    """Base class of every error raised by recmetrics."""
+
+
+class InputError(RecmetricsError, ValueError):
+    """Input data (ratings, runs, qrels, parameters) violates the documented contract."""
+
+
+class FormatError(InputError):
+    """A file line does not follow the expected format (the message carries path and line number)."""
+
+
+class UnknownNameError(InputError, KeyError):
+    """A name (metric, dataset, recommender, ...) is not registered; the message suggests the closest."""
+
+    def __str__(self) -> str:  # KeyError would otherwise repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
+def unknown_name(kind: str, name: str, known: Iterable[str]) -> UnknownNameError:
+    """Build an :class:`UnknownNameError` that suggests the closest registered names."""
+    known = sorted(set(known))
+    lowered = {k.lower(): k for k in known}
+    close = difflib.get_close_matches(name.lower(), list(lowered), n=3, cutoff=0.4)
+    hint = f"; did you mean {', '.join(repr(lowered[c]) for c in close)}?" if close else ""
+    return UnknownNameError(f"unknown {kind} {name!r}{hint} (known: {', '.join(known)})")
