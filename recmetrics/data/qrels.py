@@ -1,0 +1,167 @@
+"""`Qrels`: the test judgments (user, item, rating) with a relevance threshold.
+
+Ratings ``>= threshold`` are relevant, judged ratings below it are non-relevant, and items a
+user did not rate are unjudged. Graded metrics use the rating itself as the gain.
+"""
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+
+
+def _validate_ratings(frame: pd.DataFrame, what: str) -> np.ndarray:
+    """Return the ``rating`` column as float64, or raise naming the first offending row."""
+    col = frame["rating"]
+    values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
+    bad = np.isnan(values) | (values < 0) | np.isinf(values)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"{what}: rating {col.iloc[i]!r} of user {frame['user'].iloc[i]!r} item "
+            f"{frame['item'].iloc[i]!r} (row {i}) is not a non-negative finite number"
+        )
+    return values
+
+
+class Qrels:
+    """Judgments of the evaluated users.
+
+    Parameters
+    ----------
+    ratings:
+        DataFrame with columns ``user, item, rating`` (other columns are ignored).
+    threshold:
+        Ratings ``>= threshold`` are relevant (default 4, on a 1-5 scale).
+    max_rating:
+        Top of the rating scale (ERR's ``r_max``); defaults to the largest rating present.
+    """
+
+    def __init__(self, ratings: pd.DataFrame, threshold: float = 4.0, max_rating: float | None = None,
+                 *, user_col: str = "user", item_col: str = "item", rating_col: str = "rating"):
+        missing = [c for c in (user_col, item_col, rating_col) if c not in ratings.columns]
+        if missing:
+            raise InputError(f"qrels table lacks column(s) {missing}; has {list(ratings.columns)}")
+        frame = ratings[[user_col, item_col, rating_col]]
+        frame.columns = ["user", "item", "rating"]
+        if frame.empty:
+            raise InputError("qrels are empty: at least one (user, item, rating) judgment is needed")
+        values = _validate_ratings(frame, "qrels")
+        dup = frame.duplicated(["user", "item"]).to_numpy()
+        if dup.any():
+            i = int(np.flatnonzero(dup)[0])
+            raise InputError(
+                f"qrels: user {frame['user'].iloc[i]!r} item {frame['item'].iloc[i]!r} is judged more than once "
+                f"(row {i}); one judgment per (user, item) expected"
+            )
+        if not np.isfinite(threshold) or threshold <= 0:
+            raise InputError(f"relevance threshold must be a positive number, got {threshold!r}")
+        self.threshold = float(threshold)
+        self.max_rating = float(values.max() if max_rating is None else max_rating)
+        if self.max_rating < values.max():
+            raise InputError(f"max_rating={max_rating} is below the largest rating {values.max()}")
+        # canonical storage: sorted by user code then item code
+        ucodes, users = pd.factorize(frame["user"].to_numpy(), sort=True)
+        icodes, items = pd.factorize(frame["item"].to_numpy(), sort=True)
+        order = np.lexsort((icodes, ucodes))
+        self.user_index = pd.Index(users)
+        self.item_index = pd.Index(items)
+        self._ucodes = ucodes[order].astype(np.int64)
+        self._icodes = icodes[order].astype(np.int64)
+        self._ratings = values[order]
+        self._keys = self._ucodes * len(items) + self._icodes
+
+    # ------------------------------------------------------------------ basic views
+    @classmethod
+    def _from_codes(cls, parent: "Qrels", keep: np.ndarray) -> "Qrels":
+        frame = parent.to_frame()[keep]
+        return cls(frame, parent.threshold, parent.max_rating)
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame({
+            "user": self.user_index.to_numpy()[self._ucodes],
+            "item": self.item_index.to_numpy()[self._icodes],
+            "rating": self._ratings,
+        })
+
+    def __len__(self) -> int:
+        return len(self._ratings)
+
+    def __repr__(self) -> str:
+        return (f"Qrels(users={len(self.user_index)}, judgments={len(self)}, "
+                f"threshold={self.threshold:g}, max_rating={self.max_rating:g})")
+
+    @property
+    def users(self) -> np.ndarray:
+        """Every judged user."""
+        return self.user_index.to_numpy()
+
+    @cached_property
+    def n_relevant(self) -> np.ndarray:
+        """Number of relevant judgments per user (aligned with :attr:`users`)."""
+        return np.bincount(self._ucodes, weights=self._ratings >= self.threshold,
+                           minlength=len(self.user_index)).astype(np.int64)
+
+    @cached_property
+    def n_nonrelevant(self) -> np.ndarray:
+        """Number of judged non-relevant items per user (aligned with :attr:`users`)."""
+        return np.bincount(self._ucodes, minlength=len(self.user_index)) - self.n_relevant
+
+    @property
+    def relevant_users(self) -> np.ndarray:
+        """Users with at least one relevant judgment (the default evaluated users)."""
+        return self.users[self.n_relevant > 0]
+
+    def mask(self, keep: np.ndarray) -> "Qrels":
+        """A new Qrels keeping only the judgments where ``keep`` (aligned with :meth:`to_frame`) is True."""
+        keep = np.asarray(keep, dtype=bool)
+        if keep.shape != (len(self),):
+            raise InputError(f"mask must be a boolean vector of length {len(self)}, got shape {keep.shape}")
+        return Qrels._from_codes(self, keep)
+
+    # ------------------------------------------------------------------ lookups for judging
+    def lookup(self, users: np.ndarray, items: np.ndarray) -> np.ndarray:
+        """Ratings of the ``(users[i], items[i, j])`` pairs; NaN where unjudged.
+
+        ``users`` has shape (n,), ``items`` (n, depth); vectorised through sorted int64 keys.
+        """
+        u = self.user_index.get_indexer(users)
+        flat = np.asarray(items).ravel()
+        i = self.item_index.get_indexer(flat).reshape(np.shape(items))
+        keys = u[:, None].astype(np.int64) * len(self.item_index) + i
+        pos = np.searchsorted(self._keys, keys)
+        pos = np.minimum(pos, len(self._keys) - 1)
+        hit = (self._keys[pos] == keys) & (i >= 0) & (u[:, None] >= 0)
+        return np.where(hit, self._ratings[pos], np.nan)
+
+    def ideal_gains(self, users: np.ndarray) -> np.ndarray:
+        """Per-user judged ratings sorted descending, zero-padded: shape (n_users, max judged)."""
+        u = self.user_index.get_indexer(users)
+        counts = np.bincount(self._ucodes, minlength=len(self.user_index))
+        n = np.where(u >= 0, counts[np.maximum(u, 0)], 0)
+        width = int(n.max()) if len(n) else 0
+        out = np.zeros((len(users), max(width, 1)))
+        if width == 0:
+            return out
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        rows = np.repeat(np.arange(len(users)), n)
+        offs = np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)
+        src = np.repeat(starts[np.maximum(u, 0)], n) + offs
+        out[rows, offs] = self._ratings[src]
+        out = -np.sort(-out, axis=1)
+        return out
+
+    def per_user(self, users: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """Align a per-qrels-user vector (e.g. :attr:`n_relevant`) to ``users`` (0 where unknown)."""
+        u = self.user_index.get_indexer(users)
+        return np.where(u >= 0, values[np.maximum(u, 0)], 0)
+
+    def items_of(self, user: Any) -> pd.Series:
+        """The judged items of one user with their ratings."""
+        u = self.user_index.get_loc(user)
+        sel = self._ucodes == u
+        return pd.Series(self._ratings[sel], index=self.item_index.to_numpy()[self._icodes[sel]], name="rating")

@@ -1,0 +1,241 @@
+"""`Run`: ranked item lists per user (a top-N recommendation output).
+
+Ordering conventions
+--------------------
+* Lists given with a rank (or as ordered lists) keep their order.
+* Lists given with scores are sorted by score descending; ties are broken the way
+  trec_eval does it (``form_res_rels``: ``strcmp(docno2, docno1)``), i.e. by the item id's
+  *string* descending. So ``trec_eval``, ``pytrec_eval`` and recmetrics rank a tied run alike.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+
+
+def trec_tie_order(items: np.ndarray) -> np.ndarray:
+    """Position of each item in trec_eval's tie order (0 = first among equal scores).
+
+    trec_eval breaks score ties by docno in *descending* string order.
+    """
+    as_str = np.asarray(items).astype(str)
+    order = np.argsort(as_str, kind="stable")[::-1]
+    pos = np.empty(len(order), dtype=np.int64)
+    pos[order] = np.arange(len(order))
+    return pos
+
+
+def _check_finite(scores: np.ndarray, describe) -> None:
+    bad = ~np.isfinite(scores)
+    if bad.any():
+        where = np.argwhere(bad)[0]
+        raise InputError(
+            f"score of {describe(where)} is {scores[tuple(where)]!r}; scores must be finite numbers"
+        )
+
+
+def top_n(scores: np.ndarray, n: int, chunk: int = 2048) -> tuple[np.ndarray, np.ndarray]:
+    """Indices of the ``n`` highest scores per row, best first; ties go to the lower column index.
+
+    ``-inf`` marks excluded entries: they are never returned (the row's list is then shorter;
+    the returned index is -1 there). Runs in O(n_items) per row (argpartition) plus O(n log n).
+    Returns ``(indices, lengths)``.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    n_rows, n_cols = scores.shape
+    n = min(n, n_cols)
+    out = np.full((n_rows, n), -1, dtype=np.int64)
+    for start in range(0, n_rows, chunk):
+        s = scores[start : start + chunk]
+        if n == n_cols:
+            idx = np.argsort(-s, axis=1, kind="stable")
+        else:
+            # value of the n-th best score per row; take everything strictly better, then the
+            # first (lowest-index) columns equal to it until n are taken
+            kth = -np.partition(-s, n - 1, axis=1)[:, n - 1 : n]
+            better = s > kth
+            tied = s == kth
+            need = n - better.sum(axis=1, keepdims=True)
+            take = better | (tied & (np.cumsum(tied, axis=1) <= need))
+            cols = np.nonzero(take)[1].reshape(len(s), n)
+            vals = np.take_along_axis(s, cols, axis=1)
+            order = np.argsort(-vals, axis=1, kind="stable")  # cols ascending within ties
+            idx = np.take_along_axis(cols, order, axis=1)
+        out[start : start + chunk] = idx
+    valid = np.take_along_axis(scores, np.maximum(out, 0), axis=1) > -np.inf
+    out[~valid] = -1
+    return out, valid.sum(axis=1)
+
+
+@dataclass
+class Run:
+    """Ranked item lists of one system: ``items[u, :lengths[u]]`` is user ``users[u]``'s list.
+
+    Positions past a list's length are padding (their content is meaningless).
+    """
+
+    users: np.ndarray
+    items: np.ndarray
+    lengths: np.ndarray
+    scores: np.ndarray | None = None
+    name: str = "run"
+    metadata: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        self.users = np.asarray(self.users)
+        self.items = np.asarray(self.items)
+        self.lengths = np.asarray(self.lengths, dtype=np.int64)
+        if self.items.ndim != 2 or len(self.items) != len(self.users):
+            raise InputError(
+                f"Run items must be a (n_users, depth) matrix with one row per user; "
+                f"got shape {self.items.shape} for {len(self.users)} users"
+            )
+        if pd.Index(self.users).has_duplicates:
+            dup = pd.Index(self.users)[pd.Index(self.users).duplicated()][0]
+            raise InputError(f"user {dup!r} appears twice in run {self.name!r}; one list per user expected")
+
+    # ----------------------------------------------------------------- constructors
+    @classmethod
+    def from_frame(
+        cls,
+        frame: pd.DataFrame,
+        *,
+        user_col: str = "user",
+        item_col: str = "item",
+        score_col: str | None = "score",
+        rank_col: str | None = None,
+        name: str = "run",
+    ) -> "Run":
+        """Build from a long table ``user, item, score[, rank]``.
+
+        With ``rank_col`` the given ranks define the order; otherwise scores do (descending, ties by
+        trec_eval's rule). A duplicate (user, item) or a NaN/inf score raises :class:`InputError`.
+        """
+        missing = [c for c in (user_col, item_col) if c not in frame.columns]
+        if rank_col is None and (score_col is None or score_col not in frame.columns):
+            if "rank" in frame.columns:
+                rank_col = "rank"
+            else:
+                missing.append(score_col or "score")
+        if missing:
+            raise InputError(f"run table lacks column(s) {missing}; has {list(frame.columns)}")
+        users = frame[user_col].to_numpy()
+        items = frame[item_col].to_numpy()
+        dup = frame.duplicated([user_col, item_col]).to_numpy()
+        if dup.any():
+            i = int(np.flatnonzero(dup)[0])
+            raise InputError(
+                f"run {name!r}: item {items[i]!r} appears more than once in the list of user {users[i]!r} "
+                f"(row {i}); each item may be ranked once per user"
+            )
+        scores = None
+        if score_col is not None and score_col in frame.columns:
+            try:
+                scores = frame[score_col].to_numpy(dtype=np.float64)
+            except (TypeError, ValueError) as exc:
+                raise InputError(f"run {name!r}: column {score_col!r} must be numeric ({exc})") from None
+            _check_finite(scores, lambda w: f"user {users[w[0]]!r} item {items[w[0]]!r} (row {w[0]})")
+        ucodes, uniq_users = pd.factorize(users, sort=False)
+        if rank_col is not None:
+            ranks = frame[rank_col].to_numpy()
+            if not np.issubdtype(ranks.dtype, np.number) or not np.isfinite(ranks).all():
+                raise InputError(f"run {name!r}: rank column {rank_col!r} must hold finite numbers")
+            order = np.lexsort((ranks, ucodes))
+        else:
+            tie = trec_tie_order(items)
+            order = np.lexsort((tie, -scores, ucodes))
+        return cls._from_sorted(np.asarray(uniq_users), ucodes[order], items[order],
+                                None if scores is None else scores[order], name)
+
+    @classmethod
+    def _from_sorted(cls, uniq_users, ucodes, items, scores, name) -> "Run":
+        n_users = len(uniq_users)
+        lengths = np.bincount(ucodes, minlength=n_users)
+        depth = int(lengths.max()) if n_users else 0
+        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        pos = np.arange(len(ucodes)) - starts[ucodes]
+        item_mat = np.zeros((n_users, depth), dtype=items.dtype)
+        item_mat[ucodes, pos] = items
+        score_mat = None
+        if scores is not None:
+            score_mat = np.full((n_users, depth), np.nan)
+            score_mat[ucodes, pos] = scores
+        return cls(uniq_users, item_mat, lengths, score_mat, name)
+
+    @classmethod
+    def from_lists(cls, lists: Mapping[Any, Iterable[Any]], name: str = "run") -> "Run":
+        """Build from ``{user: [item, item, ...]}`` (best first)."""
+        rows = [(u, it, r) for u, items in lists.items() for r, it in enumerate(items, start=1)]
+        frame = pd.DataFrame(rows, columns=["user", "item", "rank"])
+        if frame.empty:
+            return cls(np.array(list(lists)), np.zeros((len(lists), 0), dtype=np.int64),
+                       np.zeros(len(lists), dtype=np.int64), name=name)
+        run = cls.from_frame(frame, score_col=None, rank_col="rank", name=name)
+        return run
+
+    @classmethod
+    def from_scores(
+        cls,
+        scores: np.ndarray,
+        users: Iterable[Any],
+        items: Iterable[Any],
+        n: int,
+        *,
+        exclude: np.ndarray | None = None,
+        name: str = "run",
+    ) -> "Run":
+        """Top-``n`` lists from a dense ``(n_users, n_items)`` score matrix.
+
+        ``exclude`` is a boolean matrix (or scipy sparse matrix) of the same shape whose True entries
+        are never recommended (e.g. the user's training items). Ties follow trec_eval's rule.
+        """
+        if n <= 0:
+            raise InputError(f"list length n must be a positive integer, got {n!r}")
+        users = np.asarray(list(users) if not isinstance(users, np.ndarray) else users)
+        items = np.asarray(list(items) if not isinstance(items, np.ndarray) else items)
+        scores = np.asarray(scores, dtype=np.float64)
+        if scores.shape != (len(users), len(items)):
+            raise InputError(f"score matrix has shape {scores.shape}; expected ({len(users)}, {len(items)})")
+        _check_finite(np.where(np.isneginf(scores), 0.0, scores),
+                      lambda w: f"user {users[w[0]]!r} item {items[w[1]]!r}")
+        perm = np.argsort(trec_tie_order(items))  # columns in trec tie order
+        s = scores[:, perm]
+        if exclude is not None:
+            ex = exclude.toarray() if hasattr(exclude, "toarray") else np.asarray(exclude, dtype=bool)
+            s = np.where(ex[:, perm], -np.inf, s)
+        idx, lengths = top_n(s, n)
+        safe = np.maximum(idx, 0)
+        item_mat = items[perm][safe]
+        score_mat = np.take_along_axis(s, safe, axis=1)
+        score_mat[idx < 0] = np.nan
+        return cls(users, item_mat, lengths, score_mat, name)
+
+    # ----------------------------------------------------------------- views
+    @property
+    def depth(self) -> int:
+        return int(self.items.shape[1])
+
+    def __len__(self) -> int:
+        return len(self.users)
+
+    def __repr__(self) -> str:
+        return f"Run({self.name!r}, users={len(self)}, depth={self.depth})"
+
+    def head(self, n: int) -> "Run":
+        """The same run truncated to the top ``n`` of every list."""
+        scores = None if self.scores is None else self.scores[:, :n]
+        return Run(self.users, self.items[:, :n], np.minimum(self.lengths, n), scores, self.name)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Long table ``user, item, rank, score`` (rank starts at 1)."""
+        mask = np.arange(self.depth)[None, :] < self.lengths[:, None]
+        rows, cols = np.nonzero(mask)
+        frame = pd.DataFrame({"user": self.users[rows], "item": self.items[rows, cols], "rank": cols + 1})
+        frame["score"] = (self.scores[rows, cols] if self.scores is not None
+                          else (self.depth - cols).astype(np.float64))
+        return frame

@@ -1,0 +1,177 @@
+"""One registry of metrics, and parseable names that round-trip to typed specs.
+
+Grammar: ``NAME[@K][(param=value, ...)]``, e.g. ``P@10``, ``nDCG@100``, ``RR``,
+``ab-nDCG@10(alpha=0.005,beta=0.5)``. Names are case-insensitive and have aliases
+(``MAP`` -> ``AP``, ``MRR`` -> ``RR``); trec_eval names with a cut-off suffix are accepted too
+(``P_10``, ``ndcg_cut_10``, ``map_cut_100``, ``recall_5``).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import InputError, unknown_name
+
+CUTOFF_MODES = ("required", "optional", "none")
+
+
+@dataclass(frozen=True)
+class MetricDef:
+    name: str
+    fn: Callable[..., np.ndarray]          # fn(judged, k, **params) -> (n_users,) array
+    cutoff: str = "optional"               # "required" | "optional" | "none"
+    params: dict = field(default_factory=dict)   # name -> default (its type is the param's type)
+    bounds: tuple[float, float] = (0.0, 1.0)
+    perfect: float | None = 1.0            # value of a perfect ranking, when the metric promises one
+    description: str = ""
+    family: str = "ranking"
+    trec_eval: str | None = None           # the trec_eval measure it equals (parity-tested)
+    input: str = "judged"                  # what the kernel consumes: "judged" (label matrix), ...
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """A metric with its cut-off and parameters fixed: ``str(spec)`` parses back to ``spec``."""
+
+    name: str
+    k: int | None = None
+    params: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def definition(self) -> MetricDef:
+        return _REGISTRY[self.name.lower()]
+
+    def __str__(self) -> str:
+        text = self.name + (f"@{self.k}" if self.k is not None else "")
+        defaults = self.definition.params
+        shown = [(n, v) for n, v in self.params if v != defaults.get(n)]
+        if shown:
+            text += "(" + ",".join(f"{n}={_fmt(v)}" for n, v in shown) + ")"
+        return text
+
+    def __call__(self, judged, **context) -> np.ndarray:
+        return self.definition.fn(judged, self.k, **dict(self.params), **context)
+
+    @property
+    def kwargs(self) -> dict:
+        return dict(self.params)
+
+
+def _fmt(v: Any) -> str:
+    return repr(v) if isinstance(v, str) else f"{v:g}" if isinstance(v, float) else str(v)
+
+
+_REGISTRY: dict[str, MetricDef] = {}
+_ALIASES: dict[str, str] = {}
+# trec_eval measure names that take a "_K" cut-off suffix
+_TREC_CUT = {"p": "P", "recall": "Recall", "ndcg_cut": "nDCG", "map_cut": "AP", "f": "F1",
+             "infap": "infAP", "bpref": "bpref", "recip_rank": "RR"}
+
+
+def register(name: str, *, aliases: tuple[str, ...] = (), **kw) -> Callable:
+    """Decorator registering a metric kernel ``fn(judged, k, **params)``."""
+
+    def deco(fn):
+        if kw.get("cutoff", "optional") not in CUTOFF_MODES:
+            raise ValueError(f"cutoff must be one of {CUTOFF_MODES}")
+        key = name.lower()
+        if key in _REGISTRY or key in _ALIASES:
+            raise ValueError(f"metric {name!r} is already registered")
+        _REGISTRY[key] = MetricDef(name=name, fn=fn, description=(kw.pop("description", None)
+                                                               or (fn.__doc__ or "").strip().split("\n")[0]), **kw)
+        for a in aliases:
+            _ALIASES[a.lower()] = key
+        return fn
+
+    return deco
+
+
+def names() -> list[str]:
+    return [d.name for d in _REGISTRY.values()]
+
+
+def get(name: str) -> MetricDef:
+    key = name.lower()
+    key = _ALIASES.get(key, key)
+    if key not in _REGISTRY:
+        raise unknown_name("metric", name, names() + [_REGISTRY[v].name for v in set(_ALIASES.values())])
+    return _REGISTRY[key]
+
+
+_SPEC_RE = re.compile(r"^\s*(?P<name>[A-Za-z][\w\-\.]*?)(?:@(?P<k>[^()\s]+))?\s*(?:\((?P<params>.*)\))?\s*$")
+
+
+def parse(text: "str | MetricSpec") -> MetricSpec:
+    """Parse ``'nDCG@10'`` (or return a :class:`MetricSpec` unchanged)."""
+    if isinstance(text, MetricSpec):
+        return text
+    if not isinstance(text, str):
+        raise InputError(f"a metric name must be a string like 'P@10', got {text!r}")
+    m = _SPEC_RE.match(text)
+    if not m:
+        raise InputError(f"cannot parse metric {text!r}; expected NAME[@K][(param=value,...)], e.g. 'nDCG@10'")
+    name, k_text, ptext = m.group("name"), m.group("k"), m.group("params")
+    if k_text is None:
+        trec = re.match(r"^(.*?)_(\d+)$", name)
+        if trec and trec.group(1).lower() in _TREC_CUT:
+            name, k_text = _TREC_CUT[trec.group(1).lower()], trec.group(2)
+    d = get(name)
+    k = None
+    if k_text is not None:
+        if d.cutoff == "none":
+            raise InputError(f"metric {d.name} takes no cut-off, got {text!r}")
+        try:
+            k = int(k_text)
+        except ValueError:
+            raise InputError(f"cut-off in {text!r} must be a positive integer, got {k_text!r}") from None
+        if k <= 0:
+            raise InputError(f"cut-off in {text!r} must be a positive integer, got {k}")
+    elif d.cutoff == "required":
+        raise InputError(f"metric {d.name} needs a cut-off, e.g. '{d.name}@10' (got {text!r})")
+    params = dict(d.params)
+    if ptext is not None and ptext.strip():
+        for part in ptext.split(","):
+            if "=" not in part:
+                raise InputError(f"parameter {part.strip()!r} in {text!r} must be written name=value")
+            pname, pval = (s.strip() for s in part.split("=", 1))
+            if pname not in d.params:
+                raise unknown_name(f"parameter of {d.name}", pname, d.params)
+            params[pname] = _coerce(d.params[pname], pval, text, pname)
+    return MetricSpec(d.name, k, tuple(sorted(params.items())))
+
+
+def _coerce(default: Any, value: str, text: str, pname: str) -> Any:
+    try:
+        if isinstance(default, bool):
+            if value.lower() not in ("true", "false", "1", "0"):
+                raise ValueError
+            return value.lower() in ("true", "1")
+        if isinstance(default, int):
+            return int(value)
+        if isinstance(default, float):
+            return float(value)
+        return value.strip("'\"")
+    except ValueError:
+        raise InputError(f"parameter {pname}={value!r} in {text!r} must be a {type(default).__name__}") from None
+
+
+def spec(name: str, k: int | None = None, **params) -> MetricSpec:
+    """Build a spec programmatically: ``spec('nDCG', 10)``."""
+    text = name + (f"@{k}" if k is not None else "")
+    if params:
+        text += "(" + ",".join(f"{n}={v}" for n, v in params.items()) + ")"
+    return parse(text)
+
+
+def table():
+    """The registered metrics as a DataFrame (name, cut-off, parameters, range, trec_eval name, description)."""
+    import pandas as pd
+
+    return pd.DataFrame([
+        {"metric": d.name, "family": d.family, "cutoff": d.cutoff, "params": d.params or "",
+         "range": d.bounds, "trec_eval": d.trec_eval or "", "description": d.description}
+        for d in _REGISTRY.values()
+    ])
