@@ -14,6 +14,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import InputError, unknown_name
+from ..names import format_value, parse_params
 
 CUTOFF_MODES = ("required", "optional", "none")
 
@@ -49,7 +50,7 @@ class MetricSpec:
         defaults = self.definition.params
         shown = [(n, v) for n, v in self.params if v != defaults.get(n)]
         if shown:
-            text += "(" + ",".join(f"{n}={_fmt(v)}" for n, v in shown) + ")"
+            text += "(" + ",".join(f"{n}={format_value(v)}" for n, v in shown) + ")"
         return text
 
     def __call__(self, judged, **context) -> np.ndarray:
@@ -58,10 +59,6 @@ class MetricSpec:
     @property
     def kwargs(self) -> dict:
         return dict(self.params)
-
-
-def _fmt(v: Any) -> str:
-    return repr(v) if isinstance(v, str) else f"{v:g}" if isinstance(v, float) else str(v)
 
 
 _REGISTRY: dict[str, MetricDef] = {}
@@ -132,30 +129,8 @@ def parse(text: "str | MetricSpec") -> MetricSpec:
     elif d.cutoff == "required":
         raise InputError(f"metric {d.name} needs a cut-off, e.g. '{d.name}@10' (got {text!r})")
     params = dict(d.params)
-    if ptext is not None and ptext.strip():
-        for part in ptext.split(","):
-            if "=" not in part:
-                raise InputError(f"parameter {part.strip()!r} in {text!r} must be written name=value")
-            pname, pval = (s.strip() for s in part.split("=", 1))
-            if pname not in d.params:
-                raise unknown_name(f"parameter of {d.name}", pname, d.params)
-            params[pname] = _coerce(d.params[pname], pval, text, pname)
+    params.update(parse_params(ptext, d.params, text, d.name))
     return MetricSpec(d.name, k, tuple(sorted(params.items())))
-
-
-def _coerce(default: Any, value: str, text: str, pname: str) -> Any:
-    try:
-        if isinstance(default, bool):
-            if value.lower() not in ("true", "false", "1", "0"):
-                raise ValueError
-            return value.lower() in ("true", "1")
-        if isinstance(default, int):
-            return int(value)
-        if isinstance(default, float):
-            return float(value)
-        return value.strip("'\"")
-    except ValueError:
-        raise InputError(f"parameter {pname}={value!r} in {text!r} must be a {type(default).__name__}") from None
 
 
 def spec(name: str, k: int | None = None, **params) -> MetricSpec:

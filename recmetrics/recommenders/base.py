@@ -1,0 +1,109 @@
+"""The recommender interface: ``fit(train) -> self``, ``score(users, items=None)``, ``recommend(users, n)``.
+
+Conventions
+-----------
+* ``fit`` takes a ratings DataFrame ``user, item, rating`` and builds the user/item indices and
+  the sparse user-item matrix ``R_`` (CSR, ratings as values).
+* ``score`` returns a dense ``(len(users), n_items)`` float matrix over :attr:`items_` (or over
+  the given ``items``). Items unseen in training get ``-inf`` (the lowest score); cold users
+  (unseen in training) get a row of ``-inf``.
+* ``recommend`` returns a :class:`~recmetrics.data.run.Run`; cold users get no list (and
+  therefore score 0 on every metric: coverage shortfall). By default the user's training items are
+  excluded (the AllItems design: every item not rated by the user in training is a candidate).
+* Everything random takes ``seed``; the same seed gives the same run whatever the chunking.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from ..data.run import Run
+from ..errors import InputError
+
+
+class Recommender:
+    """Base class. Subclasses implement ``_fit(self)`` (using ``self.R_``) and ``_score(self, uidx)``
+    returning a dense ``(len(uidx), n_items)`` matrix for the given training user indices."""
+
+    name: str = "Recommender"
+    chunk: int = 1024  # users scored at once (bounds memory at chunk * n_items floats)
+
+    def fit(self, train: pd.DataFrame) -> "Recommender":
+        missing = [c for c in ("user", "item", "rating") if c not in train.columns]
+        if missing:
+            raise InputError(f"{self.name}: training table lacks column(s) {missing}; has {list(train.columns)}")
+        if len(train) == 0:
+            raise InputError(f"{self.name}: the training set is empty; nothing to fit")
+        ucodes, users = pd.factorize(train["user"].to_numpy(), sort=True)
+        icodes, items = pd.factorize(train["item"].to_numpy(), sort=True)
+        ratings = pd.to_numeric(train["rating"], errors="coerce").to_numpy(dtype=np.float64)
+        if np.isnan(ratings).any():
+            i = int(np.flatnonzero(np.isnan(ratings))[0])
+            raise InputError(f"{self.name}: rating {train['rating'].iloc[i]!r} of user {train['user'].iloc[i]!r} "
+                             f"item {train['item'].iloc[i]!r} is not a number")
+        self.users_ = pd.Index(users)
+        self.items_ = pd.Index(items)
+        self.R_ = sp.csr_matrix((ratings, (ucodes, icodes)), shape=(len(users), len(items)))
+        self.R_.sum_duplicates()
+        self._fit()
+        return self
+
+    def _fit(self) -> None:
+        pass
+
+    def _score(self, uidx: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _check_fitted(self):
+        if not hasattr(self, "R_"):
+            raise InputError(f"{self.name} is not fitted; call fit(train) first")
+
+    def score(self, users: Iterable[Any], items: Iterable[Any] | None = None) -> np.ndarray:
+        """Scores of ``users`` over all training items (or over ``items``, -inf for unseen items)."""
+        self._check_fitted()
+        users = np.asarray(list(users) if not isinstance(users, np.ndarray) else users)
+        uidx = self.users_.get_indexer(users)
+        out = np.full((len(users), len(self.items_)), -np.inf)
+        warm = uidx >= 0
+        if warm.any():
+            rows = np.flatnonzero(warm)
+            for start in range(0, len(rows), self.chunk):
+                sel = rows[start:start + self.chunk]
+                out[sel] = self._score(uidx[sel])
+        if items is None:
+            return out
+        items = np.asarray(list(items) if not isinstance(items, np.ndarray) else items)
+        iidx = self.items_.get_indexer(items)
+        res = np.where(iidx[None, :] >= 0, out[:, np.maximum(iidx, 0)], -np.inf)
+        return res
+
+    def recommend(self, users: Iterable[Any], n: int = 100, *, exclude_seen: bool = True,
+                  name: str | None = None) -> Run:
+        """Top-``n`` lists for the warm ``users`` (cold users get no list)."""
+        self._check_fitted()
+        if not isinstance(n, (int, np.integer)) or n <= 0:
+            raise InputError(f"{self.name}: n must be a positive integer, got {n!r}")
+        users = np.asarray(list(users) if not isinstance(users, np.ndarray) else users)
+        uidx = self.users_.get_indexer(users)
+        warm_users, warm_idx = users[uidx >= 0], uidx[uidx >= 0]
+        parts = []
+        for start in range(0, len(warm_idx), self.chunk):
+            sel = warm_idx[start:start + self.chunk]
+            scores = self._score(sel)
+            exclude = self.R_[sel] if exclude_seen else None
+            parts.append(Run.from_scores(scores, warm_users[start:start + self.chunk], self.items_.to_numpy(), n,
+                                         exclude=exclude, name=name or self.name))
+        if not parts:
+            return Run(np.asarray([], dtype=users.dtype), np.zeros((0, 0), dtype=self.items_.dtype),
+                       np.zeros(0, dtype=np.int64), name=name or self.name)
+        depth = max(p.depth for p in parts)
+        items = np.concatenate([np.pad(p.items, ((0, 0), (0, depth - p.depth))) for p in parts])
+        scores = np.concatenate([np.pad(p.scores, ((0, 0), (0, depth - p.depth)), constant_values=np.nan)
+                                 for p in parts])
+        return Run(warm_users, items, np.concatenate([p.lengths for p in parts]), scores, name or self.name)
+
+    def __repr__(self) -> str:
+        return self.name
