@@ -36,12 +36,13 @@ def parse_metrics(metrics: "str | MetricSpec | Iterable[str | MetricSpec]") -> l
     return specs
 
 
-def score_judged(judged, specs: list[MetricSpec]) -> np.ndarray:
+def score_judged(judged, specs: list[MetricSpec], **context) -> np.ndarray:
     """(n_metrics, n_users) matrix of the metric values of one judged run."""
-    return np.stack([s(judged) for s in specs]) if len(judged) else np.zeros((len(specs), 0))
+    return np.stack([s(judged, **context) for s in specs]) if len(judged) else np.zeros((len(specs), 0))
 
 
-def evaluate(run: Run, qrels: Qrels, metrics, *, users="relevant", aggregate: str = "arithmetic") -> Evaluation:
+def evaluate(run: Run, qrels: Qrels, metrics, *, users="relevant", aggregate: str = "arithmetic",
+             **context) -> Evaluation:
     """Evaluate one run.
 
     ``users``: ``"relevant"`` (test users with >= 1 relevant item; default), ``"all"`` (every test
@@ -57,7 +58,7 @@ def evaluate(run: Run, qrels: Qrels, metrics, *, users="relevant", aggregate: st
     judged = judge(run, qrels, depth=depth, users=users)
     if len(judged) == 0:
         raise InputError(f"no user to evaluate under users={users!r} (no judged user has a relevant item?)")
-    values = score_judged(judged, specs)
+    values = score_judged(judged, specs, **context)
     names = [str(s) for s in specs]
     per_user = pd.DataFrame(values.T, index=pd.Index(judged.users, name="user"), columns=names)
     agg = pd.Series(_aggregate(values, aggregate, axis=1), index=names, name=run.name)

@@ -30,7 +30,8 @@ class MetricDef:
     description: str = ""
     family: str = "ranking"
     trec_eval: str | None = None           # the trec_eval measure it equals (parity-tested)
-    input: str = "judged"                  # what the kernel consumes: "judged" (label matrix), ...
+    needs: tuple[str, ...] = ()            # context the kernel needs besides the judged matrix, e.g.
+                                           # ("aspects",) or ("train",): passed by evaluate(..., **context)
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,13 @@ class MetricSpec:
         return text
 
     def __call__(self, judged, **context) -> np.ndarray:
-        return self.definition.fn(judged, self.k, **dict(self.params), **context)
+        """Per-user values on ``judged``; ``context`` supplies what the metric ``needs``."""
+        d = self.definition
+        missing = [n for n in d.needs if context.get(n) is None]
+        if missing:
+            raise InputError(f"metric {self} needs {', '.join(f'{n}=' for n in missing)} "
+                             f"(pass it to evaluate(), e.g. evaluate(run, qrels, metrics, {missing[0]}=...))")
+        return d.fn(judged, self.k, **dict(self.params), **{n: context[n] for n in d.needs})
 
     @property
     def kwargs(self) -> dict:
