@@ -1,0 +1,1 @@
+"""Meta-evaluation: significance tests, discriminative power, robustness, agreement, perturbations."""

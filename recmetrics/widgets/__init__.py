@@ -1,0 +1,1 @@
+"""ipywidget explorers (no analysis logic inside: they call the library)."""
