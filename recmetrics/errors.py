@@ -31,3 +31,10 @@ def unknown_name(kind: str, name: str, known: Iterable[str]) -> UnknownNameError
     close = difflib.get_close_matches(name.lower(), list(lowered), n=3, cutoff=0.4)
     hint = f"; did you mean {', '.join(repr(lowered[c]) for c in close)}?" if close else ""
     return UnknownNameError(f"unknown {kind} {name!r}{hint} (known: {', '.join(known)})")
+
+
+def show(value) -> str:
+    """repr() of a user/item id for messages, without numpy's ``np.int64(...)`` wrapping."""
+    if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
+        value = value.item()
+    return repr(value)

@@ -16,7 +16,7 @@ import pandas as pd
 
 from .data.qrels import Qrels
 from .data.run import Run
-from .errors import InputError
+from .errors import show, InputError
 
 USER_POLICIES = ("relevant", "all")
 
@@ -92,7 +92,7 @@ def judge(run: Run, qrels: Qrels, *, depth: int | None = None, users="relevant")
         eval_users = np.asarray(users)
         unknown = qrels.user_index.get_indexer(eval_users) < 0
         if unknown.any():
-            raise InputError(f"user {eval_users[unknown][0]!r} has no judgments; cannot evaluate it")
+            raise InputError(f"user {show(eval_users[unknown][0])} has no judgments; cannot evaluate it")
     depth = run.depth if depth is None else int(depth)
     if depth < 0:
         raise InputError(f"depth must be >= 0, got {depth}")

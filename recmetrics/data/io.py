@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import FormatError, InputError
+from ..errors import show, FormatError, InputError
 from .qrels import Qrels
 from .run import Run
 
@@ -75,12 +75,12 @@ def read_trec_run(path, *, ids: str = "auto", name: str | None = None) -> Run:
     bad = ~np.isfinite(scores)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise FormatError(f"{path}:{i + 1}: score {score[i]!r} is not finite")
+        raise FormatError(f"{path}:{i + 1}: score {show(score[i])} is not finite")
     frame = pd.DataFrame({"user": _ids(qid, ids), "item": _ids(docno, ids), "score": scores})
     dup = frame.duplicated(["user", "item"]).to_numpy()
     if dup.any():
         i = int(np.flatnonzero(dup)[0])
-        raise FormatError(f"{path}:{i + 1}: docno {docno[i]!r} appears twice for qid {qid[i]!r}")
+        raise FormatError(f"{path}:{i + 1}: docno {show(docno[i])} appears twice for qid {show(qid[i])}")
     return Run.from_frame(frame, name=name or tag[0])
 
 
@@ -102,12 +102,12 @@ def read_trec_qrels(path, *, threshold: float = 1.0, max_rating: float | None = 
     neg = (rels < 0) | ~np.isfinite(rels)
     if neg.any():
         i = int(np.flatnonzero(neg)[0])
-        raise FormatError(f"{path}:{i + 1}: relevance {rel[i]!r} must be a non-negative number")
+        raise FormatError(f"{path}:{i + 1}: relevance {show(rel[i])} must be a non-negative number")
     frame = pd.DataFrame({"user": _ids(qid, ids), "item": _ids(docno, ids), "rating": rels})
     dup = frame.duplicated(["user", "item"]).to_numpy()
     if dup.any():
         i = int(np.flatnonzero(dup)[0])
-        raise FormatError(f"{path}:{i + 1}: docno {docno[i]!r} is judged twice for qid {qid[i]!r}")
+        raise FormatError(f"{path}:{i + 1}: docno {show(docno[i])} is judged twice for qid {show(qid[i])}")
     return Qrels(frame, threshold=threshold, max_rating=max_rating)
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import show, InputError
 
 
 def _validate_ratings(frame: pd.DataFrame, what: str) -> np.ndarray:
@@ -22,8 +22,8 @@ def _validate_ratings(frame: pd.DataFrame, what: str) -> np.ndarray:
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise InputError(
-            f"{what}: rating {col.iloc[i]!r} of user {frame['user'].iloc[i]!r} item "
-            f"{frame['item'].iloc[i]!r} (row {i}) is not a non-negative finite number"
+            f"{what}: rating {show(col.iloc[i])} of user {show(frame['user'].iloc[i])} item "
+            f"{show(frame['item'].iloc[i])} (row {i}) is not a non-negative finite number"
         )
     return values
 
@@ -55,7 +55,7 @@ class Qrels:
         if dup.any():
             i = int(np.flatnonzero(dup)[0])
             raise InputError(
-                f"qrels: user {frame['user'].iloc[i]!r} item {frame['item'].iloc[i]!r} is judged more than once "
+                f"qrels: user {show(frame['user'].iloc[i])} item {show(frame['item'].iloc[i])} is judged more than once "
                 f"(row {i}); one judgment per (user, item) expected"
             )
         if not np.isfinite(threshold) or threshold <= 0:

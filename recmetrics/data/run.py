@@ -15,7 +15,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import show, InputError
 
 
 def trec_tie_order(items: np.ndarray) -> np.ndarray:
@@ -35,7 +35,7 @@ def _check_finite(scores: np.ndarray, describe) -> None:
     if bad.any():
         where = np.argwhere(bad)[0]
         raise InputError(
-            f"score of {describe(where)} is {scores[tuple(where)]!r}; scores must be finite numbers"
+            f"score of {describe(where)} is {show(scores[tuple(where)])}; scores must be finite numbers"
         )
 
 
@@ -97,7 +97,7 @@ class Run:
             )
         if pd.Index(self.users).has_duplicates:
             dup = pd.Index(self.users)[pd.Index(self.users).duplicated()][0]
-            raise InputError(f"user {dup!r} appears twice in run {self.name!r}; one list per user expected")
+            raise InputError(f"user {show(dup)} appears twice in run {self.name!r}; one list per user expected")
 
     # ----------------------------------------------------------------- constructors
     @classmethod
@@ -130,7 +130,7 @@ class Run:
         if dup.any():
             i = int(np.flatnonzero(dup)[0])
             raise InputError(
-                f"run {name!r}: item {items[i]!r} appears more than once in the list of user {users[i]!r} "
+                f"run {name!r}: item {show(items[i])} appears more than once in the list of user {show(users[i])} "
                 f"(row {i}); each item may be ranked once per user"
             )
         scores = None
@@ -139,7 +139,7 @@ class Run:
                 scores = frame[score_col].to_numpy(dtype=np.float64)
             except (TypeError, ValueError) as exc:
                 raise InputError(f"run {name!r}: column {score_col!r} must be numeric ({exc})") from None
-            _check_finite(scores, lambda w: f"user {users[w[0]]!r} item {items[w[0]]!r} (row {w[0]})")
+            _check_finite(scores, lambda w: f"user {show(users[w[0]])} item {show(items[w[0]])} (row {w[0]})")
         ucodes, uniq_users = pd.factorize(users, sort=False)
         if rank_col is not None:
             ranks = frame[rank_col].to_numpy()
@@ -202,7 +202,7 @@ class Run:
         if scores.shape != (len(users), len(items)):
             raise InputError(f"score matrix has shape {scores.shape}; expected ({len(users)}, {len(items)})")
         _check_finite(np.where(np.isneginf(scores), 0.0, scores),
-                      lambda w: f"user {users[w[0]]!r} item {items[w[1]]!r}")
+                      lambda w: f"user {show(users[w[0]])} item {show(items[w[1]])}")
         perm = np.argsort(trec_tie_order(items))  # columns in trec tie order
         s = scores[:, perm]
         if exclude is not None:

@@ -1,0 +1,132 @@
+"""Time rm.evaluate against pytrec_eval, ranx and ir_measures on an ML-1M-scale workload.
+
+Workload (generated, seeded): 6,040 users, 3,700 items, ~200k test ratings 1-5 (20% of a
+1M-rating matrix with a popularity skew), 21 runs of depth 100 with score ties.
+Metrics: P@100, Recall@100, AP@100, nDCG@100, RR, bpref, infAP (threshold 4).
+
+Each tool gets its native inputs built once outside the timed region (recmetrics: Run/Qrels
+objects; pytrec_eval: dicts + RelevanceEvaluator; ranx: Qrels/Run objects, warmed up once so
+numba compilation is not counted; ir_measures: dicts). Values are compared per user with
+pytrec_eval (max |diff| printed). Usage: python benchmarks/bench_metrics.py [--runs 21] [--quick]
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import pandas as pd
+
+import recmetrics as rm
+
+METRICS = ["P@100", "Recall@100", "AP@100", "nDCG@100", "RR", "bpref", "infAP"]
+TREC = {"P@100": "P_100", "Recall@100": "recall_100", "AP@100": "map_cut_100", "nDCG@100": "ndcg_cut_100",
+        "RR": "recip_rank", "bpref": "bpref", "infAP": "infAP"}
+RANX = {"P@100": "precision@100-l4", "Recall@100": "recall@100-l4", "AP@100": "map@100-l4",
+        "nDCG@100": "ndcg@100", "RR": "mrr-l4", "bpref": "bpref-l4"}
+
+
+def workload(n_users=6040, n_items=3700, n_ratings=1_000_000, n_runs=21, depth=100, seed=0):
+    rng = np.random.default_rng(seed)
+    pop = 1.0 / np.arange(1, n_items + 1) ** 0.9  # long-tailed item popularity
+    pop = rng.permutation(pop / pop.sum())
+    activity = rng.lognormal(0, 1, n_users)
+    activity /= activity.sum()
+    u = rng.choice(n_users, n_ratings, p=activity)
+    i = rng.choice(n_items, n_ratings, p=pop)
+    ratings = pd.DataFrame({"user": u, "item": i}).drop_duplicates()
+    ratings["rating"] = rng.integers(1, 6, len(ratings)).astype(float)
+    test = ratings.sample(frac=0.2, random_state=seed)
+    runs = []
+    users = np.unique(test.user)
+    for r in range(n_runs):
+        noise = rng.random((len(users), n_items)) + (r / n_runs) * np.log(pop)[None, :] * 0.1
+        scores = np.round(noise, 2)  # ties
+        runs.append(rm.Run.from_scores(scores, users, np.arange(n_items), n=depth, name=f"sys{r}"))
+    return test, runs
+
+
+def timed(fn, repeat=1):
+    best = np.inf
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=21)
+    ap.add_argument("--quick", action="store_true", help="1,000 users (smoke run)")
+    args = ap.parse_args()
+    n_users = 1000 if args.quick else 6040
+    t0 = time.perf_counter()
+    test, runs = workload(n_users=n_users, n_ratings=int(1_000_000 * n_users / 6040), n_runs=args.runs)
+    print(f"workload: {test.user.nunique()} users, {len(test)} test ratings, {len(runs)} runs x depth 100 "
+          f"(built in {time.perf_counter() - t0:.1f}s)")
+    qrels = rm.Qrels(test, threshold=4)
+    results = {}
+
+    # recmetrics
+    t, ours = timed(lambda: [rm.evaluate(r, qrels, METRICS, users="all").per_user for r in runs], repeat=3)
+    results["recmetrics"] = t
+
+    # pytrec_eval
+    import pytrec_eval
+
+    qd = {}
+    for uu, ii, rr in test.itertuples(index=False):
+        qd.setdefault(str(uu), {})[str(ii)] = int(rr)
+    run_dicts = []
+    for r in runs:
+        f = r.to_frame()
+        d = {}
+        for uu, ii, ss in zip(f.user.tolist(), f.item.tolist(), f.score.tolist()):
+            d.setdefault(str(uu), {})[str(ii)] = ss
+        run_dicts.append(d)
+    measures = {"P.100", "recall.100", "map_cut.100", "ndcg_cut.100", "recip_rank", "bpref", "infAP"}
+    t_build, ev = timed(lambda: pytrec_eval.RelevanceEvaluator(qd, measures, relevance_level=4))
+    t, theirs = timed(lambda: [ev.evaluate(d) for d in run_dicts])
+    results["pytrec_eval"] = t
+    worst = 0.0
+    for per_user, res in zip(ours, theirs):
+        for m in METRICS:
+            a = per_user[m].to_numpy()
+            b = np.array([res[str(uu)][TREC[m]] for uu in per_user.index])
+            worst = max(worst, float(np.abs(a - b).max()))
+    print(f"parity with pytrec_eval: max |diff| over {len(runs)} runs x {len(ours[0])} users x "
+          f"{len(METRICS)} metrics = {worst:.2e}")
+
+    # ranx (numba; no infAP)
+    try:
+        import ranx
+
+        rq = ranx.Qrels(qd)
+        rruns = [ranx.Run(d) for d in run_dicts]
+        ranx.evaluate(rq, rruns[0], list(RANX.values()))  # warm-up: numba compilation
+        t, _ = timed(lambda: [ranx.evaluate(rq, r, list(RANX.values()), save_results_in_run=False) for r in rruns])
+        results["ranx (6 metrics, no infAP)"] = t
+    except Exception as exc:  # pragma: no cover - peer library issue
+        print(f"ranx skipped: {exc}")
+
+    # ir_measures
+    try:
+        import ir_measures
+        from ir_measures import AP, P, R, RR, Bpref, infAP, nDCG
+
+        ms = [P(rel=4) @ 100, R(rel=4) @ 100, AP(rel=4) @ 100, nDCG @ 100, RR(rel=4), Bpref(rel=4), infAP(rel=4)]
+        t, _ = timed(lambda: [list(ir_measures.iter_calc(ms, qd, d)) for d in run_dicts])
+        results["ir_measures"] = t
+    except Exception as exc:  # pragma: no cover
+        print(f"ir_measures skipped: {exc}")
+
+    print(f"\n{'tool':<28}{'seconds':>10}{'x recmetrics':>14}")
+    base = results["recmetrics"]
+    for name, t in results.items():
+        print(f"{name:<28}{t:>10.3f}{t / base:>14.1f}")
+    print(f"(pytrec_eval RelevanceEvaluator construction, not counted above: {t_build:.3f}s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,129 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+import recmetrics as rm
+from recmetrics.errors import InputError, UnknownNameError
+from recmetrics.data.run import top_n, trec_tie_order
+
+
+def test_spec_round_trip_and_aliases():
+    for text, canon in [("P@10", "P@10"), ("ndcg@100", "nDCG@100"), ("MAP@100", "AP@100"), ("mrr", "RR"),
+                        ("ndcg_cut_10", "nDCG@10"), ("P_5", "P@5"), ("recall_20", "Recall@20"),
+                        ("ERR@20(max_rating=5)", "ERR@20(max_rating=5)"), ("ERR@20(max_rating=0)", "ERR@20"),
+                        ("infAP@100", "infAP@100"), ("F1@10", "F1@10"), ("bpref", "bpref")]:
+        spec = rm.metrics.parse(text)
+        assert str(spec) == canon
+        assert rm.metrics.parse(str(spec)) == spec
+    spec = rm.metrics.parse("ERR@20(max_rating=5)")
+    assert spec.k == 20 and spec.kwargs == {"max_rating": 5.0} and isinstance(spec.kwargs["max_rating"], float)
+    assert rm.metrics.spec("nDCG", 10) == rm.metrics.parse("nDCG@10")
+
+
+def test_trec_tie_order_is_docno_descending_as_strings():
+    items = np.array([9, 10, 100, 2])
+    # strings sorted descending: "9" > "2" > "100" > "10"
+    assert list(items[np.argsort(trec_tie_order(items))]) == [9, 2, 100, 10]
+
+
+def test_top_n_matches_full_stable_sort_with_ties():
+    rng = np.random.default_rng(3)
+    s = np.round(rng.random((50, 40)), 1)
+    s[rng.random(s.shape) < 0.1] = -np.inf
+    for n in (1, 5, 17, 40):
+        idx, lengths = top_n(s, n)
+        full = np.argsort(-s, axis=1, kind="stable")[:, :n]
+        finite = np.take_along_axis(s, full, 1) > -np.inf
+        assert (lengths == finite.sum(1)).all()
+        assert (np.where(finite, full, -1) == idx).all()
+
+
+def test_from_scores_equals_from_frame():
+    rng = np.random.default_rng(0)
+    scores = np.round(rng.random((20, 30)), 1)
+    users, items = np.arange(100, 120), np.arange(30) * 7
+    a = rm.Run.from_scores(scores, users, items, n=10)
+    frame = pd.DataFrame({"user": np.repeat(users, 30), "item": np.tile(items, 20), "score": scores.ravel()})
+    b = rm.Run.from_frame(frame).head(10)
+    assert (a.items == b.items).all() and (a.users == b.users).all()
+
+
+def test_exclude_and_short_lists():
+    run = rm.Run.from_scores(np.array([[3.0, 2.0, 1.0]]), [1], [10, 11, 12], n=3,
+                             exclude=np.array([[False, True, True]]))
+    assert run.lengths.tolist() == [1] and run.items[0, 0] == 10
+
+
+def test_trec_files_round_trip(tmp_path):
+    run = rm.Run.from_lists({1: [10, 11, 12], 2: [12]}, name="sys")
+    path = rm.io.write_trec_run(run, tmp_path / "run.txt")
+    back = rm.io.read_trec_run(path)
+    assert back.name == "sys" and back.to_frame()[["user", "item", "rank"]].equals(run.to_frame()[["user", "item", "rank"]])
+    q = rm.Qrels(pd.DataFrame({"user": [1, 1, 2], "item": [10, 11, 12], "rating": [4.5, 2.0, 5.0]}))
+    qpath = rm.io.write_trec_qrels(q, tmp_path / "qrels.txt", scale=2)
+    assert qpath.read_text().splitlines()[0] == "1 0 10 9"
+    with pytest.raises(InputError, match="not integers"):
+        rm.io.write_trec_qrels(q, tmp_path / "bad.txt")
+    q2 = rm.io.read_trec_qrels(qpath, threshold=8)
+    assert q2.relevant_users.tolist() == [1, 2]
+    csv = tmp_path / "run.csv"
+    run.to_frame().to_csv(csv, index=False)
+    assert (rm.io.read_run(csv).items == run.items).all()
+
+
+def test_string_ids_are_kept():
+    q = rm.Qrels(pd.DataFrame({"user": ["a", "a"], "item": ["x", "y"], "rating": [5, 1]}))
+    run = rm.Run.from_lists({"a": ["y", "x"]})
+    res = rm.evaluate(run, q, ["P@1", "RR"])
+    assert res.per_user.loc["a", "RR"] == 0.5
+
+
+def test_aggregations():
+    x = np.array([1.0, 0.25, 0.0])
+    agg = rm.metrics.aggregate
+    assert agg(x, "arithmetic") == pytest.approx(1.25 / 3)
+    assert agg(x, "geometric") == pytest.approx((1 * 0.25 * 1e-5) ** (1 / 3))
+    assert agg(x, "harmonic") == pytest.approx(3 / (1 + 4 + 1e5))
+    assert agg(x, "quadratic") == pytest.approx(np.sqrt((1 + 0.0625) / 3))
+    assert agg(x, "gm") == agg(x, "geometric")
+
+
+def test_geometric_matches_trec_eval_gm_map():
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels = {"1": {"a": 1, "b": 0}, "2": {"c": 1}, "3": {"d": 1, "e": 1}}
+    run = {"1": {"b": 2.0, "a": 1.0}, "2": {"x": 1.0}, "3": {"d": 1.0, "z": 2.0, "e": 0.5}}
+    gm = pytrec_eval.RelevanceEvaluator(qrels, {"gm_map", "map"})
+    per = gm.evaluate(run)
+    gm_map = pytrec_eval.compute_aggregated_measure("gm_map", [v["gm_map"] for v in per.values()])
+    q = rm.Qrels(pd.DataFrame([(u, i, r) for u, d in qrels.items() for i, r in d.items()],
+                              columns=["user", "item", "rating"]), threshold=1)
+    r = rm.Run.from_frame(pd.DataFrame([(u, i, s) for u, d in run.items() for i, s in d.items()],
+                                       columns=["user", "item", "score"]))
+    ours = rm.evaluate(r, q, ["AP"], aggregate="geometric").aggregate["AP"]
+    assert ours == pytest.approx(gm_map, abs=1e-12)
+
+
+def test_recommenders_baselines_and_cold_users():
+    train = pd.DataFrame({"user": [1, 1, 2, 2, 3], "item": [10, 11, 10, 12, 13], "rating": [5, 3, 4, 2, 5]})
+    pop = rm.recommenders.create("Pop").fit(train)
+    run = pop.recommend([1, 2, 99], n=2)
+    assert list(run.users) == [1, 2]          # cold user 99 gets no list
+    assert 10 not in run.items[0, :run.lengths[0]]  # seen items excluded
+    assert (pop.score([1], items=[10, 555])[0] == [2.0, -np.inf]).all()
+    r1 = rm.recommenders.create("Random(seed=4)").fit(train).recommend([1, 2, 3], n=3)
+    r2 = rm.recommenders.create("Random", seed=4).fit(train).recommend([3, 1], n=3)
+    assert (r1.items[0] == r2.items[1]).all()  # a user's list does not depend on the others
+    with pytest.raises(UnknownNameError, match="did you mean 'Pop'"):
+        rm.recommenders.create("Popp")
+    with pytest.raises(Exception, match="training set is empty"):
+        rm.recommenders.create("Pop").fit(train.iloc[:0])
+
+
+def test_missing_user_scores_zero_everywhere(case):
+    qrels_df, run_df = case
+    q = rm.Qrels(qrels_df)
+    names = [str(s) for s in map(rm.metrics.parse, ["P@10", "Recall@10", "F1@10", "AP@100", "nDCG@100", "RR",
+                                                      "ERR@10", "bpref", "infAP"])]
+    res = rm.evaluate(rm.Run.from_frame(run_df), q, names)
+    missing = set(q.relevant_users) - set(run_df.user)
+    assert missing and (res.per_user.loc[sorted(missing)] == 0).all().all()
