@@ -4,6 +4,11 @@
 unjudged or past the end of the list). Per-user totals (relevant, judged non-relevant, ideal
 gains) come from the *full* judgments, never from the truncated list. Every ranking metric is a
 pure numpy function of a :class:`Judged`.
+
+Judging is done in the direction that is cheap: the run's lists are scattered into a
+``(users, judged items) -> rank`` table (chunked over users), and each *judgment* looks up its
+rank there. The result is the sparse set of judged positions (``hits``: row, rank, rating,
+sorted by row then rank); the dense matrices are derived lazily for the metrics that want them.
 """
 from __future__ import annotations
 
@@ -16,33 +21,112 @@ import pandas as pd
 
 from .data.qrels import Qrels
 from .data.run import Run
-from .errors import show, InputError
+from .errors import InputError, show
 
 USER_POLICIES = ("relevant", "all")
+_CHUNK_CELLS = 1 << 20  # cells of the reusable rank table (cache-sized)
+
+
+@dataclass
+class Hits:
+    """The judged positions of a judged run, sorted by (row, col)."""
+
+    rows: np.ndarray   # user row
+    cols: np.ndarray   # 0-based rank
+    vals: np.ndarray   # rating
+
+    def restrict(self, k: int) -> "Hits":
+        keep = self.cols < k
+        return Hits(self.rows[keep], self.cols[keep], self.vals[keep])
+
+
+def exclusive_cumsum_by_row(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """For values sorted by row: the sum of the earlier values of the same row."""
+    if len(x) == 0:
+        return np.zeros(0, dtype=np.float64)
+    c = np.cumsum(x, dtype=np.float64) - x
+    starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
+    lengths = np.diff(np.r_[starts, len(x)])
+    return c - np.repeat(c[starts], lengths)
 
 
 @dataclass
 class Judged:
     users: np.ndarray          # (n,) evaluated user ids
-    labels: np.ndarray         # (n, depth) ratings, NaN = unjudged / no item
-    items: np.ndarray          # (n, depth) item ids (padding where lengths end)
+    hits: Hits                 # judged positions (sparse), sorted by row then rank
     lengths: np.ndarray        # (n,) list length (0 for users without a list)
     in_run: np.ndarray         # (n,) whether the run has a list for the user
     n_rel: np.ndarray          # (n,) relevant judgments of the user
     n_nonrel: np.ndarray       # (n,) judged non-relevant items of the user
-    ideal: np.ndarray          # (n, m) the user's judged ratings sorted descending (0-padded)
+    depth: int                 # width of the label matrix (>= every cut-off used)
     threshold: float
     max_rating: float
+    qrels: Qrels
+    run: Run
+    run_rows: np.ndarray       # (n,) row of each user in the run (-1 if absent)
     metadata: dict = field(default_factory=dict)
-
-    @property
-    def depth(self) -> int:
-        return int(self.labels.shape[1])
 
     def __len__(self) -> int:
         return len(self.users)
 
-    # cached intermediates shared by the metric kernels
+    def cut(self, k: int | None) -> int:
+        """Resolve a cut-off: None means the full depth."""
+        if k is None:
+            return self.depth
+        if k > self.depth:
+            raise InputError(f"cut-off {k} exceeds the judged depth {self.depth}; judge with depth >= {k}")
+        return int(k)
+
+    # ---------------------------------------------------------------- sparse intermediates
+    @cached_property
+    def hit_rel(self) -> np.ndarray:
+        return self.hits.vals >= self.threshold
+
+    @cached_property
+    def rel_before(self) -> np.ndarray:
+        """Relevant items ranked above each hit (same user)."""
+        return exclusive_cumsum_by_row(self.hit_rel.astype(np.float64), self.hits.rows)
+
+    @cached_property
+    def nonrel_before(self) -> np.ndarray:
+        """Judged non-relevant items ranked above each hit (same user)."""
+        return exclusive_cumsum_by_row((~self.hit_rel).astype(np.float64), self.hits.rows)
+
+    def per_user(self, weights: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Sum ``weights`` of the hits selected by ``mask`` per user."""
+        return np.bincount(self.hits.rows[mask], weights=weights[mask] if np.ndim(weights) else None,
+                           minlength=len(self)).astype(np.float64)
+
+    def ideal(self, k: int | None = None) -> np.ndarray:
+        """(n, min(k, max judged)) the users' judged ratings sorted descending (0-padded)."""
+        return self.qrels.ideal_gains(self.users, width=k)
+
+    def ideal_dcg(self, k: int | None) -> np.ndarray:
+        """DCG of the ideal ranking of all the user's judgments, truncated at ``k`` (None: all)."""
+        return self.qrels.ideal_dcg(self.users, k)
+
+    # ---------------------------------------------------------------- dense views (lazy)
+    @cached_property
+    def labels(self) -> np.ndarray:
+        out = np.full((len(self), self.depth), np.nan)
+        out[self.hits.rows, self.hits.cols] = self.hits.vals
+        return out
+
+    @cached_property
+    def items(self) -> np.ndarray:
+        """(n, depth) item ids of the lists (meaningless past ``lengths``)."""
+        run = self.run
+        take = min(self.depth, run.depth)
+        out = np.zeros((len(self), self.depth), dtype=run.items.dtype)
+        ok = self.in_run
+        if take:
+            out[ok, :take] = run.items[self.run_rows[ok], :take]
+        return out
+
+    @cached_property
+    def retrieved(self) -> np.ndarray:
+        return np.arange(self.depth)[None, :] < self.lengths[:, None]
+
     @cached_property
     def rel(self) -> np.ndarray:
         return self.labels >= self.threshold  # NaN compares False
@@ -63,13 +147,60 @@ class Judged:
     def gains(self) -> np.ndarray:
         return np.nan_to_num(self.labels, nan=0.0)
 
-    def cut(self, k: int | None) -> int:
-        """Resolve a cut-off: None means the full depth."""
-        if k is None:
-            return self.depth
-        if k > self.depth:
-            raise InputError(f"cut-off {k} exceeds the judged depth {self.depth}; judge with depth >= {k}")
-        return int(k)
+
+def _eval_users(qrels: Qrels, users) -> np.ndarray:
+    if isinstance(users, str):
+        if users not in USER_POLICIES:
+            raise InputError(f"users policy must be one of {USER_POLICIES} or an array of ids, got {users!r}")
+        return qrels.relevant_users if users == "relevant" else qrels.users
+    eval_users = np.asarray(users)
+    unknown = qrels.user_index.get_indexer(eval_users) < 0
+    if unknown.any():
+        raise InputError(f"user {show(eval_users[unknown][0])} has no judgments; cannot evaluate it")
+    return eval_users
+
+
+def _find_hits(run: Run, qrels: Qrels, eval_users: np.ndarray, run_rows: np.ndarray, lengths: np.ndarray) -> Hits:
+    """Rank of every judgment of the evaluated users in their lists (vectorised, chunked).
+
+    A chunk of users' lists is scattered into a small reusable ``(users, judged items + 1)`` table
+    of rank + 1 (the extra column absorbs items nobody judged and list padding); each judgment of
+    those users then reads its rank from the table, and the touched cells are reset.
+    """
+    codes, vocab = run.codes
+    n_items = len(qrels.item_index)
+    qmap = qrels.item_index.get_indexer(vocab)
+    qmap = np.append(np.where(qmap < 0, n_items, qmap), n_items)  # unjudged item / padding -> dummy column
+    ent_row, ent_item, ent_val = qrels.entries(eval_users)
+    n = len(eval_users)
+    depth = int(lengths.max()) if n else 0
+    if depth == 0 or len(ent_row) == 0:
+        return Hits(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
+    width = n_items + 1
+    dtype = np.uint16 if depth < np.iinfo(np.uint16).max else np.int64
+    chunk = max(1, _CHUNK_CELLS // width)
+    buf = np.zeros(min(chunk, n) * width, dtype=dtype)
+    ranks = np.arange(1, depth + 1, dtype=dtype)
+    ptr = np.searchsorted(ent_row, np.arange(0, n + chunk, chunk).clip(max=n))
+    rank1 = np.zeros(len(ent_row), dtype=dtype)
+    for c, c0 in enumerate(range(0, n, chunk)):
+        rr = run_rows[c0:c0 + chunk]
+        local = np.flatnonzero(rr >= 0)
+        e0, e1 = ptr[c], ptr[c + 1]
+        if not len(local) or e0 == e1:
+            continue
+        sub = codes[rr[local], :depth]
+        if (lengths[c0 + local] < sub.shape[1]).any():  # lists cut by a smaller depth
+            sub = np.where(np.arange(sub.shape[1]) < lengths[c0 + local][:, None], sub, -1)
+        flat = (local * width)[:, None] + qmap[sub]
+        buf[flat] = ranks[: sub.shape[1]]
+        ent_flat = (ent_row[e0:e1] - c0) * width + ent_item[e0:e1]
+        rank1[e0:e1] = buf[ent_flat]
+        buf[flat] = 0
+    found = np.flatnonzero(rank1)
+    rows, cols, vals = ent_row[found], rank1[found].astype(np.int64) - 1, ent_val[found]
+    order = np.lexsort((cols, rows))
+    return Hits(rows[order], cols[order], vals[order])
 
 
 def judge(run: Run, qrels: Qrels, *, depth: int | None = None, users="relevant") -> Judged:
@@ -84,54 +215,29 @@ def judge(run: Run, qrels: Qrels, *, depth: int | None = None, users="relevant")
         with unjudged positions, so a cut-off may exceed the list length.
     Run users absent from the qrels are ignored with a warning (counted in ``metadata``).
     """
-    if isinstance(users, str):
-        if users not in USER_POLICIES:
-            raise InputError(f"users policy must be one of {USER_POLICIES} or an array of ids, got {users!r}")
-        eval_users = qrels.relevant_users if users == "relevant" else qrels.users
-    else:
-        eval_users = np.asarray(users)
-        unknown = qrels.user_index.get_indexer(eval_users) < 0
-        if unknown.any():
-            raise InputError(f"user {show(eval_users[unknown][0])} has no judgments; cannot evaluate it")
+    eval_users = _eval_users(qrels, users)
     depth = run.depth if depth is None else int(depth)
     if depth < 0:
         raise InputError(f"depth must be >= 0, got {depth}")
+    run_rows = run.user_index.get_indexer(eval_users)
+    in_run = run_rows >= 0
+    lengths = np.zeros(len(eval_users), dtype=np.int64)
+    lengths[in_run] = np.minimum(run.lengths[run_rows[in_run]], depth)
+    hits = _find_hits(run, qrels, eval_users, run_rows, lengths)
 
-    row = pd.Index(run.users).get_indexer(eval_users)
-    in_run = row >= 0
-    n = len(eval_users)
-    take = min(depth, run.depth)
-    items = np.zeros((n, depth), dtype=run.items.dtype)
-    lengths = np.zeros(n, dtype=np.int64)
-    if take:
-        items[in_run, :take] = run.items[row[in_run], :take]
-    lengths[in_run] = np.minimum(run.lengths[row[in_run]], depth)
-    present = np.arange(depth)[None, :] < lengths[:, None]
-    labels = np.full((n, depth), np.nan)
-    if present.any():
-        looked = qrels.lookup(eval_users, items)
-        labels = np.where(present, looked, np.nan)
-
-    extra = pd.Index(run.users).get_indexer(qrels.users)
-    ignored = int(len(run.users) - (extra >= 0).sum())
+    ignored_mask = qrels.user_index.get_indexer(run.users) < 0
+    ignored = int(ignored_mask.sum())
     if ignored:
-        missing = np.setdiff1d(run.users, qrels.users)
         warnings.warn(
             f"run {run.name!r}: {ignored} user(s) have no judgments and are ignored "
-            f"(e.g. {missing[:3].tolist()})", stacklevel=2,
+            f"(e.g. {', '.join(show(u) for u in run.users[ignored_mask][:3])})", stacklevel=2,
         )
     return Judged(
-        users=eval_users,
-        labels=labels,
-        items=items,
-        lengths=lengths,
-        in_run=in_run,
+        users=eval_users, hits=hits, lengths=lengths, in_run=in_run,
         n_rel=qrels.per_user(eval_users, qrels.n_relevant),
         n_nonrel=qrels.per_user(eval_users, qrels.n_nonrelevant),
-        ideal=qrels.ideal_gains(eval_users),
-        threshold=qrels.threshold,
-        max_rating=qrels.max_rating,
-        metadata={"run": run.name, "users_evaluated": n, "users_missing_from_run": int((~in_run).sum()),
-                  "run_users_ignored": ignored},
+        depth=depth, threshold=qrels.threshold, max_rating=qrels.max_rating,
+        qrels=qrels, run=run, run_rows=run_rows,
+        metadata={"run": run.name, "users_evaluated": len(eval_users),
+                  "users_missing_from_run": int((~in_run).sum()), "run_users_ignored": ignored},
     )
-

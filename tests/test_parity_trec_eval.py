@@ -19,14 +19,14 @@ def oracle(qrels_df, run_df, threshold):
         run.setdefault(str(u), {})[str(i)] = float(s)
     cuts = ",".join(map(str, CUTOFFS))
     measures = {f"P.{cuts}", f"recall.{cuts}", f"map_cut.{cuts}", f"ndcg_cut.{cuts}",
-                "recip_rank", "bpref", "infAP"}
+                "recip_rank", "bpref", "infAP", "map", "ndcg"}
     ev = pytrec_eval.RelevanceEvaluator(qrels, measures, relevance_level=int(round(2 * threshold)))
     return ev.evaluate(run)
 
 
 PAIRS = [(f"P@{k}", f"P_{k}") for k in CUTOFFS] + [(f"Recall@{k}", f"recall_{k}") for k in CUTOFFS] \
     + [(f"AP@{k}", f"map_cut_{k}") for k in CUTOFFS] + [(f"nDCG@{k}", f"ndcg_cut_{k}") for k in CUTOFFS] \
-    + [("RR", "recip_rank"), ("bpref", "bpref"), ("infAP", "infAP")]
+    + [("RR", "recip_rank"), ("bpref", "bpref"), ("infAP", "infAP"), ("AP", "map"), ("nDCG", "ndcg")]
 
 
 @pytest.mark.parametrize("seed,threshold", [(0, 4.0), (1, 3.5), (2, 3.0)])

@@ -6,8 +6,8 @@ from hypothesis import given, settings, strategies as st
 import recmetrics as rm
 
 RANKING = ["P@5", "Recall@5", "F1@5", "AP@10", "nDCG@10", "RR", "ERR@10", "bpref", "infAP", "AP", "nDCG"]
-# metrics promising 1 for a perfect ranking (every relevant item first, in rating order, list long enough)
-PERFECT_ONE = ["AP@10", "nDCG@10", "RR", "bpref", "infAP", "AP", "nDCG", "Recall@40"]
+# metrics promising 1 for a perfect ranking (every judged item, in rating order; cut-offs >= |R| for AP)
+PERFECT_ONE = ["AP@40", "nDCG@10", "RR", "bpref", "infAP", "AP", "nDCG", "Recall@40"]
 
 
 @st.composite

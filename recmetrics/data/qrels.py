@@ -138,22 +138,57 @@ class Qrels:
         hit = (self._keys[pos] == keys) & (i >= 0) & (u[:, None] >= 0)
         return np.where(hit, self._ratings[pos], np.nan)
 
-    def ideal_gains(self, users: np.ndarray) -> np.ndarray:
-        """Per-user judged ratings sorted descending, zero-padded: shape (n_users, max judged)."""
-        u = self.user_index.get_indexer(users)
+    @cached_property
+    def _offsets(self) -> tuple[np.ndarray, np.ndarray]:
         counts = np.bincount(self._ucodes, minlength=len(self.user_index))
+        return counts, np.concatenate([[0], np.cumsum(counts)[:-1]])
+
+    @cached_property
+    def _desc(self) -> np.ndarray:
+        """Ratings sorted descending within each user (aligned with the storage order)."""
+        order = np.lexsort((-self._ratings, self._ucodes))
+        return self._ratings[order]
+
+    def _gather(self, users: np.ndarray, width: int | None):
+        """Row index, offset within user and storage index of the first ``width`` entries of each user."""
+        u = self.user_index.get_indexer(users)
+        counts, starts = self._offsets
         n = np.where(u >= 0, counts[np.maximum(u, 0)], 0)
-        width = int(n.max()) if len(n) else 0
-        out = np.zeros((len(users), max(width, 1)))
-        if width == 0:
-            return out
-        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        if width is not None:
+            n = np.minimum(n, width)
         rows = np.repeat(np.arange(len(users)), n)
         offs = np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)
-        src = np.repeat(starts[np.maximum(u, 0)], n) + offs
-        out[rows, offs] = self._ratings[src]
-        out = -np.sort(-out, axis=1)
+        return rows, offs, np.repeat(starts[np.maximum(u, 0)], n) + offs, n
+
+    def entries(self, users: np.ndarray):
+        """All judgments of ``users`` as (row in ``users``, item code, rating), sorted by row.
+
+        The last answer is memoised (runs of one study are judged against the same users)."""
+        key = (users.dtype.str, users.tobytes()) if users.dtype != object else None
+        cached = self.__dict__.get("_entries_memo")
+        if key is not None and cached is not None and cached[0] == key:
+            return cached[1]
+        rows, _, src, _ = self._gather(users, None)
+        out = (rows, self._icodes[src], self._ratings[src])
+        self.__dict__["_entries_memo"] = (key, out)
         return out
+
+    def ideal_gains(self, users: np.ndarray, width: int | None = None) -> np.ndarray:
+        """Per-user judged ratings sorted descending, zero-padded: shape (n_users, min(width, max judged))."""
+        rows, offs, src, n = self._gather(users, width)
+        out = np.zeros((len(users), max(int(n.max()) if len(n) else 0, 1)))
+        out[rows, offs] = self._desc[src]
+        return out
+
+    def ideal_dcg(self, users: np.ndarray, k: int | None = None) -> np.ndarray:
+        """DCG of each user's ideal ranking (all judgments, rating as gain) truncated at ``k``."""
+        memo = self.__dict__.setdefault("_idcg_memo", {})
+        if k not in memo:  # computed once per cut-off for every judged user
+            rows, offs, src, _ = self._gather(self.users, k)
+            gains = self._desc[src]
+            memo[k] = np.bincount(rows, weights=np.where(gains > 0, gains, 0.0) / np.log2(offs + 2.0),
+                                  minlength=len(self.users))
+        return self.per_user(users, memo[k])
 
     def per_user(self, users: np.ndarray, values: np.ndarray) -> np.ndarray:
         """Align a per-qrels-user vector (e.g. :attr:`n_relevant`) to ``users`` (0 where unknown)."""

@@ -10,6 +10,7 @@ Ordering conventions
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Iterable, Mapping
 
 import numpy as np
@@ -213,9 +214,23 @@ class Run:
         item_mat = items[perm][safe]
         score_mat = np.take_along_axis(s, safe, axis=1)
         score_mat[idx < 0] = np.nan
-        return cls(users, item_mat, lengths, score_mat, name)
+        run = cls(users, item_mat, lengths, score_mat, name)
+        run.__dict__["codes"] = (np.where(idx < 0, -1, perm[safe]), items)  # free: no factorize needed
+        return run
 
     # ----------------------------------------------------------------- views
+    @cached_property
+    def user_index(self) -> pd.Index:
+        return pd.Index(self.users)
+
+    @cached_property
+    def codes(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(codes, vocab)``: ``items == vocab[codes]`` on every list, ``codes == -1`` past its end."""
+        codes, vocab = pd.factorize(self.items.ravel())
+        codes = codes.reshape(self.items.shape)
+        codes[np.arange(self.depth)[None, :] >= self.lengths[:, None]] = -1
+        return codes, np.asarray(vocab)
+
     @property
     def depth(self) -> int:
         return int(self.items.shape[1])

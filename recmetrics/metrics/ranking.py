@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..judged import exclusive_cumsum_by_row
 from .registry import register
 
 INFAP_EPSILON = 1e-5  # trec_eval's INFAP_EPSILON
@@ -19,23 +20,23 @@ def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den > 0)
 
 
-def _hits(j, k: int) -> np.ndarray:
-    """Relevant items in the top k (|L^k ∩ R|)."""
-    return j.cum_rel[:, k - 1] if k > 0 else np.zeros(len(j))
+def _count_rel(j, k: int) -> np.ndarray:
+    """Relevant items in the top k (|L^k ∩ R|) per user."""
+    return j.per_user(1.0, j.hit_rel & (j.hits.cols < k))
 
 
 @register("P", cutoff="required", aliases=("precision", "prec"), trec_eval="P_k",
           description="Precision@k: relevant items in the top k divided by k (Eq. 1)")
 def precision(j, k):
     k = j.cut(k)
-    return _hits(j, k) / k
+    return _count_rel(j, k) / k
 
 
 @register("Recall", cutoff="required", aliases=("r", "rec"), trec_eval="recall_k",
           description="Recall@k: relevant items in the top k over all of the user's relevant items (Eq. 2)")
 def recall(j, k):
     k = j.cut(k)
-    return _safe_div(_hits(j, k), j.n_rel)
+    return _safe_div(_count_rel(j, k), j.n_rel)
 
 
 @register("F1", cutoff="required", aliases=("f", "f-measure", "fmeasure"),
@@ -49,59 +50,57 @@ def f1(j, k):
           description="Average precision@k: mean of P@i at each relevant rank i <= k, over |R_u| (Eq. 4)")
 def average_precision(j, k):
     k = j.cut(k)
-    ranks = np.arange(1, k + 1)
-    prec_at_rel = np.where(j.rel[:, :k], j.cum_rel[:, :k] / ranks, 0.0)
-    return _safe_div(prec_at_rel.sum(axis=1), j.n_rel)
+    prec = (j.rel_before + 1.0) / (j.hits.cols + 1.0)
+    return _safe_div(j.per_user(prec, j.hit_rel & (j.hits.cols < k)), j.n_rel)
 
 
-def _discount(n: int) -> np.ndarray:
-    return 1.0 / np.log2(np.arange(2, n + 2))
-
-
-def dcg(gains: np.ndarray, k: int) -> np.ndarray:
-    g = gains[:, :k]
-    return g @ _discount(g.shape[1])
+def dcg(gains: np.ndarray, k: int | None = None) -> np.ndarray:
+    """DCG of dense gain rows (log2(i+1) discount), truncated at ``k``."""
+    g = gains[:, :k] if k is not None else gains
+    return (g / np.log2(np.arange(2, g.shape[1] + 2))).sum(axis=1)
 
 
 @register("nDCG", aliases=("ndcg_cut",), trec_eval="ndcg_cut_k",
           description="nDCG@k with the rating as gain and log2(i+1) discount; ideal from all judgments (Eq. 5)")
 def ndcg(j, k):
-    k = j.cut(k)
-    gains = np.where(j.gains > 0, j.gains, 0.0)  # trec_eval counts positive gains only
-    return _safe_div(dcg(gains, k), dcg(j.ideal, k))
+    """Without a cut-off the ideal ranks every judgment (trec_eval's ``ndcg``)."""
+    kk = j.cut(k)
+    h = j.hits
+    sel = (h.cols < kk) & (h.vals > 0)  # trec_eval counts positive gains only
+    gain = j.per_user(h.vals / np.log2(h.cols + 2.0), sel)
+    return _safe_div(gain, j.ideal_dcg(k))
 
 
 @register("RR", aliases=("mrr", "recip_rank", "reciprocalrank"), trec_eval="recip_rank",
           description="Reciprocal rank of the first relevant item within the top k (Eq. 6)")
 def reciprocal_rank(j, k):
     k = j.cut(k)
-    rel = j.rel[:, :k]
-    first = rel.argmax(axis=1)
-    return np.where(rel.any(axis=1), 1.0 / (first + 1), 0.0)
+    sel = j.hit_rel & (j.hits.cols < k) & (j.rel_before == 0)  # the first relevant hit of each user
+    return j.per_user(1.0 / (j.hits.cols + 1.0), sel)
 
 
 @register("ERR", params={"max_rating": 0.0},
           description="Expected reciprocal rank (Chapelle et al. 2009) with gain (2^r - 1) / 2^r_max (Eq. 7-8)")
 def expected_reciprocal_rank(j, k, max_rating=0.0):
-    """max_rating = 0 means the qrels' r_max (the maximum rating of the dataset)."""
+    """max_rating = 0 means the qrels' r_max (the maximum rating of the dataset). Unjudged items
+    have gain 0, so only judged positions change the cascade."""
     k = j.cut(k)
+    h = j.hits
     rmax = max_rating or j.max_rating
-    g = (np.exp2(j.gains[:, :k]) - 1.0) / np.exp2(rmax)
-    not_stopped = np.cumprod(1.0 - g, axis=1)
-    reach = np.concatenate([np.ones((len(j), 1)), not_stopped[:, :-1]], axis=1)
-    return (reach * g / np.arange(1, k + 1)).sum(axis=1)
+    g = (np.exp2(h.vals) - 1.0) / np.exp2(rmax)
+    reach = np.exp(exclusive_cumsum_by_row(np.log1p(-g), h.rows))  # prod_{p<i} (1 - g_p)
+    return j.per_user(reach * g / (h.cols + 1.0), h.cols < k)
 
 
 @register("bpref", trec_eval="bpref",
           description="Bpref (Buckley & Voorhees 2004) over the top k, trec_eval's formulation (Eq. 9)")
 def bpref(j, k):
     k = j.cut(k)
-    nonrel_before = j.cum_nonrel[:, :k] - j.nonrel[:, :k]
-    r = j.n_rel[:, None]
-    denom = np.minimum(j.n_nonrel, j.n_rel)[:, None]
-    penalty = _safe_div(np.minimum(nonrel_before, r), np.broadcast_to(denom, nonrel_before.shape))
-    contrib = np.where(j.rel[:, :k], 1.0 - penalty, 0.0)
-    return _safe_div(contrib.sum(axis=1), j.n_rel)
+    rows = j.hits.rows
+    r = j.n_rel[rows]
+    denom = np.minimum(j.n_nonrel, j.n_rel)[rows]
+    penalty = _safe_div(np.minimum(j.nonrel_before, r), denom)
+    return _safe_div(j.per_user(1.0 - penalty, j.hit_rel & (j.hits.cols < k)), j.n_rel)
 
 
 @register("infAP", trec_eval="infAP",
@@ -111,10 +110,9 @@ def inferred_ap(j, k):
     judged_above / (i-1), as in trec_eval's m_infAP.c; Eq. 11 of the paper omits that factor,
     which only matters when unjudged items are ranked above a relevant one."""
     k = j.cut(k)
-    rel_before = (j.cum_rel[:, :k] - j.rel[:, :k]).astype(np.float64)
-    judged_before = rel_before + j.cum_nonrel[:, :k] - j.nonrel[:, :k]
-    i = np.arange(k, dtype=np.float64)[None, :]  # 0-based rank j of trec_eval
+    i = j.hits.cols.astype(np.float64)  # 0-based rank, trec_eval's j
+    judged_before = j.rel_before + j.nonrel_before
     term = 1.0 / (i + 1) + (judged_before / (i + 1)) * (
-        (rel_before + INFAP_EPSILON) / (judged_before + 2 * INFAP_EPSILON))
-    term[:, 0] = 1.0
-    return _safe_div(np.where(j.rel[:, :k], term, 0.0).sum(axis=1), j.n_rel)
+        (j.rel_before + INFAP_EPSILON) / (judged_before + 2 * INFAP_EPSILON))
+    term = np.where(i == 0, 1.0, term)
+    return _safe_div(j.per_user(term, j.hit_rel & (j.hits.cols < k)), j.n_rel)
