@@ -26,8 +26,8 @@ _LAZY = {
     "Dataset": "recmetrics.data.datasets:Dataset",
     "judge": "recmetrics.judged:judge",
     "Judged": "recmetrics.judged:Judged",
-    "evaluate": "recmetrics.evaluate:evaluate",
-    "Evaluation": "recmetrics.evaluate:Evaluation",
+    "evaluate": "recmetrics.evaluation:evaluate",
+    "Evaluation": "recmetrics.evaluation:Evaluation",
 }
 
 __all__ = sorted(_LAZY) + ["__version__"]

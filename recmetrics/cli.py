@@ -15,7 +15,7 @@ def _evaluate(args) -> int:
     import pandas as pd
 
     from .data.io import read_qrels, read_run
-    from .evaluate import evaluate
+    from .evaluation import evaluate
 
     qrels = read_qrels(args.qrels, threshold=args.threshold)
     frames = []

@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import FormatError, InputError, unknown_name
+from .stats import stats, stats_table  # noqa: F401  (rm.datasets.stats(ds): Table 2 statistics)
 
 __all__ = [
     "Dataset",

@@ -1,0 +1,224 @@
+"""Altair chart builders for the notebooks and the book.
+
+Every function here is a pure function: a pandas object goes in, an Altair chart (``alt.Chart``,
+or a layered/faceted top-level chart) comes out.
+No analysis logic lives here (no metric, no statistics beyond ranking rows for display); the
+numbers are computed by the library and handed over as tidy DataFrames/Series.
+
+The charts are plain Vega-Lite specs with interactivity expressed in the spec itself
+(tooltips, hover/legend selections, a bound drop-down), so they keep working in the static
+book, where ``recmetrics.report`` serves a vendored Vega bundle and no kernel is running.
+
+Altair is imported lazily so that ``import recmetrics`` stays cheap.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:  # pragma: no cover
+    import altair as alt
+    import pandas as pd
+
+__all__ = ["bar_distribution", "long_tail", "metric_lines"]
+
+#: default width of a chart that spans the book's text column (pixels)
+WIDTH = 560
+#: default height of a chart
+HEIGHT = 260
+
+
+def _alt():
+    import altair as alt
+
+    return alt
+
+
+def _require_columns(df: "pd.DataFrame", columns: Sequence[str], func: str) -> None:
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ValueError(
+            f"{func}: column(s) {missing} not found in the DataFrame; it has {list(df.columns)}"
+        )
+
+
+def bar_distribution(
+    df: "pd.DataFrame",
+    x: str,
+    y: str,
+    *,
+    title: str | None = None,
+    x_title: str | None = None,
+    y_title: str | None = None,
+    share: bool = True,
+    color: str = "#4c78a8",
+    width: int = WIDTH,
+    height: int = HEIGHT,
+) -> "alt.Chart":
+    """Bar chart of a (discrete) distribution, e.g. how many ratings have each value.
+
+    ``df`` has one row per bar: ``x`` holds the category (shown in the order of ``df``) and
+    ``y`` its count. The tooltip shows the category, the count and, when ``share`` is true,
+    the share of the total (computed by Vega-Lite as a window transform, not here).
+    Hovering highlights the bar under the pointer.
+    """
+    alt = _alt()
+    _require_columns(df, [x, y], "bar_distribution")
+    data = df[[x, y]].reset_index(drop=True)
+    order = [str(v) for v in data[x].tolist()]
+    data = data.assign(**{x: data[x].astype(str)})
+    hover = alt.selection_point(name="hover", on="pointerover", clear="pointerout", fields=[x])
+    tooltip = [alt.Tooltip(f"{x}:N", title=x_title or x), alt.Tooltip(f"{y}:Q", title=y_title or y, format=",")]
+    chart = alt.Chart(data, title=title or alt.Undefined, width=width, height=height)
+    if share:
+        chart = chart.transform_joinaggregate(_total=f"sum({y})").transform_calculate(
+            _share=f"datum['{y}'] / datum._total"
+        )
+        tooltip.append(alt.Tooltip("_share:Q", title="share", format=".1%"))
+    return (
+        chart.mark_bar(color=color)
+        .encode(
+            x=alt.X(f"{x}:N", sort=order, title=x_title or x, axis=alt.Axis(labelAngle=0)),
+            y=alt.Y(f"{y}:Q", title=y_title or y),
+            opacity=alt.condition(hover, alt.value(1.0), alt.value(0.75)),
+            tooltip=tooltip,
+        )
+        .add_params(hover)
+    )
+
+
+def long_tail(
+    counts: "pd.Series",
+    *,
+    title: str | None = None,
+    item_title: str = "item",
+    count_title: str = "ratings",
+    head_share: float = 0.2,
+    log_y: bool = False,
+    max_points: int | None = 1200,
+    width: int = WIDTH,
+    height: int = HEIGHT,
+) -> "alt.LayerChart":
+    """Item popularity curve ("long tail"): items ranked by popularity against their count.
+
+    ``counts`` maps item id -> number of interactions. Items are drawn in decreasing order of
+    popularity; the first ``head_share`` of the items (the short head) are coloured apart from
+    the tail. The tooltip shows the item, its rank, its count and the cumulative share of all
+    interactions up to that rank (the point nearest the pointer is highlighted). With more than
+    ``max_points`` items the curve is drawn through every head rank and evenly spaced tail
+    ranks (the values shown stay exact), which keeps the embedded data small. Returns a
+    layered chart (area + hover points).
+    """
+    alt = _alt()
+    import numpy as np
+    import pandas as pd
+
+    if not isinstance(counts, pd.Series):
+        raise TypeError(f"long_tail: expected a pandas Series item -> count, got {type(counts).__name__}")
+    if not 0.0 <= head_share <= 1.0:
+        raise ValueError(f"long_tail: head_share must be in [0, 1], got {head_share!r}")
+    s = counts.sort_values(ascending=False, kind="mergesort")
+    n = len(s)
+    values = s.to_numpy(dtype=float)
+    total = values.sum() if n else 1.0
+    data = pd.DataFrame(
+        {
+            "item": s.index.astype(str),
+            "rank": np.arange(1, n + 1),
+            "count": values,
+            "cumulative_share": np.cumsum(values) / (total or 1.0),
+            "part": np.where(np.arange(n) < int(np.ceil(head_share * n)), "short head", "long tail"),
+        }
+    )
+    if max_points and n > max_points:
+        # keep the page light: every rank of the head, then evenly spaced ranks (and the last);
+        # counts and cumulative shares shown are exact at the ranks kept
+        head = min(n, max_points // 4)
+        keep = np.unique(np.concatenate([
+            np.arange(head), np.linspace(head, n - 1, max_points - head).round().astype(int)
+        ]))
+        data = data.iloc[keep]
+    y_scale = alt.Scale(type="symlog") if log_y else alt.Scale()
+    hover = alt.selection_point(name="nearest", on="pointerover", nearest=True, fields=["rank"], empty=False)
+    base = alt.Chart(data, title=title or alt.Undefined, width=width, height=height)
+    area = base.mark_area(opacity=0.75, interpolate="step-after").encode(
+        x=alt.X("rank:Q", title=f"{item_title} rank (by popularity)", scale=alt.Scale(domain=[1, max(n, 1)])),
+        y=alt.Y("count:Q", title=count_title, scale=y_scale),
+        color=alt.Color(
+            "part:N",
+            title=None,
+            scale=alt.Scale(domain=["short head", "long tail"], range=["#e45756", "#4c78a8"]),
+        ),
+    )
+    points = base.mark_point(filled=True, size=40, color="black").encode(
+        x="rank:Q",
+        y=alt.Y("count:Q", scale=y_scale),
+        opacity=alt.condition(hover, alt.value(1.0), alt.value(0.0)),
+        tooltip=[
+            alt.Tooltip("item:N", title=item_title),
+            alt.Tooltip("rank:Q", format=","),
+            alt.Tooltip("count:Q", title=count_title, format=","),
+            alt.Tooltip("cumulative_share:Q", title="cumulative share", format=".1%"),
+        ],
+    ).add_params(hover)
+    return alt.layer(area, points)
+
+
+def metric_lines(
+    df_long: "pd.DataFrame",
+    *,
+    x: str = "cutoff",
+    y: str = "value",
+    color: str = "system",
+    metric: str | None = "metric",
+    title: str | None = None,
+    x_title: str = "cut-off k",
+    y_title: str = "mean over users",
+    select_metric: bool = True,
+    log_x: bool = True,
+    width: int = WIDTH,
+    height: int = HEIGHT,
+) -> "alt.Chart | alt.FacetChart":
+    """Lines of metric values against the cut-off, one line per system.
+
+    ``df_long`` is tidy: one row per (``metric``, ``color``, ``x``) with the value in ``y``.
+    With ``select_metric`` (and a ``metric`` column) a drop-down bound to a Vega-Lite parameter
+    picks the metric shown (this works in the static book: it is part of the spec); otherwise
+    the chart is faceted by metric. Clicking a legend entry highlights that system; the tooltip
+    gives the exact values.
+    """
+    alt = _alt()
+    cols = [x, y, color] + ([metric] if metric else [])
+    _require_columns(df_long, cols, "metric_lines")
+    data = df_long[cols].reset_index(drop=True)
+    systems = alt.selection_point(name="system_pick", fields=[color], bind="legend")
+    ticks = sorted(set(data[x].tolist()))
+    domain = [ticks[0], ticks[-1]] if len(ticks) > 1 else alt.Undefined
+    log_x = log_x and bool(ticks) and ticks[0] > 0  # a log axis cannot show k <= 0
+    enc = dict(
+        x=alt.X(f"{x}:Q", title=x_title, axis=alt.Axis(values=ticks),
+                scale=alt.Scale(type="log", domain=domain, nice=False) if log_x
+                else alt.Scale(domain=domain, nice=False, zero=False)),
+        y=alt.Y(f"{y}:Q", title=y_title),
+        color=alt.Color(f"{color}:N", title=color),
+        opacity=alt.condition(systems, alt.value(1.0), alt.value(0.15)),
+        tooltip=[alt.Tooltip(f"{color}:N")]
+        + ([alt.Tooltip(f"{metric}:N")] if metric else [])
+        + [alt.Tooltip(f"{x}:Q", title=x_title), alt.Tooltip(f"{y}:Q", format=".4f")],
+    )
+    base = alt.Chart(data, width=width, height=height, title=title or alt.Undefined)
+    params = [systems]
+    if metric and select_metric:
+        options = list(dict.fromkeys(data[metric].tolist()))
+        pick = alt.param(
+            name="metric_pick",
+            value=options[0] if options else None,
+            bind=alt.binding_select(options=options, name=f"{metric} "),
+        )
+        params.append(pick)
+        base = base.transform_filter(alt.datum[metric] == pick)
+    lines = base.mark_line(point=True).encode(**enc).add_params(*params)
+    if metric and not select_metric:
+        return lines.properties(width=max(width // 3, 160), height=max(height * 2 // 3, 160)).facet(
+            column=alt.Column(f"{metric}:N", title=None)
+        ).resolve_scale(y="independent")
+    return lines

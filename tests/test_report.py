@@ -1,0 +1,419 @@
+"""The report: notebook smoke run, book build, and the built book rendering offline in Chromium.
+
+The book is built once per module (into a temporary copy of ``book/``) with the ``quick``
+profile. Headless Chromium then opens the chapter from disk (``file://``) with DNS resolution
+disabled (``--host-resolver-rules``), driven through the DevTools protocol over a pipe, and the
+test checks that no request left the machine and that charts, formulas and widgets rendered and
+react to input. A screenshot is kept in the test's temporary folder (``chapter.png``).
+"""
+from __future__ import annotations
+
+import base64
+import fcntl
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+from recmetrics import report
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parent.parent
+NOTEBOOK = REPO / "notebooks" / "01_dataset_overview.ipynb"
+CHAPTER = "generated/01_dataset_overview.html"
+DATASET = "movielens-small"
+CDN_WORDS = ("https://cdn", "unpkg", "jsdelivr", "cdnjs")
+
+
+# ----------------------------------------------------------------------------------- helpers
+def _outputs(nb):
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            yield cell, cell.get("outputs", [])
+
+
+def _chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+class DevTools:
+    """Minimal Chrome DevTools Protocol client over ``--remote-debugging-pipe`` (fds 3 and 4)."""
+
+    def __init__(self, binary: str, profile_dir: Path, extra_args: list[str]):
+        to_chrome_r, self._to_chrome = os.pipe()
+        self._from_chrome, from_chrome_w = os.pipe()
+        # Chromium reads commands on fd 3 and writes replies on fd 4. Move both ends above 10
+        # first: os.pipe() may itself have returned 3 or 4 (dup2(3, 3) would keep close-on-exec)
+        def fds():
+            high_r = fcntl.fcntl(to_chrome_r, fcntl.F_DUPFD, 10)
+            high_w = fcntl.fcntl(from_chrome_w, fcntl.F_DUPFD, 10)
+            os.dup2(high_r, 3)  # os.dup2 makes the target inheritable
+            os.dup2(high_w, 4)
+
+        self.proc = subprocess.Popen(
+            [binary, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
+             f"--user-data-dir={profile_dir}", "--no-first-run", "--no-default-browser-check",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             "--disable-default-apps", "--disable-extensions", "--metrics-recording-only",
+             "--mute-audio", "--hide-scrollbars", *extra_args, "about:blank"],
+            # close_fds would close 3 and 4 after preexec_fn ran
+            preexec_fn=fds, close_fds=False,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        os.close(to_chrome_r)
+        os.close(from_chrome_w)
+        self._next = 0
+        self._replies: dict[int, dict] = {}
+        self.events: list[dict] = []
+        self._cond = threading.Condition()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        self.session: str | None = None
+
+    def _read(self):
+        buf = b""
+        while True:
+            try:
+                chunk = os.read(self._from_chrome, 1 << 16)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                with self._cond:
+                    self._cond.notify_all()
+                return
+            buf += chunk
+            while b"\0" in buf:
+                raw, buf = buf.split(b"\0", 1)
+                msg = json.loads(raw)
+                with self._cond:
+                    if "id" in msg:
+                        self._replies[msg["id"]] = msg
+                    else:
+                        self.events.append(msg)
+                    self._cond.notify_all()
+
+    def send(self, method: str, params: dict | None = None, *, session: bool = True, timeout: float = 60):
+        self._next += 1
+        msg = {"id": self._next, "method": method, "params": params or {}}
+        if session and self.session:
+            msg["sessionId"] = self.session
+        os.write(self._to_chrome, json.dumps(msg).encode() + b"\0")
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._next not in self._replies:
+                left = deadline - time.monotonic()
+                if left <= 0 or self.proc.poll() is not None:
+                    raise TimeoutError(f"no reply to {method}")
+                self._cond.wait(left)
+            reply = self._replies.pop(self._next)
+        if "error" in reply:
+            raise RuntimeError(f"{method}: {reply['error']}")
+        return reply.get("result", {})
+
+    def wait_event(self, method: str, timeout: float = 60) -> dict:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for ev in self.events:
+                    if ev.get("method") == method:
+                        return ev
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"no {method} event")
+                self._cond.wait(left)
+
+    def evaluate(self, expression: str, *, await_promise: bool = False):
+        res = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True,
+                                             "awaitPromise": await_promise})
+        if "exceptionDetails" in res:
+            raise RuntimeError(f"JS error: {res['exceptionDetails']}")
+        return res["result"].get("value")
+
+    def open_page(self, width: int = 1280, height: int = 1000):
+        target = self.send("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
+        self.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True},
+                                 session=False)["sessionId"]
+        for domain in ("Network", "Page", "Runtime", "Log"):
+            self.send(f"{domain}.enable")
+        self.send("Emulation.setDeviceMetricsOverride",
+                  {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+
+    def close(self):
+        try:
+            self.send("Browser.close", session=False, timeout=10)
+        except Exception:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        for fd in (self._to_chrome, self._from_chrome):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+# ---------------------------------------------------------------------------------- fixtures
+@pytest.fixture(scope="module")
+def built_book(tmp_path_factory):
+    """Build the whole book (every notebook, quick profile) into a temporary copy of book/."""
+    root = tmp_path_factory.mktemp("report")
+    book = root / "book"
+    shutil.copytree(REPO / "book", book, ignore=shutil.ignore_patterns("_build", "generated", ".doctrees"))
+    timings = {}
+    t0 = time.perf_counter()
+    index = report.build(profile="quick", dataset=DATASET, book_dir=book, out=root / "site", log=None)
+    timings["build"] = time.perf_counter() - t0
+    return {"root": root, "book": book, "index": index, "site": index.parent, "timings": timings}
+
+
+# ------------------------------------------------------------------------------------- tests
+def test_import_is_cheap():
+    code = ("import sys, recmetrics.report, recmetrics.viz; "
+            "heavy = [m for m in ('papermill', 'altair', 'jupyter_book', 'nbformat', 'sphinx', 'pandas') "
+            "if m in sys.modules]; print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_profiles_and_parameters():
+    declared = ["dataset", "seed", "cutoffs", "test_size"]
+    quick = report.notebook_parameters("quick", "movielens-small", NOTEBOOK, declared)
+    paper = report.notebook_parameters("paper", "movielens-small", NOTEBOOK, declared)
+    assert set(quick) == set(paper) == set(declared)
+    assert quick["dataset"] == paper["dataset"] == "movielens-small"
+    assert max(quick["cutoffs"]) < max(paper["cutoffs"]) == 100
+    assert "profile" not in quick  # not declared by this notebook -> not injected
+    # parameters read from the notebook itself
+    assert set(report.notebook_parameters("quick", "x", NOTEBOOK)) == set(declared)
+    with pytest.raises(ValueError, match="unknown report profile 'quik'.*quick"):
+        report.notebook_parameters("quik", "movielens-small", NOTEBOOK, declared)
+    with pytest.raises(ValueError, match="unknown report profile"):
+        report.build(profile="nope")
+
+
+def test_altair_html_is_rewritten_to_local_bundle():
+    import altair as alt
+    import nbformat
+    import pandas as pd
+
+    chart = alt.Chart(pd.DataFrame({"a": [1, 2]})).mark_bar().encode(x="a", tooltip=["a"])
+    with alt.renderers.enable("html"):
+        html_bundle = chart._repr_mimebundle_()
+    html_bundle = html_bundle[0] if isinstance(html_bundle, tuple) else html_bundle
+    assert "jsdelivr" in html_bundle["text/html"]  # Altair's own loader: CDN
+    spec = chart.to_dict()
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("c", outputs=[
+        nbformat.v4.new_output("display_data", data=dict(html_bundle)),
+        nbformat.v4.new_output("execute_result", data={"application/vnd.vegalite.v6+json": spec,
+                                                        "text/plain": "<Chart>"}, execution_count=1),
+        nbformat.v4.new_output("display_data", data={"text/html": "<b>not a chart</b>"}),
+    ])])
+    assert report.offline_outputs(nb) == 2
+    outs = nb.cells[0].outputs
+    for out in outs[:2]:
+        html = out.data["text/html"]
+        assert "window.vegaEmbed" in html and not any(w in html for w in CDN_WORDS)
+        payload = re.search(r"\}\)\((\{.*\}), \{", html, re.S).group(1)
+        assert json.loads(payload)["datasets"] == spec["datasets"]
+    assert outs[1].data["application/vnd.vegalite.v6+json"] == spec  # JupyterLab can still render it
+    assert outs[2].data["text/html"] == "<b>not a chart</b>"
+    # a script-closing sequence inside the data cannot end the inline script
+    html = report.embed_html({"data": {"values": [{"a": "</script><script>alert(1)"}]}})
+    assert html.count("</script>") == 1
+
+
+def test_notebook_runs_with_quick_profile(tmp_path):
+    """Smoke run of the notebook under papermill with the quick profile's (small) parameters."""
+    import nbformat
+
+    params = report.notebook_parameters("quick", DATASET, NOTEBOOK)
+    t0 = time.perf_counter()
+    out = report.execute_notebook(NOTEBOOK, tmp_path / NOTEBOOK.name, params)
+    elapsed = time.perf_counter() - t0
+    nb = nbformat.read(out, as_version=4)
+    injected = [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    assert injected and "cutoffs = [5, 10, 20]" in injected[0].source
+    errors = [o for _, outs in _outputs(nb) for o in outs if o.output_type == "error"]
+    assert not errors
+    text = json.dumps([o for _, outs in _outputs(nb) for o in outs])
+    assert "Traceback" not in text and "MaxRowsError" not in text
+    charts = [o for _, outs in _outputs(nb) for o in outs if "window.vegaEmbed" in o.get("data", {}).get("text/html", "")]
+    assert len(charts) == 3, "rating distribution, long tail, metric lines"
+    state = nb.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    models = {m["model_name"] for m in state.values()}
+    assert {"DropdownModel", "StackModel", "LinkModel", "HTMLModel"} <= models
+    assert elapsed < 120
+
+
+def test_book_builds_with_vendored_assets(built_book):
+    site: Path = built_book["site"]
+    chapter = site / CHAPTER
+    assert built_book["index"].is_file() and chapter.is_file()
+    for rel in (report.VEGA_BUNDLE, report.REQUIRE_JS, report.WIDGETS_JS, report.MATHJAX_JS):
+        assert (site / "_static" / rel).is_file(), rel
+    # MathJax's CHTML fonts and the widget manager's icon fonts come along
+    assert list((site / "_static/vendor/mathjax/output/chtml/fonts/woff-v2").glob("*.woff"))
+    assert list((site / "_static/vendor/html-manager").glob("*.woff2"))
+    html = chapter.read_text(encoding="utf-8")
+    tags = re.findall(r"<(?:script|link)\b[^>]*>", html)
+    for tag in tags:
+        for attr in re.findall(r"\b(?:src|href)\s*=\s*[\"']([^\"']+)", tag):
+            assert not any(w in attr for w in CDN_WORDS), tag
+            assert not re.match(r"^(https?:)?//", attr), tag
+    assert report.external_assets(site) == {}
+    assert "_static/vendor/vega/vega-bundle.js" in html
+    assert "_static/vendor/mathjax/tex-mml-chtml.js" in html
+    assert "application/vnd.jupyter.widget-state+json" in html
+    assert html.count('class="recmetrics-vega"') == 3
+    # the executed notebooks went into book/generated (not into the repository's book/)
+    assert (built_book["book"] / "generated" / NOTEBOOK.name).is_file()
+
+
+def test_rebuild_without_execution_is_incremental(built_book):
+    t0 = time.perf_counter()
+    index = report.build(profile="quick", dataset=DATASET, book_dir=built_book["book"],
+                         out=built_book["site"], execute=False, log=None)
+    assert index == built_book["index"]
+    assert time.perf_counter() - t0 < 60
+
+
+def test_chapter_renders_offline_in_chromium(built_book, tmp_path):
+    binary = _chromium()
+    if binary is None:
+        pytest.skip("chromium is not installed (bash .ci/ensure-chromium installs it)")
+    chapter = built_book["site"] / CHAPTER
+    url = chapter.resolve().as_uri()
+    t0 = time.perf_counter()
+    cdp = DevTools(binary, tmp_path / "profile",
+                   # no name resolves, and any URL (even an IP literal) goes to a dead loopback proxy
+                   ["--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9",
+                    "--proxy-bypass-list=<-loopback>"])
+    try:
+        cdp.open_page()
+        cdp.send("Page.navigate", {"url": url})
+        cdp.wait_event("Page.loadEventFired", timeout=60)
+        probe = """(() => ({
+            charts: document.querySelectorAll('.recmetrics-vega').length,
+            marks: document.querySelectorAll('.recmetrics-vega svg.marks, .recmetrics-vega canvas.marks').length,
+            chartErrors: Array.from(document.querySelectorAll('.recmetrics-vega .error')).map(e => e.textContent),
+            views: Array.from(document.querySelectorAll('.recmetrics-vega')).filter(e => e.vegaView).length,
+            bindings: document.querySelectorAll('.recmetrics-vega .vega-bindings select').length,
+            math: document.querySelectorAll('mjx-container').length,
+            mathErrors: document.querySelectorAll('mjx-merror').length,
+            dropdowns: document.querySelectorAll('.widget-dropdown select').length,
+        }))()"""
+        state = {}
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            state = cdp.evaluate(probe)
+            if (state["marks"] >= 3 and state["views"] >= 3 and state["math"] >= 4
+                    and state["dropdowns"] >= 1 or state["chartErrors"]):
+                break
+            time.sleep(0.25)
+        rendered_at = time.perf_counter() - t0
+        shot = cdp.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})
+        (tmp_path / "chapter.png").write_bytes(base64.b64decode(shot["data"]))
+
+        # (b) everything rendered: 3 Vega-Lite charts, MathJax formulas, the saved widget
+        assert not state["chartErrors"], state
+        assert state["charts"] == 3 and state["marks"] >= 3 and state["views"] == 3, state
+        assert state["bindings"] >= 1, state  # the metric drop-down bound to the Vega-Lite param
+        assert state["math"] >= 4 and state["mathErrors"] == 0, state
+        assert state["dropdowns"] >= 1, state
+
+        # interactivity without a kernel: the Vega-Lite drop-down drives a signal ...
+        signal = cdp.evaluate("""(() => {
+            const el = Array.from(document.querySelectorAll('.recmetrics-vega'))
+                .find(e => e.querySelector('.vega-bindings select'));
+            const sel = el.querySelector('.vega-bindings select');
+            sel.value = sel.options[sel.options.length - 1].value;
+            sel.dispatchEvent(new Event('change', {bubbles: true}));
+            sel.dispatchEvent(new Event('input', {bubbles: true}));
+            return [sel.value, el.vegaView.signal('metric_pick')];
+        })()""")
+        assert signal[0] == signal[1] == "AP", signal
+        # ... a hover shows a Vega tooltip ...
+        boxes = cdp.evaluate("""(() => {
+            const el = document.querySelectorAll('.recmetrics-vega')[0];
+            const r = el.querySelector('.marks').getBoundingClientRect();
+            const v = el.vegaView, o = v.origin(), pad = v.padding();
+            window.scrollTo(0, r.top + window.scrollY - 50);
+            const r2 = el.querySelector('.marks').getBoundingClientRect();
+            return [r2.left + o[0] + (pad.left || 0), r2.top + o[1] + (pad.top || 0), v.width(), v.height()];
+        })()""")
+        x0, y0, w, h = boxes
+        tooltip = False
+        for i in range(40):
+            x, y = x0 + w * (i + 0.5) / 40, y0 + h - 3
+            cdp.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y})
+            time.sleep(0.05)
+            if cdp.evaluate("!!document.querySelector('#vg-tooltip-element.visible')"):
+                tooltip = True
+                break
+        assert tooltip, "no Vega tooltip appeared when hovering the bars"
+        # ... and the saved ipywidgets (Dropdown jslinked to a Stack) switch pages.
+        # (a Stack renders as a plain box after the drop-down inside the VBox)
+        stack_text = ("(() => { const d = document.querySelector('.widget-vbox > .widget-dropdown');"
+                      " const s = d && d.nextElementSibling; return s ? s.innerText : null; })()")
+        before = cdp.evaluate(stack_text)
+        switched = cdp.evaluate("""(() => {
+            const sel = document.querySelector('.widget-dropdown select');
+            sel.selectedIndex = 2;
+            sel.dispatchEvent(new Event('change', {bubbles: true}));
+            return sel.value;
+        })()""")
+        time.sleep(0.5)
+        after = cdp.evaluate(stack_text)
+        assert switched == "nDCG" and before and after and before != after, (switched, before, after)
+
+        # (a) no request left the machine: every request the page made is file: / data: / blob:
+        requests = [ev["params"]["request"]["url"] for ev in cdp.events
+                    if ev.get("method") == "Network.requestWillBeSent"]
+        assert requests and requests[0] == url
+        remote = [u for u in requests if urlparse(u).scheme not in ("file", "data", "blob", "about")]
+        assert not remote, remote
+        by_id = {ev["params"]["requestId"]: ev["params"]["request"]["url"] for ev in cdp.events
+                 if ev.get("method") == "Network.requestWillBeSent"}
+        failed = [(by_id.get(ev["params"]["requestId"]), ev["params"].get("errorText"))
+                  for ev in cdp.events if ev.get("method") == "Network.loadingFailed"]
+        assert not failed, failed  # every vendored file was found
+        exceptions = [
+            (d.get("url"), d.get("lineNumber"), (d.get("exception") or {}).get("description", d.get("text")))
+            for d in (ev["params"]["exceptionDetails"] for ev in cdp.events
+                      if ev.get("method") == "Runtime.exceptionThrown")
+        ]
+        # sphinx-thebe (always loaded by jupyter-book 1.x) emits its inline `const THEBE_JS_URL`
+        # config twice; the second copy throws, harmlessly. Any other exception is a failure.
+        exceptions = [e for e in exceptions if "THEBE_JS_URL" not in str(e[2])]
+        assert not exceptions, exceptions
+
+        # control: the recorder does see a request to another host, and the browser blocks it
+        probe_url = "https://cdn.jsdelivr.net/npm/vega@6"
+        outcome = cdp.evaluate(f"fetch({probe_url!r}).then(() => 'loaded', e => 'blocked: ' + e)",
+                               await_promise=True)
+        assert outcome.startswith("blocked"), outcome
+        deadline = time.monotonic() + 10
+        while not any(ev.get("method") == "Network.requestWillBeSent"
+                      and ev["params"]["request"]["url"] == probe_url for ev in list(cdp.events)):
+            assert time.monotonic() < deadline, "the request recorder missed a remote request"
+            time.sleep(0.1)
+        print(f"chromium: rendered in {rendered_at:.1f}s, {len(requests)} local requests, "
+              f"{time.perf_counter() - t0:.1f}s in all; screenshot {tmp_path / 'chapter.png'}")
+    finally:
+        cdp.close()
