@@ -68,7 +68,7 @@ def _metrics(args) -> int:
 def _report(args) -> int:
     from .report import build
 
-    index = build(profile=args.profile, dataset=args.dataset, out=args.out)
+    index = build(profile=args.profile, dataset=args.dataset, out=args.out, execute=not args.no_execute)
     print(f"book built: {index}")
     return 0
 
@@ -100,7 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("report", help="run every analysis notebook and build the book")
     r.add_argument("--profile", choices=["quick", "paper"], default="quick")
     r.add_argument("--dataset", default="movielens-small")
-    r.add_argument("--out", default=None, help="output folder of the built book (default book/_build)")
+    r.add_argument("--out", default=None, help="folder of the built site (default book/_build/html)")
+    r.add_argument("--no-execute", action="store_true",
+                   help="rebuild the book from the notebooks already executed in book/generated/")
     r.set_defaults(func=_report)
     return p
 
