@@ -70,11 +70,11 @@ def test_malformed_trec_lines_report_the_line(tmp_path):
     run.write_text("1 Q0 10 1 0.9 sys\n1 Q0 11 2 0.8 sys\n\n1 Q0 12 3 sys\n")
     with pytest.raises(FormatError, match=r"run.txt:4: expected 6 fields"):
         rm.io.read_trec_run(run)
-    run.write_text("1 Q0 10 1 0.9 sys\n1 Q0 11 2 high sys\n")
-    with pytest.raises(FormatError, match=r"run.txt:2: score 'high' is not a number"):
+    run.write_text("1 Q0 10 1 0.9 sys\n\n\n1 Q0 11 2 high sys\n")  # blank lines still count
+    with pytest.raises(FormatError, match=r"run.txt:4: score 'high' is not a number"):
         rm.io.read_trec_run(run)
-    run.write_text("1 Q0 10 1 0.9 sys\n1 Q0 10 2 0.8 sys\n")
-    with pytest.raises(FormatError, match=r"run.txt:2: docno '10' appears twice for qid '1'"):
+    run.write_text("1 Q0 10 1 0.9 sys\n\n1 Q0 10 2 0.8 sys\n")
+    with pytest.raises(FormatError, match=r"run.txt:3: docno '10' appears twice for qid '1'"):
         rm.io.read_trec_run(run)
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("1 0 10 1\n1 0 11 -2\n")

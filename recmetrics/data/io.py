@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import show, FormatError, InputError
+from ..errors import FormatError, InputError
 from .qrels import Qrels
 from .run import Run
 
@@ -41,11 +41,13 @@ def _read_lines(path, n_fields: int, what: str, layout: str):
     if not path.exists():
         raise InputError(f"{what} file {str(path)!r} does not exist")
     fields: list[list[str]] = [[] for _ in range(n_fields)]
+    linenos: list[int] = []
     with open(path, encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, start=1):
             parts = line.split()
             if not parts:
                 continue
+            linenos.append(lineno)
             if len(parts) != n_fields:
                 raise FormatError(f"{path}:{lineno}: expected {n_fields} fields ({layout}), "
                                   f"found {len(parts)}: {line.rstrip()!r}")
@@ -53,34 +55,41 @@ def _read_lines(path, n_fields: int, what: str, layout: str):
                 col.append(value)
     if not fields[0]:
         raise InputError(f"{what} file {str(path)!r} holds no line")
-    return path, fields
+    return path, np.asarray(linenos), fields
 
 
-def _floats(values: list[str], path, what: str) -> np.ndarray:
+def _reject(bad: np.ndarray, path, linenos: np.ndarray, message) -> None:
+    """Raise a FormatError at the first True of ``bad``: ``message(i)`` describes entry ``i``."""
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise FormatError(f"{path}:{linenos[i]}: {message(i)}")
+
+
+def _floats(values: list[str], path, linenos: np.ndarray, what: str) -> np.ndarray:
     try:
         return np.asarray(values, dtype=np.float64)
     except ValueError:
-        for lineno, v in enumerate(values, start=1):
-            try:
-                float(v)
-            except ValueError:
-                raise FormatError(f"{path}:{lineno}: {what} {v!r} is not a number") from None
+        bad = np.array([not _is_float(v) for v in values])
+        _reject(bad, path, linenos, lambda i: f"{what} {values[i]!r} is not a number")
         raise
+
+
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def read_trec_run(path, *, ids: str = "auto", name: str | None = None) -> Run:
     """Read a TREC run file (``qid Q0 docno rank score tag``) into a :class:`Run`."""
-    path, (qid, _, docno, _rank, score, tag) = _read_lines(path, 6, "run", "qid Q0 docno rank score tag")
-    scores = _floats(score, path, "score")
-    bad = ~np.isfinite(scores)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise FormatError(f"{path}:{i + 1}: score {show(score[i])} is not finite")
+    path, lines, (qid, _, docno, _rank, score, tag) = _read_lines(path, 6, "run", "qid Q0 docno rank score tag")
+    scores = _floats(score, path, lines, "score")
+    _reject(~np.isfinite(scores), path, lines, lambda i: f"score {score[i]!r} is not finite")
     frame = pd.DataFrame({"user": _ids(qid, ids), "item": _ids(docno, ids), "score": scores})
-    dup = frame.duplicated(["user", "item"]).to_numpy()
-    if dup.any():
-        i = int(np.flatnonzero(dup)[0])
-        raise FormatError(f"{path}:{i + 1}: docno {show(docno[i])} appears twice for qid {show(qid[i])}")
+    _reject(frame.duplicated(["user", "item"]).to_numpy(), path, lines,
+            lambda i: f"docno {docno[i]!r} appears twice for qid {qid[i]!r}")
     return Run.from_frame(frame, name=name or tag[0])
 
 
@@ -97,17 +106,13 @@ def write_trec_run(run: Run, path, tag: str | None = None) -> Path:
 
 def read_trec_qrels(path, *, threshold: float = 1.0, max_rating: float | None = None, ids: str = "auto") -> Qrels:
     """Read a TREC qrels file (``qid 0 docno rel``). The default threshold 1 is trec_eval's."""
-    path, (qid, _, docno, rel) = _read_lines(path, 4, "qrels", "qid 0 docno rel")
-    rels = _floats(rel, path, "relevance")
-    neg = (rels < 0) | ~np.isfinite(rels)
-    if neg.any():
-        i = int(np.flatnonzero(neg)[0])
-        raise FormatError(f"{path}:{i + 1}: relevance {show(rel[i])} must be a non-negative number")
+    path, lines, (qid, _, docno, rel) = _read_lines(path, 4, "qrels", "qid 0 docno rel")
+    rels = _floats(rel, path, lines, "relevance")
+    _reject((rels < 0) | ~np.isfinite(rels), path, lines,
+            lambda i: f"relevance {rel[i]!r} must be a non-negative number")
     frame = pd.DataFrame({"user": _ids(qid, ids), "item": _ids(docno, ids), "rating": rels})
-    dup = frame.duplicated(["user", "item"]).to_numpy()
-    if dup.any():
-        i = int(np.flatnonzero(dup)[0])
-        raise FormatError(f"{path}:{i + 1}: docno {show(docno[i])} is judged twice for qid {show(qid[i])}")
+    _reject(frame.duplicated(["user", "item"]).to_numpy(), path, lines,
+            lambda i: f"docno {docno[i]!r} is judged twice for qid {qid[i]!r}")
     return Qrels(frame, threshold=threshold, max_rating=max_rating)
 
 
