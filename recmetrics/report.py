@@ -91,8 +91,13 @@ PROFILES: dict[str, dict[str, Any]] = {
 #: Per-notebook overrides: ``{profile: {notebook stem: {parameter: value}}}`` (applied after
 #: :data:`PROFILES`). Notebooks added to ``notebooks/`` put their profile-specific settings here.
 NOTEBOOK_PARAMETERS: dict[str, dict[str, dict[str, Any]]] = {
-    "quick": {},
-    "paper": {},
+    "quick": {
+        "02_recommender_zoo": {"folds": 2, "systems": ["Random", "Pop", "UserKNN", "EASE", "PureSVD", "WRMF"]},
+        "04_choosing_a_metric": {"svd": "SVD(factors=10,iterations=5)"},
+    },
+    "paper": {
+        "02_recommender_zoo": {"folds": 5, "systems": None},
+    },
 }
 
 # --------------------------------------------------------------------------------------------

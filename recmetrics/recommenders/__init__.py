@@ -1,6 +1,75 @@
-"""Recommender zoo: ``rm.recommenders.create("Pop").fit(train).recommend(users, n=100)``."""
+"""Recommender zoo: ``rm.recommenders.create("Pop").fit(train).recommend(users, n=100)``.
+
+:data:`ZOO` lists the systems compared by the analyses (the recommenders of paper 000, §5.3,
+plus a few common references), :data:`FAMILIES` maps each to its algorithm family and
+:func:`zoo` tabulates them with their implementation source and reference.
+
+Modules by family: :mod:`.baseline` (Random, Pop), :mod:`.neighbourhood` (kNN, NNCosNgbr,
+LM-WSR), :mod:`.relevance` (Rocchio/RSV/CHI2/KLD, RM1/RM2), :mod:`.linear` (EASE, SLIM),
+:mod:`.graph` (HT, RP3beta), :mod:`.factorization` (SVD, PureSVD, WRMF, BPRMF), :mod:`.topic`
+(pLSA, LDA). Heavy back-ends (``implicit``, ``scikit-learn``) are imported when a model is fitted.
+"""
 from .registry import create, get, names, register, table
 from .base import Recommender
 from . import baseline  # noqa: F401  (registers Random, Pop)
+from . import neighbourhood, relevance, linear, graph, factorization, topic  # noqa: F401  (register the zoo)
 
-__all__ = ["Recommender", "create", "get", "names", "register", "table"]
+__all__ = ["Recommender", "create", "get", "names", "register", "table", "ZOO", "FAMILIES", "zoo"]
+
+#: The systems compared by the analyses (spec strings for :func:`create`), in display order.
+ZOO: list[str] = [
+    "Random",
+    "Pop",
+    "UserKNN",
+    "ItemKNN",
+    "NNCosNgbr-UB",
+    "NNCosNgbr-IB",
+    "LM-WSR-UB",
+    "LM-WSR-IB",
+    "Rocchio",
+    "RSV",
+    "CHI2",
+    "KLD",
+    "RM1",
+    "RM2",
+    "EASE",
+    "SLIM",
+    "HT",
+    "RP3beta",
+    "SVD",
+    "PureSVD",
+    "WRMF",
+    "BPRMF",
+    "pLSA",
+    "LDA",
+]
+
+_NON_PERSONALISED = {"Random": "non-personalised (random)", "Pop": "non-personalised (popularity)"}
+
+
+def _family(spec: str) -> str:
+    rec = create(spec)
+    return _NON_PERSONALISED.get(type(rec).name, getattr(rec, "family", "other"))
+
+
+#: Zoo system name -> algorithm family.
+FAMILIES: dict[str, str] = {spec: _family(spec) for spec in ZOO}
+
+
+def zoo(systems=None):
+    """The zoo (or the given specs) as a table: system, family, source (library or closed form),
+    reference, description."""
+    import pandas as pd
+
+    rows = []
+    for spec in (ZOO if systems is None else systems):
+        rec = create(spec)
+        cls = type(rec)
+        rows.append({
+            "system": rec.name,
+            "family": _NON_PERSONALISED.get(cls.name, getattr(cls, "family", "other")),
+            "source": getattr(cls, "source", "numpy"),
+            "reference": getattr(cls, "reference", ""),
+            "description": " ".join((cls.__doc__ or "").strip().split("\n\n")[0].split()),
+        })
+    return pd.DataFrame(rows)

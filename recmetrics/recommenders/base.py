@@ -21,7 +21,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ..data.run import Run
-from ..errors import InputError
+from ..errors import show, InputError
 
 
 class Recommender:
@@ -42,8 +42,8 @@ class Recommender:
         ratings = pd.to_numeric(train["rating"], errors="coerce").to_numpy(dtype=np.float64)
         if np.isnan(ratings).any():
             i = int(np.flatnonzero(np.isnan(ratings))[0])
-            raise InputError(f"{self.name}: rating {train['rating'].iloc[i]!r} of user {train['user'].iloc[i]!r} "
-                             f"item {train['item'].iloc[i]!r} is not a number")
+            raise InputError(f"{self.name}: rating {show(train['rating'].iloc[i])} of user {show(train['user'].iloc[i])} "
+                             f"item {show(train['item'].iloc[i])} is not a number")
         self.users_ = pd.Index(users)
         self.items_ = pd.Index(items)
         self.R_ = sp.csr_matrix((ratings, (ucodes, icodes)), shape=(len(users), len(items)))
@@ -80,6 +80,34 @@ class Recommender:
         res = np.where(iidx[None, :] >= 0, out[:, np.maximum(iidx, 0)], -np.inf)
         return res
 
+    def score_targets(self, users: Iterable[Any], targets) -> list[np.ndarray]:
+        """Scores of each user's own target items: ``targets[k]`` (an array of item ids) is scored
+        for ``users[k]``. Returns one float array per user, aligned with its targets; items unseen
+        in training and every target of a cold user score ``-inf`` (the lowest score).
+        Users are scored in chunks over all items, so this costs what :meth:`score` costs."""
+        self._check_fitted()
+        users = np.asarray(list(users) if not isinstance(users, np.ndarray) else users)
+        targets = [np.asarray(t) for t in targets]
+        if len(targets) != len(users):
+            raise InputError(f"{self.name}: score_targets needs one target array per user; got "
+                             f"{len(targets)} target arrays for {len(users)} users")
+        lens = np.array([len(t) for t in targets], dtype=np.int64)
+        flat = np.concatenate(targets) if len(targets) else np.zeros(0)
+        owner = np.repeat(np.arange(len(users)), lens)
+        iidx = self.items_.get_indexer(flat) if len(flat) else np.zeros(0, dtype=np.int64)
+        uidx = self.users_.get_indexer(users)
+        values = np.full(len(flat), -np.inf)
+        warm = np.flatnonzero(uidx >= 0)
+        local = np.full(len(users), -1)
+        for start in range(0, len(warm), self.chunk):
+            rows = warm[start:start + self.chunk]
+            scores = self._score(uidx[rows])
+            local[:] = -1
+            local[rows] = np.arange(len(rows))
+            sel = (local[owner] >= 0) & (iidx >= 0)
+            values[sel] = scores[local[owner[sel]], iidx[sel]]
+        return np.split(values, np.cumsum(lens)[:-1]) if len(lens) else []
+
     def recommend(self, users: Iterable[Any], n: int = 100, *, exclude_seen: bool = True,
                   name: str | None = None) -> Run:
         """Top-``n`` lists for the warm ``users`` (cold users get no list)."""
@@ -92,10 +120,12 @@ class Recommender:
         parts = []
         for start in range(0, len(warm_idx), self.chunk):
             sel = warm_idx[start:start + self.chunk]
-            scores = self._score(sel)
-            exclude = self.R_[sel] if exclude_seen else None
+            scores = np.array(self._score(sel), dtype=np.float64)  # own writable copy
+            if exclude_seen:  # the user's training items get -inf (never recommended)
+                seen = self.R_[sel]
+                scores[np.repeat(np.arange(len(sel)), np.diff(seen.indptr)), seen.indices] = -np.inf
             parts.append(Run.from_scores(scores, warm_users[start:start + self.chunk], self.items_.to_numpy(), n,
-                                         exclude=exclude, name=name or self.name))
+                                         name=name or self.name))
         if not parts:
             return Run(np.asarray([], dtype=users.dtype), np.zeros((0, 0), dtype=self.items_.dtype),
                        np.zeros(0, dtype=np.int64), name=name or self.name)

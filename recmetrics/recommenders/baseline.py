@@ -12,6 +12,10 @@ class RandomRecommender(Recommender):
     """Uniformly random scores; user ``u``'s scores come from a generator seeded with
     ``(seed, u's training index)``, so they do not depend on which other users are scored."""
 
+    family = "non-personalised (random)"
+    source = "numpy"
+    reference = "Bellogín 2011 (ch. 4)"
+
     def __init__(self, seed: int = 0):
         self.seed = int(seed)
 
@@ -25,6 +29,10 @@ class RandomRecommender(Recommender):
 class Popularity(Recommender):
     """Items ranked by the number of training ratings they received (``relevant_only``: by the
     number of ratings >= ``threshold``)."""
+
+    family = "non-personalised (popularity)"
+    source = "numpy"
+    reference = "Cremonesi et al. 2010; Bellogín 2011 (ch. 4)"
 
     def __init__(self, relevant_only: bool = False, threshold: float = 4.0):
         self.relevant_only = bool(relevant_only)

@@ -60,6 +60,8 @@ def create(spec: str, **overrides):
     params.update(overrides)
     try:
         rec = cls(**params)
+    except InputError:  # already names the system and the hyper-parameter
+        raise
     except (TypeError, ValueError) as exc:
         raise InputError(f"invalid hyper-parameters for {cls.name}: {exc}") from None
     shown = [(k, v) for k, v in params.items() if v != d.get(k)]

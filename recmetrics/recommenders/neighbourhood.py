@@ -1,0 +1,197 @@
+"""Neighbourhood-based collaborative filtering.
+
+* :class:`UserKNN` / :class:`ItemKNN`: cosine kNN on the rating matrix (weighted sum of
+  neighbour ratings, no normalisation, as is usual for top-N recommendation).
+* :class:`NNCosNgbr` (``NNCosNgbr-IB`` / ``NNCosNgbr-UB``): Cremonesi, Koren & Turrin (RecSys
+  2010). Ratings minus the baseline ``b_ui = mu + b_u + b_i`` (Koren's regularised estimates),
+  cosine similarity on those residuals shrunk by ``n_ij / (n_ij + shrink)`` (``n_ij`` = common
+  raters), and the non-normalised prediction ``b_ui + sum_j d_ij (r_uj - b_uj)``.
+  Approximation: the neighbours of ``i`` are its ``k`` most similar items overall (the usual
+  model-based pruning) intersected with the user's items, rather than the ``k`` most similar
+  among the user's items.
+* :class:`LMWSR` (``LM-WSR-UB`` / ``LM-WSR-IB``): Valcarce, Parapar & Barreiro, "Language models
+  for collaborative filtering neighbourhoods" (ECIR 2016). The Weighted Sum Recommender
+  ``sum_{v in V_u} cos(u, v) r(v, i)`` whose neighbourhood ``V_u`` is retrieved with the query
+  likelihood model: user ``u``'s ratings are the query, every other user a document with a
+  Dirichlet-smoothed language model, ``log p(u|v) = sum_j r(u,j) log p_mu(j|v)``,
+  ``p_mu(j|v) = (r(v,j) + mu p(j|C)) / (|v| + mu)``. The item-based version swaps the roles.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._util import check_float, check_int, cosine_rows, knn_graph, neighbourhoods, product_rows, row_normalise
+from .base import Recommender
+from .registry import register
+
+
+@register("UserKNN", aliases=("UB-kNN", "user-knn", "ubknn"))
+class UserKNN(Recommender):
+    """User-based kNN: ``s(u,i) = sum_{v in N_k(u)} cos(u,v) r(v,i)``."""
+
+    family = "neighbourhood (user-based)"
+    source = "scipy.sparse (closed form)"
+    reference = "Herlocker et al. 1999; Cremonesi et al. 2010"
+
+    def __init__(self, k: int = 50):
+        self.k = check_int(type(self).name, "k", k)
+
+    def _fit(self):
+        self.W_ = neighbourhoods(self.R_, self.k)
+
+    def _score(self, uidx):
+        return (self.W_[uidx] @ self.R_).toarray()
+
+
+@register("ItemKNN", aliases=("IB-kNN", "item-knn", "ibknn"))
+class ItemKNN(Recommender):
+    """Item-based kNN (Deshpande & Karypis 2004): ``s(u,i) = sum_{j in I_u} [i in N_k(j)] cos(j,i) r(u,j)``."""
+
+    family = "neighbourhood (item-based)"
+    source = "scipy.sparse (closed form)"
+    reference = "Deshpande & Karypis 2004"
+
+    def __init__(self, k: int = 50):
+        self.k = check_int(type(self).name, "k", k)
+
+    def _fit(self):
+        self.S_ = neighbourhoods(sp.csr_matrix(self.R_.T), self.k)
+
+    def _score(self, uidx):
+        return (self.R_[uidx] @ self.S_).toarray()
+
+
+def baseline_estimates(R: sp.csr_matrix, reg_item: float = 25.0, reg_user: float = 10.0):
+    """Koren's regularised baseline: ``mu``, ``b_i`` then ``b_u`` (one pass each), on the observed
+    entries of ``R``. Returns ``(mu, b_u, b_i)``."""
+    coo = R.tocoo()
+    r = coo.data
+    mu = float(r.mean())
+    n_i = np.bincount(coo.col, minlength=R.shape[1])
+    b_i = np.bincount(coo.col, weights=r - mu, minlength=R.shape[1]) / (reg_item + n_i)
+    n_u = np.bincount(coo.row, minlength=R.shape[0])
+    b_u = np.bincount(coo.row, weights=r - mu - b_i[coo.col], minlength=R.shape[0]) / (reg_user + n_u)
+    return mu, b_u, b_i
+
+
+@register("NNCosNgbr-IB", aliases=("NNCosNgbr", "nncosngbr-item"))
+class NNCosNgbr(Recommender):
+    """Cremonesi et al.'s NNCosNgbr: baseline + shrunk-cosine neighbourhood on residuals (item-based)."""
+
+    family = "neighbourhood (item-based)"
+    source = "scipy.sparse (closed form)"
+    reference = "Cremonesi, Koren & Turrin 2010"
+    user_based = False
+
+    def __init__(self, k: int = 200, shrink: float = 100.0, reg_item: float = 25.0, reg_user: float = 10.0):
+        owner = type(self).name
+        self.k = check_int(owner, "k", k)
+        self.shrink = check_float(owner, "shrink", shrink, 0.0)
+        self.reg_item = check_float(owner, "reg_item", reg_item, 0.0)
+        self.reg_user = check_float(owner, "reg_user", reg_user, 0.0)
+
+    def _fit(self):
+        R = self.R_
+        self.mu_, self.b_u_, self.b_i_ = baseline_estimates(R, self.reg_item, self.reg_user)
+        coo = R.tocoo()
+        Z = sp.csr_matrix((coo.data - self.mu_ - self.b_u_[coo.row] - self.b_i_[coo.col], (coo.row, coo.col)),
+                          shape=R.shape)
+        self.Z_ = Z
+        X = Z if self.user_based else sp.csr_matrix(Z.T)  # rows = the entities compared
+        B = X.copy()
+        B.data[:] = 1.0
+        common = product_rows(B, B.T)
+        cos = cosine_rows(X)
+        shrink = self.shrink
+
+        def sim(rows):
+            if shrink == 0:
+                return cos(rows)
+            n_common = common(rows)
+            return cos(rows) * n_common / (n_common + shrink)
+
+        self.D_ = knn_graph(sim, X.shape[0], self.k, positive=False)
+
+    def _score(self, uidx):
+        base = self.mu_ + self.b_u_[uidx][:, None] + self.b_i_[None, :]
+        if self.user_based:
+            return base + (self.D_[uidx] @ self.Z_).toarray()
+        return base + (self.Z_[uidx] @ self.D_.T).toarray()
+
+
+@register("NNCosNgbr-UB", aliases=("nncosngbr-user",))
+class NNCosNgbrUB(NNCosNgbr):
+    """Cremonesi et al.'s NNCosNgbr, user-based: ``b_ui + sum_{v in N_k(u)} d_uv (r_vi - b_vi)``."""
+
+    family = "neighbourhood (user-based)"
+    user_based = True
+
+    def __init__(self, k: int = 50, shrink: float = 100.0, reg_item: float = 25.0, reg_user: float = 10.0):
+        super().__init__(k, shrink, reg_item, reg_user)
+
+
+def query_likelihood_rows(X: sp.csr_matrix, mu: float):
+    """``sim_rows`` for :func:`knn_graph`: the Dirichlet query likelihood ``log p(x_a | theta_b)``
+    of row ``a`` (query, weighted by its values) under row ``b``'s smoothed language model,
+    up to a per-query constant (which does not change the query's ranking of documents)."""
+    X = sp.csr_matrix(X, dtype=np.float64)
+    p_c = np.asarray(X.sum(axis=0)).ravel()
+    p_c = p_c / p_c.sum()
+    lengths = np.asarray(X.sum(axis=1)).ravel()
+    # log p_mu(j|b) = log(1 + x_bj / (mu p_c(j))) + log(mu p_c(j)) - log(|b| + mu); the middle
+    # term summed over the query does not depend on b, so it is dropped
+    coo = X.tocoo()
+    L = sp.csr_matrix((np.log1p(coo.data / (mu * p_c[coo.col])), (coo.row, coo.col)), shape=X.shape)
+    matches = product_rows(X, L.T)
+    log_len = np.log(lengths + mu)
+
+    def sim(rows):
+        return matches(rows) - lengths[rows, None] * log_len[None, :]
+
+    return sim
+
+
+@register("LM-WSR-UB", aliases=("LMWSR-UB", "lm-wsr"))
+class LMWSR(Recommender):
+    """Weighted Sum Recommender over language-model neighbourhoods (user-based)."""
+
+    family = "language-model neighbourhood"
+    source = "scipy.sparse (closed form)"
+    reference = "Valcarce, Parapar & Barreiro 2016 (ECIR)"
+    user_based = True
+
+    def __init__(self, k: int = 50, mu: float = 1000.0):
+        owner = type(self).name
+        self.k = check_int(owner, "k", k)
+        self.mu = check_float(owner, "mu", mu, 0.0, lo_open=True)
+
+    def _fit(self):
+        X = self.R_ if self.user_based else sp.csr_matrix(self.R_.T)
+        ql = query_likelihood_rows(X, self.mu)
+        # the k best log-likelihoods (all finite and negative) per query
+        N = knn_graph(ql, X.shape[0], self.k, positive=False)
+        N.data[:] = 1.0
+        # weights: cosine similarity of the retrieved neighbours (0 when they share nothing)
+        Xn = row_normalise(X, order=2)
+        coo = N.tocoo()
+        w = np.asarray(Xn[coo.row].multiply(Xn[coo.col]).sum(axis=1)).ravel()
+        self.W_ = sp.csr_matrix((w, (coo.row, coo.col)), shape=N.shape)
+        self.W_.eliminate_zeros()
+
+    def _score(self, uidx):
+        if self.user_based:
+            return (self.W_[uidx] @ self.R_).toarray()
+        return (self.R_[uidx] @ self.W_.T).toarray()
+
+
+@register("LM-WSR-IB", aliases=("LMWSR-IB",))
+class LMWSRIB(LMWSR):
+    """Weighted Sum Recommender over language-model neighbourhoods (item-based):
+    ``s(u,i) = sum_{j in J_i, j in I_u} cos(i,j) r(u,j)`` with ``J_i`` retrieved by query likelihood.
+    Item "documents" are much longer than user ones, hence the larger default ``mu``."""
+
+    user_based = False
+
+    def __init__(self, k: int = 50, mu: float = 10000.0):
+        super().__init__(k, mu)

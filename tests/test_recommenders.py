@@ -1,0 +1,265 @@
+"""The recommender zoo: interface, determinism, closed forms, bad input, and a sanity ordering on
+one fold of movielens-small (personalised > Pop > Random)."""
+import numpy as np
+import pandas as pd
+import pytest
+
+import recmetrics as rm
+from recmetrics.data.qrels import Qrels
+from recmetrics.errors import InputError, UnknownNameError
+from recmetrics.recommenders import FAMILIES, ZOO, create
+
+
+def synthetic(seed=1, n_users=80, n_items=120, str_ids=False):
+    """Three taste groups: users rate items of their own group high, others low."""
+    rng = np.random.default_rng(seed)
+    g_u = rng.integers(0, 3, n_users)
+    g_i = rng.integers(0, 3, n_items)
+    rows = []
+    for u in range(n_users):
+        for i in rng.choice(n_items, size=rng.integers(5, 30), replace=False):
+            r = 4.5 if g_u[u] == g_i[i] else 2.0
+            rows.append((u, int(i), float(np.clip(np.round(r + rng.normal(0, 0.7)), 1, 5))))
+    df = pd.DataFrame(rows, columns=["user", "item", "rating"])
+    if str_ids:
+        df["user"] = "u" + df.user.astype(str)
+        df["item"] = "i" + df.item.astype(str)
+    return df
+
+
+@pytest.fixture(scope="module")
+def data():
+    return synthetic()
+
+
+# ------------------------------------------------------------------------------------- the zoo
+def test_zoo_size_families_and_table():
+    assert len(ZOO) >= 20 and len(set(ZOO)) == len(ZOO)
+    assert set(FAMILIES) == set(ZOO)
+    assert len(set(FAMILIES.values())) >= 12
+    names = [create(s).name for s in ZOO]
+    assert len(set(names)) == len(names)
+    table = rm.recommenders.zoo()
+    assert list(table.columns) == ["system", "family", "source", "reference", "description"]
+    assert len(table) == len(ZOO) and table.source.str.len().gt(0).all()
+    # paper 000 section 5.3 systems are all there
+    for s in ["Random", "Pop", "CHI2", "KLD", "RSV", "Rocchio", "RM1", "RM2", "LM-WSR-UB", "LM-WSR-IB",
+              "NNCosNgbr-UB", "NNCosNgbr-IB", "SLIM", "HT", "SVD", "PureSVD", "BPRMF", "WRMF", "LDA"]:
+        assert s in ZOO
+
+
+@pytest.mark.parametrize("spec", ZOO)
+def test_every_system_interface_and_determinism(data, spec):
+    users = np.array([0, 5, 7, 999])  # 999 is cold
+    rec = create(spec).fit(data)
+    run = rec.recommend(users, n=10)
+    assert list(run.users) == [0, 5, 7]                       # cold user: no list
+    assert (run.lengths == 10).all()
+    seen = data.groupby("user").item.apply(set)
+    for u, row in zip(run.users, run.items):
+        assert not (set(row.tolist()) & seen[u])              # AllItems: training items excluded
+    assert np.isfinite(run.scores).all()
+    again = create(spec).fit(data).recommend(users, n=10)
+    assert np.array_equal(run.items, again.items) and np.array_equal(run.scores, again.scores)
+    s = rec.score(users)
+    assert s.shape == (4, len(rec.items_))
+    assert np.isneginf(s[3]).all() and np.isfinite(s[:3]).all()
+    s2 = rec.score([0, 5], items=[3, -1, 10])                 # item -1 was never seen in training
+    assert np.isneginf(s2[:, 1]).all()
+    np.testing.assert_array_equal(s2[:, [0, 2]], rec.score([0, 5])[:, rec.items_.get_indexer([3, 10])])
+
+
+def test_string_ids():
+    df = synthetic(str_ids=True)
+    for spec in ["Pop", "EASE", "RM2", "WRMF"]:
+        run = create(spec).fit(df).recommend(["u1", "u2", "nobody"], n=5)
+        assert list(run.users) == ["u1", "u2"] and run.items.dtype.kind in "UO"
+
+
+def test_score_targets(data):
+    rec = create("ItemKNN").fit(data)
+    targets = [np.array([1, 2, -5]), np.array([], dtype=int), np.array([4])]
+    out = rec.score_targets([0, 1, 12345], targets)
+    assert [len(t) for t in out] == [3, 0, 1]
+    full = rec.score([0])[0]
+    np.testing.assert_array_equal(out[0][:2], full[rec.items_.get_indexer([1, 2])])
+    assert np.isneginf(out[0][2]) and np.isneginf(out[2]).all()    # unseen item, cold user
+    with pytest.raises(InputError, match="one target array per user"):
+        rec.score_targets([0, 1], targets)
+
+
+def test_exclude_seen_false_can_recommend_training_items(data):
+    rec = create("Pop").fit(data)
+    top = rec.recommend([0], n=30, exclude_seen=False).items[0]
+    want = rm.Run.from_scores(rec.popularity_[None, :], [0], rec.items_.to_numpy(), 30).items[0]
+    assert list(top) == list(want)
+    seen = set(data.item[data.user == 0])
+    assert seen & set(top.tolist())
+    assert not seen & set(rec.recommend([0], n=30).items[0].tolist())
+
+
+def test_cold_user_scores_zero_in_evaluation(data):
+    test = pd.DataFrame({"user": [0, 999], "item": [1, 2], "rating": [5.0, 5.0]})
+    run = create("Pop").fit(data).recommend(test.user.unique(), n=20)
+    ev = rm.evaluate(run, Qrels(test), ["P@10", "nDCG@20"])
+    assert (ev.per_user.loc[999] == 0).all()
+
+
+# ------------------------------------------------------------------------------------- closed forms
+def _dense_probs(rec):
+    return rec.S_.toarray() + rec.c_[:, None] * rec.base_[None, :]
+
+
+@pytest.mark.parametrize("smoothing,param", [("jm", 0.5), ("dirichlet", 50.0), ("additive", 0.1)])
+def test_rm1_rm2_match_brute_force(data, smoothing, param):
+    for cls, name in [("RM1", "RM1"), ("RM2", "RM2")]:
+        rec = create(f"{cls}(k=10,smoothing={smoothing},smoothing_param={param})").fit(data)
+        P = _dense_probs(rec)
+        N = rec.N_.toarray() > 0
+        B = rec.R_.toarray() > 0
+        got = rec._score(np.arange(5))
+        for u in range(5):
+            V = np.flatnonzero(N[u])
+            I = np.flatnonzero(B[u])
+            if name == "RM1":
+                w = np.exp(np.log(P[V][:, I]).sum(axis=1))
+                want = np.log(w @ P[V])
+            else:
+                p_i = P[V].mean(axis=0)
+                M = (P[V].T @ P[V][:, I]) / len(V)
+                want = np.log(p_i) + np.log(M / p_i[:, None]).sum(axis=1)
+            # RM1 is computed up to a per-user factor, RM2 in the log domain: compare rankings
+            mine = np.log(got[u]) if name == "RM1" else got[u]
+            np.testing.assert_allclose(mine - mine.mean(), want - want.mean(), rtol=1e-4, atol=1e-4)
+
+
+def test_prf_formulas(data):
+    r = {s: create(f"{s}(k=10)").fit(data) for s in ["Rocchio", "RSV", "CHI2", "KLD"]}
+    rec = r["Rocchio"]
+    R = rec.R_.toarray()
+    N = rec.N_.toarray()
+    p_c = R.sum(0) / R.sum()
+    u = 3
+    S = N[u] @ R
+    p_v = S / (N[u] @ R.sum(1))
+    cand = S > 0
+    want = {"Rocchio": S / N[u].sum(), "RSV": S / N[u].sum() * (p_v - p_c), "CHI2": (p_v - p_c) ** 2 / p_c,
+            "KLD": np.where(cand, p_v * np.log(np.where(cand, p_v, 1) / p_c), 0)}
+    for name, model in r.items():
+        got = model._score(np.array([u]))[0]
+        np.testing.assert_allclose(got[cand], want[name][cand], rtol=1e-10)
+        assert got[~cand].max() < got[cand].min()               # non-candidates come after
+
+
+def test_ease_dual_equals_primal(data):
+    rec = create("EASE(lam=7)").fit(data)                      # 80 users < 120 items: dual form
+    assert rec.dual_
+    X = rec.X_.toarray()
+    P = np.linalg.inv(X.T @ X + 7 * np.eye(X.shape[1]))
+    W = np.eye(X.shape[1]) - P / np.diag(P)
+    np.testing.assert_allclose(np.diag(W), 0, atol=1e-12)
+    np.testing.assert_allclose(rec._score(np.arange(10)), X[:10] @ W, atol=1e-8)
+    wide = data[data.item < 40]                                # fewer items than users: primal form
+    rec2 = create("EASE(lam=7)").fit(wide)
+    assert not rec2.dual_
+    X2 = rec2.X_.toarray()
+    P2 = np.linalg.inv(X2.T @ X2 + 7 * np.eye(X2.shape[1]))
+    np.testing.assert_allclose(rec2._score(np.arange(5)), X2[:5] @ (np.eye(X2.shape[1]) - P2 / np.diag(P2)),
+                               atol=1e-8)
+
+
+def test_slim_solves_nonnegative_elastic_net(data):
+    rec = create("SLIM(k=200,l1=0.5,l2=2,iterations=500,tol=1e-10)").fit(data)  # k >= n_items: full SLIM
+    X = rec.X_.toarray()
+    W = rec.W_.toarray()
+    assert (W >= 0).all() and np.allclose(np.diag(W), 0)
+    j = 7
+    w = W[:, j]
+    grad = X.T @ (X @ w - X[:, j]) + 2 * w                     # KKT of 1/2||x - Xw||^2 + .5|w| + 1||w||^2
+    active = w > 0
+    others = np.arange(len(w)) != j
+    np.testing.assert_allclose(grad[active], -0.5, atol=1e-5)
+    assert (grad[~active & others] >= -0.5 - 1e-5).all()
+
+
+def test_hitting_time_small_graph():
+    # user 0 rated item 0; user 1 rated items 0 and 1; user 2 rated items 1 and 2
+    df = pd.DataFrame({"user": [0, 1, 1, 2, 2], "item": [0, 0, 1, 1, 2], "rating": [1.0] * 5})
+    rec = create("HT(steps=3000)").fit(df)          # long walks: truncation is negligible
+    h = -rec.score([0])[0]
+    # exact hitting times to user 0 (absorbing chain): h0 = 1 + h(u1)/2, h(u1) = 1 + (h0 + h1)/2,
+    # h1 = 1 + (h(u1) + h(u2))/2, h(u2) = 1 + (h1 + h2)/2, h2 = 1 + h(u2)
+    A = np.array([[1, -0.5, 0, 0, 0], [-0.5, 1, -0.5, 0, 0], [0, -0.5, 1, -0.5, 0],
+                  [0, 0, -0.5, 1, -0.5], [0, 0, 0, -1, 1]])
+    exact = np.linalg.solve(A, np.ones(5))                     # order: i0, u1, i1, u2, i2
+    np.testing.assert_allclose(h, exact[[0, 2, 4]], rtol=1e-6)
+
+
+def test_svd_predict(data):
+    rec = create("SVD").fit(data)
+    pred = rec.predict(data.user.to_numpy(), data.item.to_numpy())
+    assert pred.shape == (len(data),)
+    rmse = np.sqrt(np.mean((pred - data.rating) ** 2))
+    assert rmse < np.sqrt(np.mean((data.rating.mean() - data.rating) ** 2)) * 0.8
+    cold = rec.predict(np.array([999, 0, 999]), np.array([0, -3, -3]))
+    np.testing.assert_allclose(cold[2], np.clip(rec.mu_, *rec.range_))
+    np.testing.assert_allclose(cold[0], np.clip(rec.mu_ + rec.b_i_[rec.items_.get_loc(0)], *rec.range_))
+    assert (pred >= data.rating.min()).all() and (pred <= data.rating.max()).all()
+    with pytest.raises(InputError, match="pairs"):
+        rec.predict([0, 1], [0])
+
+
+# ------------------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("spec,param", [
+    ("UserKNN(k=0)", "k"), ("ItemKNN(k=-3)", "k"), ("PureSVD(k=0)", "k"), ("WRMF(factors=-1)", "factors"),
+    ("BPRMF(factors=0)", "factors"), ("SVD(factors=-2)", "factors"), ("EASE(lam=0)", "lam"),
+    ("RM2(smoothing=foo)", "smoothing"), ("RM1(smoothing_param=1.5)", "smoothing_param"),
+    ("LM-WSR-IB(mu=-1)", "mu"), ("HT(steps=0)", "steps"), ("pLSA(factors=0)", "factors"),
+    ("LDA(iterations=0)", "iterations"), ("SLIM(l1=-1)", "l1"), ("NNCosNgbr-UB(shrink=-1)", "shrink"),
+])
+def test_invalid_hyper_parameters(spec, param):
+    with pytest.raises(InputError, match=rf"\b{param}\b"):
+        create(spec)
+
+
+def test_invalid_hyper_parameters_direct_and_at_fit(data):
+    from recmetrics.recommenders.neighbourhood import UserKNN
+
+    with pytest.raises(InputError, match="hyper-parameter k must be an integer >= 1, got 0"):
+        UserKNN(k=0)
+    with pytest.raises(InputError, match="k"):
+        UserKNN(k=2.5)
+    with pytest.raises(InputError, match=r"k=500 must be smaller"):
+        create("PureSVD(k=500)").fit(data)
+
+
+def test_unknown_names_suggest_closest():
+    with pytest.raises(UnknownNameError, match="PureSVD"):
+        create("PureSDV")
+    with pytest.raises(UnknownNameError, match="'k'"):
+        create("UserKNN(kk=3)")
+    assert create("bpr").name == "BPRMF" and create("ALS").name == "WRMF"
+
+
+def test_empty_training_and_unfitted(data):
+    for spec in ["EASE", "RM2", "WRMF", "LDA"]:
+        with pytest.raises(InputError, match="empty"):
+            create(spec).fit(data.iloc[:0])
+    with pytest.raises(InputError, match="not fitted"):
+        create("EASE").recommend([0], n=5)
+
+
+# ------------------------------------------------------------------------------------- sanity
+def test_sanity_movielens_one_fold():
+    ds = rm.datasets.load("movielens-small")
+    train, test = rm.splits.kfold(ds.ratings, k=5, seed=0)[0]
+    qrels = Qrels(test, threshold=4)
+    users = test.user.unique()
+    res = {}
+    for spec in ["Random", "Pop", "PureSVD", "EASE", "WRMF"]:
+        run = create(spec).fit(train).recommend(users, n=100)
+        res[spec] = rm.evaluate(run, qrels, ["nDCG@100", "P@100"]).aggregate
+    for m in ["nDCG@100", "P@100"]:
+        assert res["Pop"][m] > 3 * res["Random"][m]
+        for spec in ["PureSVD", "EASE", "WRMF"]:
+            assert res[spec][m] > 1.2 * res["Pop"][m], (spec, m, res[spec][m], res["Pop"][m])

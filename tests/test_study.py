@@ -1,0 +1,178 @@
+"""Runs as artefacts: run_systems (folds, cache, identity of cached loads), evaluate_systems,
+summarise, load_runs on files written here."""
+import numpy as np
+import pandas as pd
+import pytest
+
+import recmetrics as rm
+from recmetrics import study
+from recmetrics.data.io import write_trec_run
+from recmetrics.data.qrels import Qrels
+from recmetrics.errors import InputError, UnknownNameError
+
+from test_recommenders import synthetic
+
+SYSTEMS = ["Random", "Pop", "ItemKNN(k=20)"]
+
+
+@pytest.fixture(scope="module")
+def data():
+    return synthetic(seed=3)
+
+
+def assert_same_run(a, b):
+    assert a.name == b.name and a.metadata == b.metadata
+    assert a.users.dtype == b.users.dtype and np.array_equal(a.users, b.users)
+    assert a.items.dtype == b.items.dtype and np.array_equal(a.items, b.items)
+    assert np.array_equal(a.lengths, b.lengths)
+    assert (a.scores is None) == (b.scores is None)
+    if a.scores is not None:
+        assert np.array_equal(a.scores, b.scores, equal_nan=True)
+
+
+def test_run_systems_folds_and_cache(data, tmp_path, monkeypatch):
+    runs = study.run_systems(data, SYSTEMS, k=3, seed=0, n=15, cache_dir=tmp_path, progress=False)
+    assert runs.systems == ["Random", "Pop", "ItemKNN(k=20)"] and runs.n_folds == 3 and len(runs) == 9
+    assert list(runs) == [(s, f) for s in runs.systems for f in range(3)]
+    assert len(list(tmp_path.glob("*.parquet"))) == 9
+    assert not runs.timings.cached.any() and (runs.timings.fit_s >= 0).all()
+    # folds are those of rm.splits.kfold, and each run lists the fold's test users
+    for f, (train, test) in enumerate(rm.splits.kfold(data, k=3, seed=0)):
+        pd.testing.assert_frame_equal(runs.folds[f][1], test)
+        run = runs[("Pop", f)]
+        warm = set(test.user) & set(train.user)
+        assert set(run.users) == warm and run.depth == 15
+        assert run.metadata == {"system": "Pop", "fold": f}
+    # second call: loaded, never refitted, identical
+    monkeypatch.setattr(study, "_fit_recommend", lambda *a, **k: pytest.fail("refitted a cached run"))
+    again = study.run_systems(data, SYSTEMS, k=3, seed=0, n=15, cache_dir=tmp_path, progress=False)
+    assert again.timings.cached.all()
+    np.testing.assert_allclose(again.timings.fit_s, runs.timings.fit_s)
+    for key in runs:
+        assert_same_run(runs[key], again[key])
+    assert_same_run(runs.system("Pop")[1], runs[("Pop", 1)])
+    with pytest.raises(UnknownNameError, match="Pop"):
+        runs.system("Popp")
+
+
+def test_cache_key_depends_on_inputs(data, tmp_path):
+    study.run_systems(data, ["Pop"], k=2, n=5, cache_dir=tmp_path, progress=False)
+    study.run_systems(data, ["Pop"], k=2, n=6, cache_dir=tmp_path, progress=False)            # n
+    study.run_systems(data, ["Pop"], k=2, seed=1, n=5, cache_dir=tmp_path, progress=False)    # split seed
+    study.run_systems(data, ["Pop(relevant_only=True)"], k=2, n=5, cache_dir=tmp_path, progress=False)
+    changed = data.assign(rating=data.rating.where(data.index != 0, 1.0 + (data.rating.iloc[0] == 1.0)))
+    study.run_systems(changed, ["Pop"], k=2, n=5, cache_dir=tmp_path, progress=False)         # data
+    assert len(list(tmp_path.glob("*.parquet"))) == 5 * 2
+    # row order does not change the content hash
+    study.run_systems(data.iloc[::-1], ["Pop"], k=2, n=5, cache_dir=tmp_path, progress=False)
+    assert len(list(tmp_path.glob("*.parquet"))) == 5 * 2
+
+
+def test_cache_dir_from_environment_and_disabled(data, tmp_path, monkeypatch):
+    monkeypatch.setenv("RECMETRICS_CACHE", str(tmp_path / "env"))
+    assert study.default_cache_dir() == tmp_path / "env"
+    study.run_systems(data, ["Pop"], k=2, n=5, progress=False)
+    assert len(list((tmp_path / "env").glob("*.parquet"))) == 2
+    runs = study.run_systems(data, ["Pop"], k=2, n=5, progress=False, cache=False, cache_dir=tmp_path / "off")
+    assert not (tmp_path / "off").exists() and not runs.timings.cached.any()
+
+
+def test_given_folds_holdout_and_parallel(data, tmp_path):
+    folds = rm.splits.kfold(data, k=2, seed=5)
+    a = study.run_systems(None, ["Pop", "UserKNN(k=10)"], split=folds, n=5, cache_dir=tmp_path, progress=False)
+    assert a.n_folds == 2 and a.folds[0][0] is folds[0][0]
+    b = study.run_systems(data, ["Pop", "UserKNN(k=10)"], split="holdout", test_size=0.3, n=5, cache=False,
+                          progress=False, n_jobs=2)
+    assert b.n_folds == 1
+    c = study.run_systems(data, ["Pop", "UserKNN(k=10)"], split="holdout", test_size=0.3, n=5, cache=False,
+                          progress=False)
+    for key in b:
+        assert_same_run(b[key], c[key])
+
+
+def test_save_load_run_string_ids_and_no_scores(tmp_path):
+    run = rm.Run(np.array(["u1", "u22"]), np.array([["a", "bb"], ["c", ""]]), np.array([2, 1]), None, "x",
+                 {"k": 1})
+    study.save_run(run, tmp_path / "r.parquet", metadata={"fit_s": 1.5})
+    back, extra = study.load_run(tmp_path / "r.parquet")
+    assert_same_run(run, back)
+    assert extra == {"fit_s": 1.5}
+    empty = rm.Run(np.array([7, 8]), np.zeros((2, 0), dtype=np.int64), np.array([0, 0]), np.zeros((2, 0)), "e")
+    study.save_run(empty, tmp_path / "e.parquet")
+    assert_same_run(empty, study.load_run(tmp_path / "e.parquet")[0])
+
+
+def test_evaluate_systems_and_summarise(data, tmp_path):
+    runs = study.run_systems(data, SYSTEMS, k=3, n=15, cache_dir=tmp_path, progress=False)
+    scores = study.evaluate_systems(runs, runs.folds, ["nDCG@10", "P@5"])
+    assert list(scores.columns) == ["system", "fold", "user", "metric", "value"]
+    assert set(scores.metric) == {"nDCG@10", "P@5"} and set(scores.fold) == {0, 1, 2}
+    for (system, fold), run in runs.items():
+        want = rm.evaluate(run, Qrels(runs.folds[fold][1], threshold=4), ["nDCG@10", "P@5"]).per_user
+        got = scores[(scores.system == system) & (scores.fold == fold)].pivot(index="user", columns="metric",
+                                                                               values="value")
+        pd.testing.assert_frame_equal(got[want.columns], want, check_names=False)
+    table = study.summarise(scores)
+    assert list(table.index) == runs.systems and list(table.columns) == ["nDCG@10", "P@5"]
+    per_fold = scores[scores.metric == "P@5"].groupby(["system", "fold"]).value.mean()
+    assert table.loc["Pop", "P@5"] == pytest.approx(per_fold["Pop"].mean())
+    assert table.loc["Pop", "P@5"] > table.loc["Random", "P@5"]
+    assert study.summarise(scores, "std").shape == table.shape
+    assert runs.evaluate("P@5").equals(study.evaluate_systems(runs, runs.folds, "P@5"))
+    with pytest.raises(InputError, match="folds"):
+        study.evaluate_systems(dict(runs), None, "P@5")
+
+
+def test_bad_input(data, tmp_path):
+    with pytest.raises(UnknownNameError, match="PureSVD"):
+        study.run_systems(data, ["PureSDV"], k=2, cache_dir=tmp_path, progress=False)
+    with pytest.raises(InputError, match=r"\bk\b"):
+        study.run_systems(data, ["UserKNN(k=0)"], k=2, cache_dir=tmp_path, progress=False)
+    with pytest.raises(InputError, match="twice"):
+        study.run_systems(data, ["Pop", "popularity"], k=2, cache_dir=tmp_path, progress=False)
+    with pytest.raises(InputError, match="n must be"):
+        study.run_systems(data, ["Pop"], k=2, n=0, cache_dir=tmp_path, progress=False)
+    with pytest.raises(InputError, match="ratings"):
+        study.run_systems(data.iloc[:0], ["Pop"], k=2, cache_dir=tmp_path, progress=False)
+    assert not list(tmp_path.glob("*.parquet"))
+
+
+def test_load_runs_from_other_tools(data, tmp_path):
+    rec = rm.recommenders.create("Pop").fit(data)
+    run = rec.recommend([0, 1, 2], n=5)
+    d = tmp_path / "runs"
+    d.mkdir()
+    write_trec_run(run, d / "lenskit.trec", tag="lenskit")
+    frame = run.to_frame()
+    frame[["user", "item", "score"]].to_csv(d / "recbole.csv", index=False)
+    frame[["user", "item", "rank"]].to_csv(d / "elliot.tsv", sep="\t", index=False)
+    frame.to_parquet(d / "mine.parquet")
+    (d / "README.md").write_text("not a run")
+    (d / ".hidden.csv").write_text("junk")
+    runs = study.load_runs(d)
+    assert list(runs) == ["elliot", "lenskit", "mine", "recbole"]
+    for name, r in runs.items():
+        assert r.name == name
+        assert np.array_equal(r.users, run.users) and np.array_equal(r.items, run.items), name
+    one = study.load_runs([d / "recbole.csv", str(d / "lenskit.trec")])
+    assert list(one) == ["recbole", "lenskit"]
+    assert list(study.load_runs(d / "mine.parquet")) == ["mine"]
+    # they evaluate like any run
+    ev = rm.evaluate(runs["elliot"], Qrels(data), "P@5")
+    assert ev.per_user.shape == (len(set(data.user[data.rating >= 4])), 1)
+
+
+def test_load_runs_bad_input(tmp_path):
+    (tmp_path / "a.csv").write_text("user,item,score\n1,2,0.5\n")
+    (tmp_path / "a.trec").write_text("1 Q0 2 1 0.5 x\n")
+    with pytest.raises(InputError, match="two run files are named 'a'"):
+        study.load_runs(tmp_path)
+    with pytest.raises(InputError, match="does not exist"):
+        study.load_runs([tmp_path / "missing.csv"])
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(InputError, match="no run file"):
+        study.load_runs(empty)
+    (tmp_path / "b.trec").write_text("1 Q0 2 1\n")
+    with pytest.raises(InputError, match="b.trec:1"):
+        study.load_runs([tmp_path / "b.trec"])
