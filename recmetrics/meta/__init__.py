@@ -1,1 +1,33 @@
-"""Meta-evaluation: significance tests, discriminative power, robustness, agreement, perturbations."""
+"""Meta-evaluation: significance tests, agreement (Kendall's τ), perturbation experiments.
+
+Submodules load on first use (``rm.meta.significance``, ``rm.meta.agreement``,
+``rm.meta.perturbations``); the common helpers are re-exported here.
+"""
+from __future__ import annotations
+
+import importlib
+
+_LAZY = {
+    "wilcoxon": "significance", "paired_t": "significance", "paired_test": "significance",
+    "paired_pvalues": "significance", "kendall_tau": "agreement",
+    "system_ranking_tau": "agreement", "ranking_taus": "agreement",
+}
+_SUBMODULES = ("significance", "agreement", "perturbations")
+
+__all__ = sorted(_LAZY) + list(_SUBMODULES)
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        mod = importlib.import_module(f"{__name__}.{name}")
+        globals()[name] = mod
+        return mod
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return __all__

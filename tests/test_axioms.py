@@ -1,0 +1,99 @@
+"""Executable axioms (Parapar & Radlinski 2021, Sec. 4.1) and the paper's Table 1."""
+import math
+
+import pytest
+
+from recmetrics import axioms as ax
+from recmetrics.errors import InputError
+from recmetrics.metrics import diversity as dv
+
+#: the one cell where our check and the paper's Table 1 disagree (see test_more_asp_ab_ndcg)
+KNOWN_DISAGREEMENTS = {("ab-nDCG@10", "MoreAsp")}
+
+
+@pytest.fixture(scope="module")
+def report():
+    return ax.evaluate(ax.PAPER_METRICS, max_examples=30, seed=0)
+
+
+def test_table1_reproduced(report):
+    table = report.table
+    assert list(table.columns) == list(ax.AXIOMS)
+    for metric in ax.PAPER_METRICS:
+        name = metric.split("@")[0]
+        for axiom in ax.AXIOMS:
+            measured = table.loc[metric, axiom]
+            expected = ax.PAPER_TABLE1[name][axiom]
+            if (metric, axiom) in KNOWN_DISAGREEMENTS:
+                continue
+            assert measured is expected, (metric, axiom, report.results[(metric, axiom)])
+
+
+def test_report_views(report):
+    sym = report.symbols()
+    assert set(sym.to_numpy().ravel()) <= {"●", "○", "–"}
+    assert sym.loc["ab-nDCG@10", "MissOverNon"] == "●" and sym.loc["S-RR", "Pri"] == "○"
+    ex = report.examples()
+    assert len(ex) == len(ax.PAPER_METRICS) * len(ax.AXIOMS)
+    cmp = report.compare()
+    assert set(zip(cmp.metric, cmp.axiom)) <= KNOWN_DISAGREEMENTS
+    r = report.result("S-Recall@10", "Pri")
+    assert r.satisfied is False and r.example is not None and not r.example.holds
+    assert "VIOLATED" in str(r) and "Q(swapped)" in str(r)
+
+
+def test_existential_witness_and_counterexample_structure():
+    w = ax.top_heav("ab-nDCG@10")
+    assert w.satisfied and w.quantifier == "exists" and w.example.holds
+    assert w.example.scores["one_on_top"] > w.example.scores["n_after_n"]
+    assert len(w.example.rankings["one_on_top"]) == 10          # n = k / 2 = 5: 2n items
+    c = ax.top_heav("S-RR")
+    assert c.satisfied is False and "unlisted" in c.message and not c.example.holds
+    frame = c.example.frame(max_rows=6)
+    assert len(frame) == 6 and list(frame.columns) == ["one_on_top", "n_after_n"]
+    s = ax.non_pri_sat_asp("a-nDCG@10")
+    assert s.satisfied and s.example.scores["swapped"] < s.example.scores["original"]
+
+
+def test_more_asp_ab_ndcg():
+    """αβ-nDCG's gain combines aspects by a noisy-or (Eq. 13), which is sub-additive: an item
+    showing two aspects is worth less than one showing a single aspect of (almost) the same total
+    weight. MoreAsp, which compares additive remaining interests, is then violated."""
+    aspects = {"j": ("g0", "g1", "g2"), "jp": ("g3",), "rel": ("g3",)}
+    ratings = {"j": 5.0, "jp": 5.0, "rel": 4.0}
+    weights = {"g0": 1, "g1": 5, "g2": 9, "g3": 14}     # j: 15/29 > j': 14/29
+    v = dv.score_lists([["j", "jp"], ["jp", "j"]], ratings, aspects, ["ab-nDCG@10", "EU", "RBU@10"],
+                       profile=weights)
+    assert v["ab-nDCG@10"][1] > v["ab-nDCG@10"][0]           # swapped (j' first) scores higher
+    assert v["EU"][1] < v["EU"][0] and v["RBU@10"][1] < v["RBU@10"][0]   # additive gains do not
+    # the gains at rank 1: 1 - prod(1 - .5 w) for j vs .5 w for j'
+    gj = 1 - math.prod(1 - 0.5 * w / 29 for w in (1, 5, 9))
+    assert gj < 0.5 * 14 / 29
+    found = ax.more_asp("ab-nDCG@10", max_examples=100, seed=0)
+    assert found.satisfied is False and not found.example.holds
+
+
+def test_zero_weight_domain_breaks_profile_weighted_metrics():
+    r = ax.pri("ab-nDCG@10", max_examples=60, zero_weights=True)
+    assert r.satisfied is False
+    assert min(r.example.scene.weights.values()) == 0
+    assert ax.pri("a-nDCG@10", max_examples=30, zero_weights=True).satisfied is True
+
+
+def test_accuracy_metrics_for_the_record():
+    assert ax.pri("nDCG@10", max_examples=30).satisfied is True
+    assert ax.deep("nDCG@10", max_examples=30).satisfied is True
+    assert ax.pri("P@10", max_examples=30).satisfied is False
+    assert ax.top_heav("RR@10").satisfied is True
+    assert ax.top_heav("nDCG@10").satisfied is False
+    assert ax.miss_over_non("ERR@10", max_examples=30).satisfied is False
+
+
+def test_not_applicable_and_bad_names():
+    r = ax.check("Deep", "ab-nDCG@3", max_examples=5)
+    assert r.satisfied is None and "cut-off" in r.message
+    with pytest.raises(InputError):
+        ax.check("Priority", "ab-nDCG@10")
+    with pytest.raises(InputError):
+        ax.check("Pri", "no-such-metric@10")
+    assert ax.check("pri", "ab-nDCG@5", max_examples=5).axiom == "Pri"
