@@ -200,8 +200,10 @@ def test_ranked_item_outside_the_universe_raises():
 
 def test_missing_context_and_bad_parameters():
     j = judged_of([(1, 0, 5), (1, 1, 1)], {1: [0, 1]})
-    with pytest.raises(InputError, match="needs train=, catalog="):
+    with pytest.raises(InputError, match="AllItems universe needs train=.* and catalog="):
         rm.metrics.parse("MCC@1")(j)
+    # the judged-items universe needs neither
+    assert np.isfinite(rm.metrics.parse("MCC@1(universe=judged)")(j)).all()
     with pytest.raises(InputError, match="universe must be one of"):
         rm.metrics.parse("MCC@1(universe=everything)")(j, train=EMPTY_TRAIN, catalog=[0, 1])
     with pytest.raises(InputError, match="lacks column"):

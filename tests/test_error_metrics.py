@@ -62,12 +62,19 @@ def test_bad_predictions_and_test_tables():
     nan = PRED.assign(prediction=[4.0, np.nan, 2.0, 4.0, 4.0, 1.0])
     with pytest.raises(InputError, match="prediction for user 1 item 11 is nan"):
         evaluate(["MAE"], pred=nan)
-    with pytest.raises(InputError, match="needs predictions=, test="):
+    with pytest.raises(InputError, match="needs predictions="):
         rm.evaluate(RUN, rm.Qrels(TEST), ["MAE"])
     with pytest.raises(InputError, match="must be a DataFrame"):
         evaluate(["MAE"], pred=[1, 2])
     with pytest.raises(InputError, match="rmax > rmin"):
         evaluate(["NMAE(rmin=5,rmax=5)"])
+
+
+def test_test_ratings_default_to_the_evaluated_qrels():
+    names = ["MAE", "MSE", "RMSE", "NMAE"]
+    implicit = rm.evaluate(RUN, rm.Qrels(TEST), names, users="all", predictions=PRED).per_user
+    explicit = rm.evaluate(RUN, rm.Qrels(TEST), names, users="all", predictions=PRED, test=TEST).per_user
+    pd.testing.assert_frame_equal(implicit, explicit)
 
 
 def test_user_without_test_ratings_raises():

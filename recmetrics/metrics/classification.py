@@ -404,7 +404,7 @@ def _conf(j, k, universe, train, catalog, check_k=True) -> tuple[Confusion, int,
     return _counts(j, kk, U), kk, U
 
 
-_CLS = dict(cutoff="required", params={"universe": "all"}, needs=_NEEDS, family="classification",
+_CLS = dict(cutoff="required", params={"universe": "all"}, optional=_NEEDS, family="classification",
             perfect=None)
 _SIGNED = dict(_CLS, params={"universe": "all", "unit": False}, bounds=(-1.0, 1.0))
 
@@ -458,7 +458,7 @@ def mcc(j, k, universe="all", unit=False, train=None, catalog=None):
     return _unit(mcc_of(_conf(j, k, universe, train, catalog)[0]), unit)
 
 
-@register("AUC", aliases=("roc_auc", "auroc"), cutoff="none", params={"universe": "all"}, needs=_NEEDS,
+@register("AUC", aliases=("roc_auc", "auroc"), cutoff="none", params={"universe": "all"}, optional=_NEEDS,
           family="classification", perfect=1.0,
           description="Area under the ROC curve of the whole list, unranked universe items tied behind it; 0.5 if undefined")
 def auc(j, k, universe="all", train=None, catalog=None):
@@ -466,7 +466,7 @@ def auc(j, k, universe="all", train=None, catalog=None):
     return auc_of(c, _discordant_in_list(j, kk, U))
 
 
-@register("LAUC", aliases=("limited_auc", "lauc"), cutoff="required", params={"universe": "all"}, needs=_NEEDS,
+@register("LAUC", aliases=("limited_auc", "lauc"), cutoff="required", params={"universe": "all"}, optional=_NEEDS,
           family="classification", perfect=None,
           description="Limited AUC@k (§5.2): ROC of the top k, then a straight line to (1, 1); 0.5 if undefined")
 def lauc(j, k, universe="all", train=None, catalog=None):
@@ -475,7 +475,7 @@ def lauc(j, k, universe="all", train=None, catalog=None):
 
 
 @register("BKTau", aliases=("boolean_kendall_tau", "bkt", "kendall_boolean"), cutoff="optional",
-          params={"universe": "all", "ordered": True, "unit": False}, needs=_NEEDS, family="classification",
+          params={"universe": "all", "ordered": True, "unit": False}, optional=_NEEDS, family="classification",
           bounds=(-1.0, 1.0), perfect=None,
           description="Boolean Kendall's tau-b of the (top-k) list's partial ranking vs relevant/irrelevant (§4.3)")
 def bktau(j, k, universe="all", ordered=True, unit=False, train=None, catalog=None):

@@ -641,7 +641,7 @@ def _cached_ideal(j, kind: str, params: tuple, k: int, compute, keep: tuple = ()
 
 @register("ab-nDCG", aliases=("abndcg", "alphabeta-nDCG", "alpha-beta-nDCG"),
           params={"alpha": 0.005, "beta": 0.5, "profile": "train", "max_rating": 0.0},
-          needs=("aspects", "train"), family="diversity", bounds=(0.0, math.inf), perfect=1.0,
+          needs=("aspects",), optional=("train",), family="diversity", bounds=(0.0, math.inf), perfect=1.0,
           description="αβ-nDCG@k (Parapar & Radlinski 2021, Eq. 4-16): rating- and redundancy-aware "
                       "aspect gain weighted by the user's aspect interest, greedy ideal")
 def ab_ndcg(j, k, alpha=0.005, beta=0.5, profile="train", max_rating=0.0, *, aspects, train):
@@ -766,7 +766,7 @@ def _err_grade(labels: np.ndarray, rmax: float) -> np.ndarray:
 
 
 @register("ERR-IA", aliases=("err_ia", "errIA"), params={"profile": "train", "max_rating": 0.0},
-          needs=("aspects", "train"), family="diversity", bounds=(0.0, 1.0), perfect=None,
+          needs=("aspects",), optional=("train",), family="diversity", bounds=(0.0, 1.0), perfect=None,
           description="Intent-aware ERR (Chapelle et al. 2009): Σ_φ γ_φ ERR_φ@k on aspect-conditional "
                       "ratings, stop probability (2^r-1)/2^r_max")
 def err_ia(j, k, profile="train", max_rating=0.0, *, aspects, train):
@@ -784,7 +784,7 @@ def err_ia(j, k, profile="train", max_rating=0.0, *, aspects, train):
 
 
 @register("P-IA", aliases=("p_ia", "precision-ia"), params={"profile": "train"},
-          needs=("aspects", "train"), family="diversity", cutoff="required", bounds=(0.0, 1.0),
+          needs=("aspects",), optional=("train",), family="diversity", cutoff="required", bounds=(0.0, 1.0),
           perfect=None,
           description="Intent-aware precision@k (Agrawal et al. 2009): Σ_φ γ_φ P@k_φ, P_φ counting "
                       "relevant items showing φ")
@@ -820,7 +820,7 @@ def _aspect_idcg(judgments: Judgments, k: int) -> np.ndarray:
 
 
 @register("nDCG-IA", aliases=("ndcg_ia", "ndcgIA"), params={"profile": "train"},
-          needs=("aspects", "train"), family="diversity", bounds=(0.0, 1.0), perfect=None,
+          needs=("aspects",), optional=("train",), family="diversity", bounds=(0.0, 1.0), perfect=None,
           description="Intent-aware nDCG@k (Agrawal et al. 2009): Σ_φ γ_φ nDCG@k_φ, rating as gain, "
                       "per-aspect ideal")
 def ndcg_ia(j, k, profile="train", *, aspects, train):
@@ -852,7 +852,7 @@ def _utility(j, k, idx, gamma, p, e, redundancy: float | None, rmax: float) -> n
 
 @register("EU", aliases=("expected-utility",), params={"alpha": 0.25, "e": 0.05, "p": 0.99,
                                                        "profile": "train", "max_rating": 0.0},
-          needs=("aspects", "train"), family="diversity", bounds=(-math.inf, 1.0), perfect=None,
+          needs=("aspects",), optional=("train",), family="diversity", bounds=(-math.inf, 1.0), perfect=None,
           description="Expected utility (Yang & Lad 2009, as in Amigó et al. 2018): rank-biased "
                       "aspect-weighted gain with (1-α·g) redundancy minus effort e per item")
 def expected_utility(j, k, alpha=0.25, e=0.05, p=0.99, profile="train", max_rating=0.0, *,
@@ -870,7 +870,7 @@ def expected_utility(j, k, alpha=0.25, e=0.05, p=0.99, profile="train", max_rati
 
 @register("RBU", aliases=("rank-biased-utility",), params={"e": 0.05, "p": 0.99, "profile": "train",
                                                             "max_rating": 0.0},
-          needs=("aspects", "train"), family="diversity", bounds=(-math.inf, 1.0), perfect=None,
+          needs=("aspects",), optional=("train",), family="diversity", bounds=(-math.inf, 1.0), perfect=None,
           description="Rank-biased utility (Amigó et al. 2018): RBP browsing, ERR-IA redundancy, "
                       "effort e per item")
 def rank_biased_utility(j, k, e=0.05, p=0.99, profile="train", max_rating=0.0, *, aspects, train):

@@ -8,10 +8,10 @@ predictor's predictions ``p(u, i)``:
 * ``RMSE = sqrt(MSE)``
 * ``NMAE = MAE / (r_max - r_min)`` (the width of the rating scale; Goldberg et al. 2001)
 
-Context. The kernels need ``predictions=`` (DataFrame ``user, item, prediction``) and ``test=``
-(the test ratings: DataFrame ``user, item, rating`` or a :class:`~recmetrics.data.qrels.Qrels`;
-``evaluate``'s own ``qrels`` argument is not handed to metric kernels, so pass it again), e.g.
-``rm.evaluate(run, qrels, ["RMSE", "MAE"], predictions=pred, test=test)``. The run is not used.
+Context. The kernels need ``predictions=`` (DataFrame ``user, item, prediction``); the test
+ratings are the judgments the run is evaluated against (``evaluate``'s ``qrels``) unless ``test=``
+(DataFrame ``user, item, rating`` or a :class:`~recmetrics.data.qrels.Qrels`) is given, e.g.
+``rm.evaluate(run, qrels, ["RMSE", "MAE"], predictions=pred)``. The run is not used.
 
 Missing predictions (parameter ``fill``):
 
@@ -37,17 +37,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, show
 from .registry import register
 
 FILL_SKIP = "skip"
 _CACHE_ATTR = "_error_metric_cache"
-
-
-def _show(v) -> str:
-    if hasattr(v, "item") and getattr(v, "ndim", 1) == 0:
-        v = v.item()
-    return repr(v)
 
 
 def _test_frame(test) -> pd.DataFrame:
@@ -61,7 +55,7 @@ def _test_frame(test) -> pd.DataFrame:
         raise InputError(f"test ratings lack column(s) {missing}; has {list(test.columns)}")
     if test.duplicated(["user", "item"]).any():
         i = int(np.flatnonzero(test.duplicated(["user", "item"]).to_numpy())[0])
-        raise InputError(f"test: user {_show(test['user'].iloc[i])} item {_show(test['item'].iloc[i])} "
+        raise InputError(f"test: user {show(test['user'].iloc[i])} item {show(test['item'].iloc[i])} "
                          f"is rated more than once (row {i})")
     return test
 
@@ -77,8 +71,8 @@ def _prediction_frame(predictions) -> pd.DataFrame:
     dup = predictions.duplicated(["user", "item"]).to_numpy()
     if dup.any():
         i = int(np.flatnonzero(dup)[0])
-        raise InputError(f"predictions: user {_show(predictions['user'].iloc[i])} item "
-                         f"{_show(predictions['item'].iloc[i])} is predicted more than once (row {i})")
+        raise InputError(f"predictions: user {show(predictions['user'].iloc[i])} item "
+                         f"{show(predictions['item'].iloc[i])} is predicted more than once (row {i})")
     return predictions
 
 
@@ -110,14 +104,14 @@ def prediction_errors(test, predictions, *, fill=None, users=None) -> pd.DataFra
     truth = pd.to_numeric(t["rating"], errors="coerce").to_numpy(dtype=np.float64)
     if not np.isfinite(truth).all():
         i = int(np.flatnonzero(~np.isfinite(truth))[0])
-        raise InputError(f"test rating of user {_show(t['user'].iloc[i])} item {_show(t['item'].iloc[i])} "
+        raise InputError(f"test rating of user {show(t['user'].iloc[i])} item {show(t['item'].iloc[i])} "
                          f"is not a finite number")
     pred_values = pd.to_numeric(p["prediction"], errors="coerce").to_numpy(dtype=np.float64)
     bad = ~np.isfinite(pred_values)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise InputError(f"prediction for user {_show(p['user'].iloc[i])} item {_show(p['item'].iloc[i])} is "
-                         f"{_show(p['prediction'].iloc[i])}; predictions must be finite numbers")
+        raise InputError(f"prediction for user {show(p['user'].iloc[i])} item {show(p['item'].iloc[i])} is "
+                         f"{show(p['prediction'].iloc[i])}; predictions must be finite numbers")
     # vectorised join: (user, item) -> prediction row through one MultiIndex lookup
     index = pd.MultiIndex.from_arrays([p["user"].to_numpy(), p["item"].to_numpy()])
     where = index.get_indexer(pd.MultiIndex.from_arrays([t["user"].to_numpy(), t["item"].to_numpy()]))
@@ -129,7 +123,7 @@ def prediction_errors(test, predictions, *, fill=None, users=None) -> pd.DataFra
         if fill is None:
             i = int(miss[0])
             raise InputError(
-                f"no prediction for user {_show(t['user'].iloc[i])} item {_show(t['item'].iloc[i])} "
+                f"no prediction for user {show(t['user'].iloc[i])} item {show(t['item'].iloc[i])} "
                 f"({len(miss)} of {len(t)} test ratings have none); predict every test pair, or pass "
                 f"fill=<number> or fill={FILL_SKIP} (e.g. 'RMSE(fill=3.5)')")
         if fill == FILL_SKIP:
@@ -145,7 +139,7 @@ def prediction_errors(test, predictions, *, fill=None, users=None) -> pd.DataFra
     s_sq = np.bincount(c, weights=err * err, minlength=n_users)
     if (n == 0).any():
         u = uniq[int(np.flatnonzero(n == 0)[0])]
-        raise InputError(f"user {_show(u)} has no prediction for any test rating (fill={FILL_SKIP} skipped "
+        raise InputError(f"user {show(u)} has no prediction for any test rating (fill={FILL_SKIP} skipped "
                          f"them all); cannot compute its error")
     with np.errstate(invalid="ignore", divide="ignore"):
         mae, mse = s_abs / n, s_sq / n
@@ -157,12 +151,13 @@ def prediction_errors(test, predictions, *, fill=None, users=None) -> pd.DataFra
     rows = out.index.get_indexer(users)
     if (rows < 0).any():
         u = users[int(np.flatnonzero(rows < 0)[0])]
-        raise InputError(f"user {_show(u)} has no test rating in test=; error metrics need at least one "
+        raise InputError(f"user {show(u)} has no test rating in test=; error metrics need at least one "
                          f"(user, item, rating) per evaluated user")
     return out.iloc[rows]
 
 
 def _per_user(j, predictions, test, fill) -> pd.DataFrame:
+    test = j.qrels if test is None else test
     """prediction_errors aligned with ``j.users``, cached on the judged object per (test, predictions, fill)."""
     cache = j.__dict__.setdefault(_CACHE_ATTR, {})
     key = (id(test), id(predictions), repr(fill))
@@ -174,7 +169,7 @@ def _per_user(j, predictions, test, fill) -> pd.DataFrame:
     return table
 
 
-_ERR = dict(cutoff="none", needs=("predictions", "test"), family="error", bounds=(0.0, np.inf), perfect=0.0)
+_ERR = dict(cutoff="none", needs=("predictions",), optional=("test",), family="error", bounds=(0.0, np.inf), perfect=0.0)
 
 
 @register("MAE", aliases=("mean_absolute_error",), params={"fill": None}, **_ERR,
@@ -201,7 +196,7 @@ def nmae(j, k, fill=None, rmin=None, rmax=None, predictions=None, test=None):
     table = _per_user(j, predictions, test, fill)
     hi = float(j.max_rating if rmax is None else rmax)
     if rmin is None:
-        lo = float(pd.to_numeric(_test_frame(test)["rating"], errors="coerce").min())
+        lo = float(pd.to_numeric(_test_frame(j.qrels if test is None else test)["rating"], errors="coerce").min())
     else:
         lo = float(rmin)
     if not (np.isfinite(lo) and np.isfinite(hi)) or hi <= lo:

@@ -31,7 +31,9 @@ class MetricDef:
     family: str = "ranking"
     trec_eval: str | None = None           # the trec_eval measure it equals (parity-tested)
     needs: tuple[str, ...] = ()            # context the kernel needs besides the judged matrix, e.g.
-                                           # ("aspects",) or ("train",): passed by evaluate(..., **context)
+                                           # ("aspects",): passed by evaluate(..., **context)
+    optional: tuple[str, ...] = ()         # context passed when given (None otherwise); the kernel says
+                                           # when its parameters make it necessary (e.g. profile=train)
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,9 @@ class MetricSpec:
         if missing:
             raise InputError(f"metric {self} needs {', '.join(f'{n}=' for n in missing)} "
                              f"(pass it to evaluate(), e.g. evaluate(run, qrels, metrics, {missing[0]}=...))")
-        return d.fn(judged, self.k, **dict(self.params), **{n: context[n] for n in d.needs})
+        given = {n: context[n] for n in d.needs}
+        given.update({n: context.get(n) for n in d.optional})
+        return d.fn(judged, self.k, **dict(self.params), **given)
 
     @property
     def kwargs(self) -> dict:
