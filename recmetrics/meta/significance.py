@@ -61,6 +61,27 @@ def _alternative(alternative: str) -> str:
     return alternative
 
 
+def _paired(a, b, axis: int, name: str, alternative: str, compute) -> TestResult:
+    """Run ``compute(d) -> (statistic, pvalue)`` on the rows of paired differences ``a - b`` taken
+    along ``axis``; rows whose differences are all zero get statistic 0 and p = 1."""
+    a, b = _pair(a, b, axis)
+    d = np.moveaxis(a - b, axis, -1)
+    flat = d.reshape(-1, d.shape[-1])
+    informative = np.any(flat != 0, axis=1)
+    stat = np.zeros(len(flat))
+    p = np.ones(len(flat))
+    if informative.any():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", category=RuntimeWarning)
+            warnings.simplefilter("ignore", category=UserWarning)
+            stat[informative], pvalue = compute(flat[informative])
+        p[informative] = np.nan_to_num(pvalue, nan=1.0)
+    shape = d.shape[:-1]
+    if shape == ():
+        return TestResult(float(stat[0]), float(p[0]), name, alternative)
+    return TestResult(stat.reshape(shape), p.reshape(shape), name, alternative)
+
+
 def wilcoxon(a, b, alternative: str = "two-sided", *, zero_method: str = "wilcox", axis: int = -1) -> TestResult:
     """Wilcoxon signed-rank test on the paired differences ``a - b`` (scipy.stats.wilcoxon).
 
@@ -71,23 +92,12 @@ def wilcoxon(a, b, alternative: str = "two-sided", *, zero_method: str = "wilcox
     from scipy import stats
 
     alternative = _alternative(alternative)
-    a, b = _pair(a, b, axis)
-    d = np.moveaxis(a - b, axis, -1)
-    flat = d.reshape(-1, d.shape[-1])
-    allzero = ~np.any(flat != 0, axis=1)
-    stat = np.zeros(len(flat))
-    p = np.ones(len(flat))
-    if (~allzero).any():
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", category=RuntimeWarning)
-            warnings.simplefilter("ignore", category=UserWarning)
-            res = stats.wilcoxon(flat[~allzero], zero_method=zero_method, alternative=alternative, axis=1)
-        stat[~allzero] = res.statistic
-        p[~allzero] = res.pvalue
-    shape = d.shape[:-1]
-    if shape == ():
-        return TestResult(float(stat[0]), float(p[0]), "wilcoxon", alternative)
-    return TestResult(stat.reshape(shape), p.reshape(shape), "wilcoxon", alternative)
+
+    def compute(d):
+        res = stats.wilcoxon(d, zero_method=zero_method, alternative=alternative, axis=1)
+        return res.statistic, res.pvalue
+
+    return _paired(a, b, axis, "wilcoxon", alternative, compute)
 
 
 def paired_t(a, b, alternative: str = "two-sided", *, axis: int = -1) -> TestResult:
@@ -95,22 +105,12 @@ def paired_t(a, b, alternative: str = "two-sided", *, axis: int = -1) -> TestRes
     from scipy import stats
 
     alternative = _alternative(alternative)
-    a, b = _pair(a, b, axis)
-    d = np.moveaxis(a - b, axis, -1)
-    flat = d.reshape(-1, d.shape[-1])
-    allzero = ~np.any(flat != 0, axis=1)
-    stat = np.zeros(len(flat))
-    p = np.ones(len(flat))
-    if (~allzero).any():
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", category=RuntimeWarning)
-            res = stats.ttest_1samp(flat[~allzero], 0.0, alternative=alternative, axis=1)
-        stat[~allzero] = res.statistic
-        p[~allzero] = np.nan_to_num(res.pvalue, nan=1.0)
-    shape = d.shape[:-1]
-    if shape == ():
-        return TestResult(float(stat[0]), float(p[0]), "t", alternative)
-    return TestResult(stat.reshape(shape), p.reshape(shape), "t", alternative)
+
+    def compute(d):
+        res = stats.ttest_1samp(d, 0.0, alternative=alternative, axis=1)
+        return res.statistic, res.pvalue
+
+    return _paired(a, b, axis, "t", alternative, compute)
 
 
 def paired_test(a, b, test: str = "wilcoxon", alternative: str = "two-sided", **kw) -> TestResult:
