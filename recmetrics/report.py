@@ -204,11 +204,9 @@ def default_notebooks_dir() -> Path:
 
 def js_cache_dir() -> Path:
     """Where npm tarballs are cached (``$RECMETRICS_JS_CACHE`` or the XDG cache)."""
-    env = os.environ.get("RECMETRICS_JS_CACHE")
-    if env:
-        return Path(env).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "recmetrics" / "js"
+    from .cache import cache_dir
+
+    return cache_dir("js", "RECMETRICS_JS_CACHE")
 
 
 def _log_default(msg: str) -> None:

@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from . import __version__
+from .cache import cache_dir
 from .data.qrels import Qrels
 from .data.run import Run
 from .errors import InputError
@@ -48,11 +49,7 @@ _FORMAT = 1
 # ------------------------------------------------------------------------------------ cache
 def default_cache_dir() -> Path:
     """``$RECMETRICS_CACHE``, else ``$XDG_CACHE_HOME/recmetrics/runs``, else ``~/.cache/recmetrics/runs``."""
-    env = os.environ.get("RECMETRICS_CACHE")
-    if env:
-        return Path(env).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "recmetrics" / "runs"
+    return cache_dir("runs", "RECMETRICS_CACHE")
 
 
 def _frame_of(ratings: Any) -> pd.DataFrame:
