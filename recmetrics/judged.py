@@ -35,10 +35,6 @@ class Hits:
     cols: np.ndarray   # 0-based rank
     vals: np.ndarray   # rating
 
-    def restrict(self, k: int) -> "Hits":
-        keep = self.cols < k
-        return Hits(self.rows[keep], self.cols[keep], self.vals[keep])
-
 
 def exclusive_cumsum_by_row(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """For values sorted by row: the sum of the earlier values of the same row."""
@@ -97,10 +93,6 @@ class Judged:
         return np.bincount(self.hits.rows[mask], weights=weights[mask] if np.ndim(weights) else None,
                            minlength=len(self)).astype(np.float64)
 
-    def ideal(self, k: int | None = None) -> np.ndarray:
-        """(n, min(k, max judged)) the users' judged ratings sorted descending (0-padded)."""
-        return self.qrels.ideal_gains(self.users, width=k)
-
     def ideal_dcg(self, k: int | None) -> np.ndarray:
         """DCG of the ideal ranking of all the user's judgments, truncated at ``k`` (None: all)."""
         return self.qrels.ideal_dcg(self.users, k)
@@ -124,28 +116,8 @@ class Judged:
         return out
 
     @cached_property
-    def retrieved(self) -> np.ndarray:
-        return np.arange(self.depth)[None, :] < self.lengths[:, None]
-
-    @cached_property
     def rel(self) -> np.ndarray:
         return self.labels >= self.threshold  # NaN compares False
-
-    @cached_property
-    def nonrel(self) -> np.ndarray:
-        return self.labels < self.threshold
-
-    @cached_property
-    def cum_rel(self) -> np.ndarray:
-        return np.cumsum(self.rel, axis=1)
-
-    @cached_property
-    def cum_nonrel(self) -> np.ndarray:
-        return np.cumsum(self.nonrel, axis=1)
-
-    @cached_property
-    def gains(self) -> np.ndarray:
-        return np.nan_to_num(self.labels, nan=0.0)
 
 
 def _eval_users(qrels: Qrels, users) -> np.ndarray:

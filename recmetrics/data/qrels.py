@@ -6,7 +6,6 @@ user did not rate are unjudged. Graded metrics use the rating itself as the gain
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -173,13 +172,6 @@ class Qrels:
         self.__dict__["_entries_memo"] = (key, out)
         return out
 
-    def ideal_gains(self, users: np.ndarray, width: int | None = None) -> np.ndarray:
-        """Per-user judged ratings sorted descending, zero-padded: shape (n_users, min(width, max judged))."""
-        rows, offs, src, n = self._gather(users, width)
-        out = np.zeros((len(users), max(int(n.max()) if len(n) else 0, 1)))
-        out[rows, offs] = self._desc[src]
-        return out
-
     def ideal_dcg(self, users: np.ndarray, k: int | None = None) -> np.ndarray:
         """DCG of each user's ideal ranking (all judgments, rating as gain) truncated at ``k``."""
         memo = self.__dict__.setdefault("_idcg_memo", {})
@@ -194,9 +186,3 @@ class Qrels:
         """Align a per-qrels-user vector (e.g. :attr:`n_relevant`) to ``users`` (0 where unknown)."""
         u = self.user_index.get_indexer(users)
         return np.where(u >= 0, values[np.maximum(u, 0)], 0)
-
-    def items_of(self, user: Any) -> pd.Series:
-        """The judged items of one user with their ratings."""
-        u = self.user_index.get_loc(user)
-        sel = self._ucodes == u
-        return pd.Series(self._ratings[sel], index=self.item_index.to_numpy()[self._icodes[sel]], name="rating")
