@@ -71,3 +71,43 @@ def test_recall_non_decreasing_in_cutoff(case):
     qrels_df, lists = case
     per_user = scores(qrels_df, lists, [f"Recall@{k}" for k in range(1, 12)])
     assert (np.diff(per_user.to_numpy(), axis=1) >= -1e-15).all()
+
+
+def _context(qrels_df, lists, rnd):
+    """Everything any registered metric may need, for a generated case."""
+    items = sorted(set(qrels_df.item) | {i for v in lists.values() for i in v})
+    aspects = pd.Series({i: tuple(a for a in "abc" if rnd.random() < 0.5) for i in items})
+    train = pd.DataFrame({"user": list(lists), "item": [10_000 + u for u in lists], "rating": 4.0})
+    predictions = qrels_df[["user", "item"]].assign(prediction=[rnd.uniform(1, 5) for _ in range(len(qrels_df))])
+    spare = list(range(20_000, 20_010))  # unrated items: every universe holds a top-5 list
+    return dict(aspects=aspects, train=train, catalog=items + list(train.item) + spare, predictions=predictions)
+
+
+def _every_metric(k=5):
+    # NMAE's scale defaults to the ratings present, which a tiny case may collapse to one value
+    params = {"NMAE": "(rmin=1,rmax=5)"}
+    names = []
+    for name in rm.metrics.names():
+        mode, p = rm.metrics.get(name).cutoff, params.get(name, "")
+        names += {"required": [f"{name}@{k}{p}"], "optional": [f"{name}{p}", f"{name}@{k}{p}"],
+                  "none": [f"{name}{p}"]}[mode]
+    return names
+
+
+@settings(max_examples=25, deadline=None)
+@given(cases(), st.randoms(use_true_random=False))
+def test_every_registered_metric_stays_in_its_documented_range(case, rnd):
+    import warnings
+
+    qrels_df, lists = case
+    names = _every_metric()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # e.g. users whose profile shows no aspect
+        per_user = rm.evaluate(rm.Run.from_lists(lists), rm.Qrels(qrels_df), names, users="all",
+                               **_context(qrels_df, lists, rnd)).per_user
+    assert len(per_user.columns) == len(names) == len(set(names))
+    for name in per_user:
+        lo, hi = rm.metrics.parse(name).definition.bounds
+        values = per_user[name].to_numpy()
+        assert np.isfinite(values).all(), name
+        assert ((values >= lo - 1e-12) & (values <= hi + 1e-12)).all(), (name, values)

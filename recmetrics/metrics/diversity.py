@@ -350,7 +350,7 @@ def judgments_from_qrels(qrels, users, aspects) -> Judgments:
     ratings = frame["rating"].to_numpy(dtype=np.float64)[keep]
     order = np.lexsort((trec_tie_order(items), row)) if len(items) else np.zeros(0, dtype=np.int64)
     return Judgments(row[order].astype(np.int64), items[order], ratings[order],
-                     idx.lookup(items[order]).reshape(-1, idx.n_aspects), len(users))
+                     idx.lookup(items[order]).reshape(len(order), idx.n_aspects), len(users))
 
 
 def judgments_of(judged, aspects) -> Judgments:

@@ -25,7 +25,7 @@ def _count_rel(j, k: int) -> np.ndarray:
     return j.per_user(1.0, j.hit_rel & (j.hits.cols < k))
 
 
-@register("P", cutoff="required", aliases=("precision", "prec"), trec_eval="P_k",
+@register("P", cutoff="required", aliases=("precision", "prec"), trec_eval="P_k", perfect=None,
           description="Precision@k: relevant items in the top k divided by k (Eq. 1)")
 def precision(j, k):
     k = j.cut(k)
@@ -39,7 +39,7 @@ def recall(j, k):
     return _safe_div(_count_rel(j, k), j.n_rel)
 
 
-@register("F1", cutoff="required", aliases=("f", "f-measure", "fmeasure"),
+@register("F1", cutoff="required", aliases=("f", "f-measure", "fmeasure"), perfect=None,
           description="F1@k: harmonic mean of P@k and Recall@k, 0 when both are 0 (Eq. 3)")
 def f1(j, k):
     p, r = precision(j, k), recall(j, k)
@@ -79,7 +79,7 @@ def reciprocal_rank(j, k):
     return j.per_user(1.0 / (j.hits.cols + 1.0), sel)
 
 
-@register("ERR", params={"max_rating": 0.0},
+@register("ERR", params={"max_rating": 0.0}, perfect=None,
           description="Expected reciprocal rank (Chapelle et al. 2009) with gain (2^r - 1) / 2^r_max (Eq. 7-8)")
 def expected_reciprocal_rank(j, k, max_rating=0.0):
     """max_rating = 0 means the qrels' r_max (the maximum rating of the dataset). Unjudged items

@@ -26,7 +26,8 @@ class MetricDef:
     cutoff: str = "optional"               # "required" | "optional" | "none"
     params: dict = field(default_factory=dict)   # name -> default (its type is the param's type)
     bounds: tuple[float, float] = (0.0, 1.0)
-    perfect: float | None = 1.0            # value of a perfect ranking, when the metric promises one
+    perfect: float | None = 1.0            # value of a perfect ranking (all judged items by rating, no
+                                           # cut-off truncating the relevant ones), if the metric promises one
     description: str = ""
     family: str = "ranking"
     trec_eval: str | None = None           # the trec_eval measure it equals (parity-tested)
