@@ -21,6 +21,13 @@ def test_duplicate_item_in_a_users_list():
         rm.Run.from_frame(frame)
 
 
+def test_duplicate_users_and_score_columns():
+    with pytest.raises(InputError, match="user 1 appears twice in run"):
+        rm.Run(np.array([1, 1]), np.array([[10], [11]]), np.array([1, 1]))
+    with pytest.raises(InputError, match="item 5 labels two score columns"):
+        rm.Run.from_scores(np.ones((1, 3)), [1], [4, 5, 5], n=2)
+
+
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
 def test_nan_and_inf_scores(bad):
     frame = pd.DataFrame({"user": [1, 1], "item": [5, 6], "score": [1.0, bad]})

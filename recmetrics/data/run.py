@@ -96,8 +96,9 @@ class Run:
                 f"Run items must be a (n_users, depth) matrix with one row per user; "
                 f"got shape {self.items.shape} for {len(self.users)} users"
             )
-        if pd.Index(self.users).has_duplicates:
-            dup = pd.Index(self.users)[pd.Index(self.users).duplicated()][0]
+        index = self.user_index  # cached: judging looks users up through it
+        if index.has_duplicates:
+            dup = index[index.duplicated()][0]
             raise InputError(f"user {show(dup)} appears twice in run {self.name!r}; one list per user expected")
 
     # ----------------------------------------------------------------- constructors
@@ -200,6 +201,10 @@ class Run:
         users = np.asarray(list(users) if not isinstance(users, np.ndarray) else users)
         items = np.asarray(list(items) if not isinstance(items, np.ndarray) else items)
         scores = np.asarray(scores, dtype=np.float64)
+        columns = pd.Index(items)
+        if columns.has_duplicates:
+            raise InputError(f"item {show(columns[columns.duplicated()][0])} labels two score columns; "
+                             "item ids must be unique")
         if scores.shape != (len(users), len(items)):
             raise InputError(f"score matrix has shape {scores.shape}; expected ({len(users)}, {len(items)})")
         _check_finite(np.where(np.isneginf(scores), 0.0, scores),
