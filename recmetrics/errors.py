@@ -38,3 +38,12 @@ def show(value) -> str:
     if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
         value = value.item()
     return repr(value)
+
+
+def require_columns(frame, columns, what: str, verb: str = "lacks") -> None:
+    """Raise :class:`InputError` naming the ``columns`` that ``frame`` lacks (``what`` names the table;
+    ``verb="lack"`` for a plural name such as "predictions")."""
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise InputError(f"{what} {verb} column(s) {missing}; has {list(frame.columns)} "
+                         f"(expected {', '.join(map(str, columns))})")

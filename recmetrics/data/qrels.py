@@ -10,7 +10,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from ..errors import show, InputError
+from ..errors import show, InputError, require_columns
 
 
 def _validate_ratings(frame: pd.DataFrame, what: str) -> np.ndarray:
@@ -42,9 +42,7 @@ class Qrels:
 
     def __init__(self, ratings: pd.DataFrame, threshold: float = 4.0, max_rating: float | None = None,
                  *, user_col: str = "user", item_col: str = "item", rating_col: str = "rating"):
-        missing = [c for c in (user_col, item_col, rating_col) if c not in ratings.columns]
-        if missing:
-            raise InputError(f"qrels table lacks column(s) {missing}; has {list(ratings.columns)}")
+        require_columns(ratings, (user_col, item_col, rating_col), "qrels table")
         frame = ratings[[user_col, item_col, rating_col]]
         frame.columns = ["user", "item", "rating"]
         if frame.empty:

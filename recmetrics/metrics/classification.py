@@ -91,7 +91,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, require_columns
 from . import ranking as _ranking
 from .registry import register
 
@@ -141,9 +141,7 @@ def _all_items_universe(j, train, catalog) -> Universe:
                          "catalog= (every item id); or use universe=judged")
     if not isinstance(train, pd.DataFrame):
         raise InputError(f"train must be a DataFrame with columns user, item; got {type(train).__name__}")
-    missing = [c for c in ("user", "item") if c not in train.columns]
-    if missing:
-        raise InputError(f"train lacks column(s) {missing}; has {list(train.columns)}")
+    require_columns(train, ("user", "item"), "train")
     cat = pd.Index(pd.unique(np.asarray(catalog).ravel()))
     if len(cat) == 0:
         raise InputError("catalog is empty: pass the ids of every item that can be recommended")

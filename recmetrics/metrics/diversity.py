@@ -92,7 +92,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, show
+from ..errors import InputError, show, require_columns
 from .registry import register
 
 PROFILES = ("train", "test", "uniform")
@@ -434,9 +434,7 @@ def profile_weights(users, aspects, profile: str = "train", *, train=None,
         if not isinstance(train, pd.DataFrame):
             raise InputError(f"profile='train' needs the training ratings as a DataFrame (user, item, "
                              f"rating), got {type(train).__name__}")
-        missing = [col for col in ("user", "item", "rating") if col not in train.columns]
-        if missing:
-            raise InputError(f"train lacks column(s) {missing}; has {list(train.columns)}")
+        require_columns(train, ("user", "item", "rating"), "train")
         rows = pd.Index(users).get_indexer(train["user"].to_numpy())
         keep = rows >= 0
         ratings = pd.to_numeric(train["rating"], errors="coerce").to_numpy(dtype=np.float64)[keep]
@@ -639,6 +637,15 @@ def _cached_ideal(j, kind: str, params: tuple, k: int, compute, keep: tuple = ()
     return _IDEAL_CACHE.put(key, (qrels, keep), compute())
 
 
+def _profiled_lists(j, k, profile, aspects, train, name):
+    """What the profile-weighted kernels share: the checked profile, the aspect index, the judged
+    lists cut at ``k`` (``k, valid, labels``) and the users' aspect weights γ."""
+    profile = _check_profile(profile, name)
+    idx = aspect_index(aspects)
+    k, valid, labels = _run_arrays(j, k)
+    return profile, idx, k, valid, labels, aspect_weights(j, idx, train, profile)
+
+
 @register("ab-nDCG", aliases=("abndcg", "alphabeta-nDCG", "alpha-beta-nDCG"),
           params={"alpha": 0.005, "beta": 0.5, "profile": "train", "max_rating": 0.0},
           needs=("aspects",), optional=("train",), family="diversity", bounds=(0.0, math.inf), perfect=1.0,
@@ -648,11 +655,8 @@ def ab_ndcg(j, k, alpha=0.005, beta=0.5, profile="train", max_rating=0.0, *, asp
     name = "ab-nDCG"
     alpha = _check_unit("alpha", alpha, name)
     beta = _check_unit("beta", beta, name)
-    profile = _check_profile(profile, name)
     rmax = _rmax(j, max_rating, name)
-    idx = aspect_index(aspects)
-    k, valid, labels = _run_arrays(j, k)
-    gamma = aspect_weights(j, idx, train, profile)
+    profile, idx, k, valid, labels, gamma = _profiled_lists(j, k, profile, aspects, train, name)
     dcg = ab_gains(j.items[:, :k], labels, valid, gamma, alpha, beta, rmax, idx) @ discount(k)
     idcg = _cached_ideal(
         j, "ab", (id(idx), profile, id(train) if profile == "train" else None, alpha, beta, rmax), k,
@@ -771,11 +775,8 @@ def _err_grade(labels: np.ndarray, rmax: float) -> np.ndarray:
                       "ratings, stop probability (2^r-1)/2^r_max")
 def err_ia(j, k, profile="train", max_rating=0.0, *, aspects, train):
     name = "ERR-IA"
-    profile = _check_profile(profile, name)
     rmax = _rmax(j, max_rating, name)
-    idx = aspect_index(aspects)
-    k, valid, labels = _run_arrays(j, k)
-    gamma = aspect_weights(j, idx, train, profile)
+    _, idx, k, valid, labels, gamma = _profiled_lists(j, k, profile, aspects, train, name)
     pairs = list_pairs(j.items[:, :k], valid, idx)
     R = _err_grade(labels, rmax).ravel()[pairs.flat]
     w = gamma[pairs.flat // k, pairs.aspect] if len(pairs.flat) else np.zeros(0)
@@ -789,11 +790,8 @@ def err_ia(j, k, profile="train", max_rating=0.0, *, aspects, train):
           description="Intent-aware precision@k (Agrawal et al. 2009): Σ_φ γ_φ P@k_φ, P_φ counting "
                       "relevant items showing φ")
 def p_ia(j, k, profile="train", *, aspects, train):
-    profile = _check_profile(profile, "P-IA")
-    idx = aspect_index(aspects)
-    k, valid, labels = _run_arrays(j, k)
+    _, idx, k, valid, labels, gamma = _profiled_lists(j, k, profile, aspects, train, "P-IA")
     member = _run_member(j, k, valid, idx)
-    gamma = aspect_weights(j, idx, train, profile)
     rel = valid & (labels >= j.threshold)
     hits = (member & rel[..., None]).sum(axis=1)   # (n, c)
     return (hits * gamma).sum(axis=1) / k
@@ -824,11 +822,8 @@ def _aspect_idcg(judgments: Judgments, k: int) -> np.ndarray:
           description="Intent-aware nDCG@k (Agrawal et al. 2009): Σ_φ γ_φ nDCG@k_φ, rating as gain, "
                       "per-aspect ideal")
 def ndcg_ia(j, k, profile="train", *, aspects, train):
-    profile = _check_profile(profile, "nDCG-IA")
-    idx = aspect_index(aspects)
-    k, valid, labels = _run_arrays(j, k)
+    _, idx, k, valid, labels, gamma = _profiled_lists(j, k, profile, aspects, train, "nDCG-IA")
     member = _run_member(j, k, valid, idx)
-    gamma = aspect_weights(j, idx, train, profile)
     g = np.where(valid, np.nan_to_num(labels), 0.0)
     g = np.where(g > 0, g, 0.0)
     dcg = np.einsum("rkc,rk,k->rc", member, g, discount(k))

@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, show
+from ..errors import InputError, require_columns, show
 from .registry import register
 
 FILL_SKIP = "skip"
@@ -50,9 +50,7 @@ def _test_frame(test) -> pd.DataFrame:
     if not isinstance(test, pd.DataFrame):
         raise InputError(f"test must be a DataFrame with columns user, item, rating (or a Qrels); "
                          f"got {type(test).__name__}")
-    missing = [c for c in ("user", "item", "rating") if c not in test.columns]
-    if missing:
-        raise InputError(f"test ratings lack column(s) {missing}; has {list(test.columns)}")
+    require_columns(test, ("user", "item", "rating"), "test ratings", verb="lack")
     if test.duplicated(["user", "item"]).any():
         i = int(np.flatnonzero(test.duplicated(["user", "item"]).to_numpy())[0])
         raise InputError(f"test: user {show(test['user'].iloc[i])} item {show(test['item'].iloc[i])} "
@@ -64,10 +62,7 @@ def _prediction_frame(predictions) -> pd.DataFrame:
     if not isinstance(predictions, pd.DataFrame):
         raise InputError(f"predictions must be a DataFrame with columns user, item, prediction; "
                          f"got {type(predictions).__name__}")
-    missing = [c for c in ("user", "item", "prediction") if c not in predictions.columns]
-    if missing:
-        raise InputError(f"predictions lack column(s) {missing}; has {list(predictions.columns)} "
-                         f"(expected user, item, prediction)")
+    require_columns(predictions, ("user", "item", "prediction"), "predictions", verb="lack")
     dup = predictions.duplicated(["user", "item"]).to_numpy()
     if dup.any():
         i = int(np.flatnonzero(dup)[0])

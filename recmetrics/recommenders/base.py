@@ -21,7 +21,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ..data.run import Run
-from ..errors import show, InputError
+from ..errors import show, InputError, require_columns
 
 
 class Recommender:
@@ -32,9 +32,7 @@ class Recommender:
     chunk: int = 1024  # users scored at once (bounds memory at chunk * n_items floats)
 
     def fit(self, train: pd.DataFrame) -> "Recommender":
-        missing = [c for c in ("user", "item", "rating") if c not in train.columns]
-        if missing:
-            raise InputError(f"{self.name}: training table lacks column(s) {missing}; has {list(train.columns)}")
+        require_columns(train, ("user", "item", "rating"), f"{self.name}: training table")
         if len(train) == 0:
             raise InputError(f"{self.name}: the training set is empty; nothing to fit")
         ucodes, users = pd.factorize(train["user"].to_numpy(), sort=True)
