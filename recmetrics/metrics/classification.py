@@ -93,6 +93,7 @@ import pandas as pd
 
 from ..errors import InputError, require_columns
 from . import ranking as _ranking
+from .ranking import safe_div
 from .registry import register
 
 UNIVERSES = ("all", "judged")
@@ -245,11 +246,6 @@ def _discordant_in_list(j, kk: int, U: Universe) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------ functions of counts
-def _ratio(num, den) -> np.ndarray:
-    num = np.asarray(num, dtype=np.float64)
-    den = np.asarray(den, dtype=np.float64)
-    return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den > 0)
-
 
 def _f(c: Confusion):
     return tuple(np.asarray(x, dtype=np.float64) for x in c)
@@ -257,32 +253,32 @@ def _f(c: Confusion):
 
 def precision_of(c: Confusion) -> np.ndarray:
     """tp / (tp + fp); 0 when nothing is recommended."""
-    return _ratio(c.tp, c.tp + c.fp)
+    return safe_div(c.tp, c.tp + c.fp)
 
 
 def recall_of(c: Confusion) -> np.ndarray:
     """tp / (tp + fn); 0 when the user has no relevant item."""
-    return _ratio(c.tp, c.tp + c.fn)
+    return safe_div(c.tp, c.tp + c.fn)
 
 
 def fallout_of(c: Confusion) -> np.ndarray:
     """fp / (fp + tn); 0 when the universe has no irrelevant item."""
-    return _ratio(c.fp, c.fp + c.tn)
+    return safe_div(c.fp, c.fp + c.tn)
 
 
 def miss_rate_of(c: Confusion) -> np.ndarray:
     """fn / (tp + fn); 0 when the user has no relevant item."""
-    return _ratio(c.fn, c.tp + c.fn)
+    return safe_div(c.fn, c.tp + c.fn)
 
 
 def inverse_precision_of(c: Confusion) -> np.ndarray:
     """tn / (fn + tn); 0 when the whole universe is recommended."""
-    return _ratio(c.tn, c.fn + c.tn)
+    return safe_div(c.tn, c.fn + c.tn)
 
 
 def inverse_recall_of(c: Confusion) -> np.ndarray:
     """tn / (fp + tn); 0 when the universe has no irrelevant item."""
-    return _ratio(c.tn, c.fp + c.tn)
+    return safe_div(c.tn, c.fp + c.tn)
 
 
 def f_beta(p, r, beta: float = 1.0) -> np.ndarray:
@@ -292,7 +288,7 @@ def f_beta(p, r, beta: float = 1.0) -> np.ndarray:
     p = np.asarray(p, dtype=np.float64)
     r = np.asarray(r, dtype=np.float64)
     b2 = beta * beta
-    return _ratio((1 + b2) * p * r, b2 * p + r)
+    return safe_div((1 + b2) * p * r, b2 * p + r)
 
 
 def _det(c: Confusion) -> np.ndarray:
@@ -303,20 +299,20 @@ def _det(c: Confusion) -> np.ndarray:
 def markedness_of(c: Confusion) -> np.ndarray:
     """precision + inverse precision - 1; 0 when nothing or everything is recommended."""
     tp, fp, fn, tn = _f(c)
-    return _ratio(_det(c), (tp + fp) * (fn + tn))
+    return safe_div(_det(c), (tp + fp) * (fn + tn))
 
 
 def informedness_of(c: Confusion) -> np.ndarray:
     """recall + inverse recall - 1; 0 when the user has no relevant or no irrelevant item."""
     tp, fp, fn, tn = _f(c)
-    return _ratio(_det(c), (tp + fn) * (fp + tn))
+    return safe_div(_det(c), (tp + fn) * (fp + tn))
 
 
 def mcc_of(c: Confusion) -> np.ndarray:
     """Matthews correlation; 0 when a marginal of the table is 0."""
     tp, fp, fn, tn = _f(c)
     den = np.sqrt((tp + fp) * (fn + tn) * (tp + fn) * (fp + tn))
-    return np.clip(_ratio(_det(c), den), -1.0, 1.0)
+    return np.clip(safe_div(_det(c), den), -1.0, 1.0)
 
 
 def auc_of(c: Confusion, discordant: np.ndarray) -> np.ndarray:
@@ -326,7 +322,7 @@ def auc_of(c: Confusion, discordant: np.ndarray) -> np.ndarray:
     tp, fp, fn, tn = _f(c)
     pairs = (tp + fn) * (fp + tn)
     concordant = tp * fp - discordant + tp * tn
-    auc = _ratio(concordant + 0.5 * fn * tn, pairs)
+    auc = safe_div(concordant + 0.5 * fn * tn, pairs)
     return np.where(pairs > 0, auc, 0.5)
 
 
@@ -345,7 +341,7 @@ def bktau_of(c: Confusion, discordant: np.ndarray | None = None) -> np.ndarray:
     else:
         diff = tp * fp + tp * tn - 2 * discordant - fn * fp
     den = np.sqrt(np.maximum(pairs - tied_sigma, 0.0) * (tp + fn) * (fp + tn))
-    return np.clip(_ratio(diff, den), -1.0, 1.0)
+    return np.clip(safe_div(diff, den), -1.0, 1.0)
 
 
 def rates(c: Confusion, beta: float = 1.0) -> pd.DataFrame:

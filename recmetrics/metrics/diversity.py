@@ -93,6 +93,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, show, require_columns
+from .ranking import safe_div
 from .registry import register
 
 PROFILES = ("train", "test", "uniform")
@@ -662,7 +663,7 @@ def ab_ndcg(j, k, alpha=0.005, beta=0.5, profile="train", max_rating=0.0, *, asp
         j, "ab", (id(idx), profile, id(train) if profile == "train" else None, alpha, beta, rmax), k,
         lambda: ab_ideal_gains(judgments_of(j, idx), gamma, alpha, beta, rmax, k),
         keep=(idx, train)) @ discount(k)
-    return np.divide(dcg, idcg, out=np.zeros(len(dcg)), where=idcg > 0)
+    return safe_div(dcg, idcg)
 
 
 # ------------------------------------------------------------------------------------------
@@ -700,7 +701,7 @@ def alpha_ndcg(j, k, alpha=0.5, max_rating=0.0, *, aspects):
     idcg = _cached_ideal(j, "alpha", (id(idx), alpha, rmax), k,
                          lambda: alpha_ideal_gains(judgments_of(j, idx), alpha, rmax, k),
                          keep=(idx,)) @ discount(k)
-    return np.divide(dcg, idcg, out=np.zeros(len(dcg)), where=idcg > 0)
+    return safe_div(dcg, idcg)
 
 
 @register("NRBP", params={"alpha": 0.25, "beta": 0.9, "max_rating": 0.0}, needs=("aspects",),
@@ -717,8 +718,7 @@ def nrbp(j, k, alpha=0.25, beta=0.9, max_rating=0.0, *, aspects):
     g = alpha_gains(j.items[:, :k], labels, valid, alpha, rmax, idx)
     score = g @ (beta ** np.arange(k))
     n_aspects = _positive_aspects(j, idx).sum(axis=1)
-    return np.divide((1.0 - (1.0 - alpha) * beta) * score, n_aspects, out=np.zeros(len(score)),
-                     where=n_aspects > 0)
+    return safe_div((1.0 - (1.0 - alpha) * beta) * score, n_aspects)
 
 
 def _coverage(j, k, idx, relevant_only: bool):
@@ -747,7 +747,7 @@ def s_recall(j, k, relevant_only=True, *, aspects):
     idx = aspect_index(aspects)
     counts, n_aspects = _coverage(j, k, idx, bool(relevant_only))
     last = counts[:, -1] if counts.shape[1] else np.zeros(len(j.users))
-    return np.divide(last, n_aspects, out=np.zeros(len(last)), where=n_aspects > 0)
+    return safe_div(last, n_aspects)
 
 
 @register("S-RR", aliases=("srr", "subtopic-rr", "s_rr"), params={"relevant_only": True},
@@ -828,7 +828,7 @@ def ndcg_ia(j, k, profile="train", *, aspects, train):
     g = np.where(g > 0, g, 0.0)
     dcg = np.einsum("rkc,rk,k->rc", member, g, discount(k))
     idcg = _aspect_idcg(judgments_of(j, idx), k)
-    nd = np.divide(dcg, idcg, out=np.zeros_like(dcg), where=idcg > 0)
+    nd = safe_div(dcg, idcg)
     return (nd * gamma).sum(axis=1)
 
 

@@ -15,7 +15,9 @@ from .registry import register
 INFAP_EPSILON = 1e-5  # trec_eval's INFAP_EPSILON
 
 
-def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+def safe_div(num, den) -> np.ndarray:
+    """``num / den`` elementwise, 0 where ``den`` is not positive (the metrics' zero-denominator value)."""
+    num = np.asarray(num, dtype=np.float64)
     den = np.asarray(den, dtype=np.float64)
     return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den > 0)
 
@@ -36,14 +38,14 @@ def precision(j, k):
           description="Recall@k: relevant items in the top k over all of the user's relevant items (Eq. 2)")
 def recall(j, k):
     k = j.cut(k)
-    return _safe_div(_count_rel(j, k), j.n_rel)
+    return safe_div(_count_rel(j, k), j.n_rel)
 
 
 @register("F1", cutoff="required", aliases=("f", "f-measure", "fmeasure"), perfect=None,
           description="F1@k: harmonic mean of P@k and Recall@k, 0 when both are 0 (Eq. 3)")
 def f1(j, k):
     p, r = precision(j, k), recall(j, k)
-    return _safe_div(2 * p * r, p + r)
+    return safe_div(2 * p * r, p + r)
 
 
 @register("AP", aliases=("map", "averageprecision"), trec_eval="map_cut_k",
@@ -51,7 +53,7 @@ def f1(j, k):
 def average_precision(j, k):
     k = j.cut(k)
     prec = (j.rel_before + 1.0) / (j.hits.cols + 1.0)
-    return _safe_div(j.per_user(prec, j.hit_rel & (j.hits.cols < k)), j.n_rel)
+    return safe_div(j.per_user(prec, j.hit_rel & (j.hits.cols < k)), j.n_rel)
 
 
 def dcg(gains: np.ndarray, k: int | None = None) -> np.ndarray:
@@ -68,7 +70,7 @@ def ndcg(j, k):
     h = j.hits
     sel = (h.cols < kk) & (h.vals > 0)  # trec_eval counts positive gains only
     gain = j.per_user(h.vals / np.log2(h.cols + 2.0), sel)
-    return _safe_div(gain, j.ideal_dcg(k))
+    return safe_div(gain, j.ideal_dcg(k))
 
 
 @register("RR", aliases=("mrr", "recip_rank", "reciprocalrank"), trec_eval="recip_rank",
@@ -99,8 +101,8 @@ def bpref(j, k):
     rows = j.hits.rows
     r = j.n_rel[rows]
     denom = np.minimum(j.n_nonrel, j.n_rel)[rows]
-    penalty = _safe_div(np.minimum(j.nonrel_before, r), denom)
-    return _safe_div(j.per_user(1.0 - penalty, j.hit_rel & (j.hits.cols < k)), j.n_rel)
+    penalty = safe_div(np.minimum(j.nonrel_before, r), denom)
+    return safe_div(j.per_user(1.0 - penalty, j.hit_rel & (j.hits.cols < k)), j.n_rel)
 
 
 @register("infAP", trec_eval="infAP",
@@ -115,4 +117,4 @@ def inferred_ap(j, k):
     term = 1.0 / (i + 1) + (judged_before / (i + 1)) * (
         (j.rel_before + INFAP_EPSILON) / (judged_before + 2 * INFAP_EPSILON))
     term = np.where(i == 0, 1.0, term)
-    return _safe_div(j.per_user(term, j.hit_rel & (j.hits.cols < k)), j.n_rel)
+    return safe_div(j.per_user(term, j.hit_rel & (j.hits.cols < k)), j.n_rel)
