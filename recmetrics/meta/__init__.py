@@ -1,4 +1,4 @@
-"""Meta-evaluation: significance tests, agreement (Kendall's τ), perturbation experiments.
+"""Meta-evaluation: significance tests, agreement (Kendall's τ), perturbation experiments, findings.
 
 Submodules load on first use (``rm.meta.significance``, ``rm.meta.agreement``,
 ``rm.meta.perturbations``); the common helpers are re-exported here.
@@ -12,7 +12,7 @@ _LAZY = {
     "paired_pvalues": "significance", "kendall_tau": "agreement",
     "system_ranking_tau": "agreement", "ranking_taus": "agreement",
 }
-_SUBMODULES = ("significance", "agreement", "perturbations")
+_SUBMODULES = ("significance", "agreement", "perturbations", "findings")
 
 __all__ = sorted(_LAZY) + list(_SUBMODULES)
 
