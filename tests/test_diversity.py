@@ -96,15 +96,20 @@ def err_ia_ref(ranking, ratings, aspects, gamma, k):
     return total
 
 
-def utility_ref(ranking, ratings, aspects, gamma, p, e, alpha, k):
-    """EU (alpha given) or RBU (alpha None): (1-p) sum_k p^(k-1) (sum_a w_a g D_a - e)."""
+def utility_ref(ranking, ratings, aspects, gamma, p, e, alpha, k, per_aspect=False):
+    """EU (alpha given) or RBU (alpha None): (1-p) sum_k p^(k-1) (sum_a w_a g D_a - e).
+
+    per_aspect: grades divided by 2^(highest grade of the aspect among the judged items), the rule
+    of the RBU authors' code (jCarrilloDeAlbornoz/RBU, RBU.java); else by 2^R_MAX."""
+    top = {a: max((r for i, r in ratings.items() if a in aspects.get(i, ())), default=None) for a in gamma}
     seen = {a: 1.0 for a in gamma}
     total = 0.0
     for pos, item in enumerate(ranking[:k], start=1):
         r = ratings.get(item)
         gain = 0.0
         for a in aspects.get(item, ()):
-            g = (2 ** r - 1) / 2 ** R_MAX if r is not None else 0.0
+            scale = top[a] if per_aspect else R_MAX
+            g = (2 ** r - 1) / 2 ** scale if r is not None else 0.0
             gain += gamma[a] * g * seen[a]
             seen[a] *= 1.0 - (g if alpha is None else alpha * g)
         total += p ** (pos - 1) * (gain - e)
@@ -199,8 +204,8 @@ def test_kernels_match_loop_references(sc):
         raw_w["x"] = 1.0
     gamma = weights_eq9([(f"p{a}", w) for a, w in raw_w.items()], {f"p{a}": (a,) for a in "xyz"}, "xyz")
     k = sc["k"]
-    names = [f"ab-nDCG@{k}", f"a-nDCG@{k}", f"ERR-IA@{k}", f"EU@{k}", f"RBU@{k}", f"S-Recall@{k}",
-             "S-RR", f"nDCG-IA@{k}", f"NRBP@{k}"]
+    names = [f"ab-nDCG@{k}", f"a-nDCG@{k}", f"ERR-IA@{k}", f"EU@{k}", f"RBU@{k}(norm=scale)", f"S-Recall@{k}",
+             "S-RR", f"nDCG-IA@{k}", f"NRBP@{k}", f"RBU@{k}"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         got = dv.score_lists([ranking], ratings, aspects, names, profile=raw_w).iloc[0]
@@ -222,7 +227,44 @@ def test_kernels_match_loop_references(sc):
         for a in aspects[item]:
             seen[a] = seen.get(a, 1.0) * (1 - 0.25 * J)
     assert got.iloc[8] == pytest.approx((1 - 0.75 * 0.9) * nrbp / n_pos if n_pos else 0.0, abs=1e-12)
+    assert got.iloc[9] == pytest.approx(utility_ref(ranking, ratings, aspects, gamma, 0.99, 0.05, None, k,
+                                                    per_aspect=True), abs=1e-12)
     assert got.iloc[1] >= 0   # α-nDCG (and its greedy ideal) is checked against ndeval below
+
+
+def test_rbu_normalises_by_the_aspects_top_grade_as_the_authors_code():
+    """jCarrilloDeAlbornoz/RBU (RBU.java): REL = (2^grade - 1) / 2^(grade of the first item of the
+    aspect's perfect ranking), i.e. the user's highest grade of that aspect, not 2^r_max."""
+    asp = {"a": ("x",), "b": ("y",), "c": ("x",)}
+    rat = {"a": 3.0, "b": 5.0, "c": 2.0}
+    w = {"x": 0.6, "y": 0.4}
+    p, e = 0.99, 0.05
+    # x's top grade is 3: a -> 7/8, c -> 3/8; y's is 5: b -> 31/32. Ranking a, c, b:
+    gain = [0.6 * 7 / 8, 0.6 * 3 / 8 * (1 - 7 / 8), 0.4 * 31 / 32]
+    rbu = (1 - p) * sum(p ** t * (g - e) for t, g in enumerate(gain))
+    kw = dict(ratings=rat, aspects=asp, weights=w)
+    assert score("RBU@3", ["a", "c", "b"], **kw) == pytest.approx(rbu, abs=1e-12)
+    gain_scale = [0.6 * 7 / 32, 0.6 * 3 / 32 * (1 - 7 / 32), 0.4 * 31 / 32]
+    assert score("RBU@3(norm=scale)", ["a", "c", "b"], **kw) == pytest.approx(
+        (1 - p) * sum(p ** t * (g - e) for t, g in enumerate(gain_scale)), abs=1e-12)
+    with pytest.raises(InputError, match="norm"):
+        score("RBU@3(norm=max)", ["a"], **kw)
+
+
+def test_ideal_ordering_tie_break_is_a_parameter():
+    """Sec. 5.1 breaks rating ties "based on the number of aspects": both directions are offered."""
+    from recmetrics.meta import perturbations as pt
+
+    test = pd.DataFrame({"user": [1, 1, 1], "item": ["one", "two", "three"], "rating": [5.0, 5.0, 5.0]})
+    asp = {"one": ("x",), "two": ("x", "y"), "three": ("x", "y", "z")}
+    more = pt.ideal_ordering(test, asp, tie_break="more")
+    fewer = pt.ideal_ordering(test, asp, tie_break="fewer")
+    assert list(more.items[0]) [0] == "three" and list(fewer.items[0])[0] == "one"
+    assert more.metadata["tie_break"] == "more" and fewer.metadata["tie_break"] == "fewer"
+    with pytest.raises(InputError):
+        pt.ideal_ordering(test, asp, tie_break="random")
+    res = pt.run_perturbations(test, asp, ["NRBP"], levels={"swap": 1}, k=3, tie_break="fewer")
+    assert res.metadata["tie_break"] == "fewer"
 
 
 def test_hand_computed_eu_rbu_srr():
@@ -280,12 +322,14 @@ def test_ndeval_parity(binary_case, alpha, beta):
         np.testing.assert_allclose(parse(f"S-Recall@{k}")(judged, aspects=aspects), nd(f"strec@{k}"), atol=1e-12)
         np.testing.assert_allclose(parse(f"P-IA@{k}(profile=uniform)")(judged, aspects=aspects, train=empty),
                                    nd(f"P-IA@{k}"), atol=1e-12)
+        # ndeval's ERR-IA: stop probability alpha per subtopic (= (2^1-1)/2^1 only for alpha = .5),
+        # divided by the "ideal ideal" sum_{i<=k} |S| (1-alpha)^(i-1) / i
+        scale = alpha * sum((1 - alpha) ** (i - 1) / i for i in range(1, k + 1))
+        ours = parse(f"ERR-IA@{k}(profile=uniform)")(judged, aspects=aspects, train=empty)
         if alpha == 0.5:
-            # ndeval's ERR-IA: stop probability alpha per subtopic (= (2^1-1)/2^1 only for alpha = .5),
-            # divided by the "ideal ideal" sum_{i<=k} |S| (1-alpha)^(i-1) / i
-            scale = alpha * sum((1 - alpha) ** (i - 1) / i for i in range(1, k + 1))
-            np.testing.assert_allclose(parse(f"ERR-IA@{k}(profile=uniform)")(judged, aspects=aspects, train=empty),
-                                       scale * nd(f"ERR-IA@{k}"), atol=1e-12)
+            np.testing.assert_allclose(ours, scale * nd(f"ERR-IA@{k}"), atol=1e-12)
+        else:   # equal only at alpha = 0.5 (as the docstring says)
+            assert np.abs(ours - scale * nd(f"ERR-IA@{k}")).max() > 1e-3
     np.testing.assert_allclose(parse(f"NRBP(alpha={alpha},beta={beta})")(judged, aspects=aspects),
                                nd("NRBP"), atol=1e-12)
 

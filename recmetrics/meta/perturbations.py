@@ -2,7 +2,8 @@ r"""Ideal orderings, perturbation families and the three experiments of Parapar 
 
 * :func:`ideal_ordering` (Sec. 5.1): per user, a greedy ordering of the user's judged (test)
   items. One per-aspect list per aspect (items showing it, by rating then by number of aspects,
-  descending); at every rank the next aspect is
+  descending, or ascending with ``tie_break="fewer"``: the paper says only that ties are broken
+  "based on the number of aspects", not in which direction); at every rank the next aspect is
   :math:`\arg\max_\phi w(u,a_\phi) - w(\vec\iota^u, a_\phi)` and its best unused item is taken.
   Both weights are the maximum-likelihood estimate of Eq. 9 (rating mass of the aspect over the
   rating mass of all aspects), over the user's ground truth and over the items placed so far.
@@ -45,6 +46,8 @@ from ..metrics.registry import parse
 from . import agreement, significance
 
 FAMILIES = ("swap", "redundancy", "aspect")
+#: the two readings of Sec. 5.1's tie-break between equally rated items of a per-aspect list
+TIE_BREAKS = ("more", "fewer")
 #: the paper's numbers of perturbation levels (Sec. 5.2)
 PAPER_LEVELS = {"swap": 50, "redundancy": 50, "aspect": 10}
 #: the metrics of the paper's Fig. 2-3, with the ground-truth profile of its Sec. 5; S-Recall and
@@ -54,7 +57,7 @@ DEFAULT_METRICS = ("ab-nDCG@{k}(profile=test)", "a-nDCG@{k}", "S-Recall@{k}",
                    "S-Recall@{k}(relevant_only=false)", "S-RR", "S-RR(relevant_only=false)", "NRBP",
                    "EU(profile=test)", "RBU@{k}(profile=test)")
 
-__all__ = ["FAMILIES", "PAPER_LEVELS", "DEFAULT_METRICS", "IdealOrdering", "ideal_ordering",
+__all__ = ["FAMILIES", "TIE_BREAKS", "PAPER_LEVELS", "DEFAULT_METRICS", "IdealOrdering", "ideal_ordering",
            "perturb", "perturbed_runs", "score_runs", "PerturbationScores", "run_perturbations",
            "rank_correlation", "significance_vs_ideal", "pvalue_summary", "level_means", "shuffled_runs",
            "proportional_removal_order", "robustness", "robustness_summary"]
@@ -107,21 +110,34 @@ class IdealOrdering:
         return Run(self.users, items[:, :size].copy(), lengths, name=name)
 
 
+def _check_tie_break(tie_break: str) -> str:
+    t = str(tie_break).lower()
+    if t not in TIE_BREAKS:
+        raise unknown_name("ideal-ordering tie-break", tie_break, TIE_BREAKS)
+    return t
+
+
 def ideal_ordering(test, aspects, *, users=None, threshold: float = 4.0,
-                   max_rating: float | None = None) -> IdealOrdering:
+                   max_rating: float | None = None, tie_break: str = "more") -> IdealOrdering:
     """The paper's ideal ordering (Sec. 5.1) of every judged item of each user (vectorised over users).
 
     test: a Qrels or a DataFrame ``user, item, rating`` (the ground truth); aspects: item -> labels;
-    users: the users to order (default: every judged user).
+    users: the users to order (default: every judged user); tie_break: how equally rated items of
+    a per-aspect list are ordered, ``"more"`` (items showing more aspects first, the default) or
+    ``"fewer"`` (fewer aspects first). Sec. 5.1 says only "for breaking ties, we sort items based
+    on the number of aspects they exhibit"; notebook 03 runs Exps. 1-2 both ways.
     """
+    tie_break = _check_tie_break(tie_break)
     qrels = _as_qrels(test, threshold, max_rating)
     idx = dv.aspect_index(aspects)
     users = qrels.users if users is None else np.asarray(users)
     jd = dv.judgments_from_qrels(qrels, users, idx)
     n, c = len(users), idx.n_aspects
     n_asp = jd.member.sum(axis=1)
-    # per-aspect list order: rating desc, number of aspects desc, then trec tie order
-    order = np.lexsort((trec_tie_order(jd.items), -n_asp, -jd.ratings, jd.row))
+    # per-aspect list order: rating desc, number of aspects desc ("more") or asc ("fewer"), then
+    # trec tie order
+    n_key = -n_asp if tie_break == "more" else n_asp
+    order = np.lexsort((trec_tie_order(jd.items), n_key, -jd.ratings, jd.row))
     row = jd.row[order]
     counts = np.bincount(row, minlength=n)
     m = int(counts.max()) if n and len(row) else 0
@@ -174,7 +190,7 @@ def ideal_ordering(test, aspects, *, users=None, threshold: float = 4.0,
     return IdealOrdering(users=users, items=items, ratings=np.where(valid, take(cand_r), np.nan),
                          lengths=lengths, aspect=out_aspect, member=member & valid[..., None],
                          key=np.where(valid, out_pos, np.iinfo(np.int64).max), weights=w_user,
-                         labels=idx.labels, metadata={"threshold": qrels.threshold})
+                         labels=idx.labels, metadata={"threshold": qrels.threshold, "tie_break": tie_break})
 
 
 # --------------------------------------------------------------------------------------------
@@ -332,13 +348,14 @@ def _sample_users(qrels: Qrels, users, n_users, seed) -> np.ndarray:
 
 def run_perturbations(test, aspects, metrics=None, *, levels=None, k: int = 100, size: int | None = None,
                       users=None, n_users: int | None = None, seed=0, threshold: float = 4.0,
-                      max_rating: float | None = None, train=None) -> PerturbationScores:
+                      max_rating: float | None = None, train=None, tie_break: str = "more") -> PerturbationScores:
     """Score the three perturbation families (Exp. 1-2) with every metric.
 
     test: ground truth (Qrels or DataFrame); metrics: names (default :data:`DEFAULT_METRICS` with
     cut-off ``k``); levels: ``{family: n_levels}`` (default :data:`PAPER_LEVELS`); size: length of
     the perturbed lists (default None: the whole ideal ordering of every judged item, so that
-    swaps bring items from below the cut-off into it); n_users: sample that many users (seeded).
+    swaps bring items from below the cut-off into it); n_users: sample that many users (seeded);
+    tie_break: the ideal ordering's tie-break (:func:`ideal_ordering`).
     """
     qrels = _as_qrels(test, threshold, max_rating)
     levels = dict(PAPER_LEVELS if levels is None else levels)
@@ -347,14 +364,14 @@ def run_perturbations(test, aspects, metrics=None, *, levels=None, k: int = 100,
             raise unknown_name("perturbation family", fam, FAMILIES)
     metrics = [m.format(k=k) for m in (DEFAULT_METRICS if metrics is None else metrics)]
     eval_users = _sample_users(qrels, users, n_users, seed)
-    ideal = ideal_ordering(qrels, aspects, users=eval_users)
+    ideal = ideal_ordering(qrels, aspects, users=eval_users, tie_break=tie_break)
     size = int(ideal.items.shape[1] if size is None else size)
     scores = {}
     for fam, n_lv in levels.items():
         runs = perturbed_runs(ideal, fam, n_lv, size)
         scores[fam] = score_runs(runs, qrels, metrics, aspects=aspects, train=train, users=eval_users)
     return PerturbationScores([str(parse(m)) for m in metrics], eval_users, scores, size,
-                              {"levels": levels, "k": k, "seed": seed})
+                              {"levels": levels, "k": k, "seed": seed, "tie_break": tie_break})
 
 
 def level_means(result: PerturbationScores) -> pd.DataFrame:

@@ -73,13 +73,20 @@ The metrics αβ-nDCG is compared with (Sec. 4.2), adapted to recommendation:
   conditional relevance :math:`r_{u,i,\phi} = [a_\phi\in i] r_{u,i}` (ERR's stop probability
   :math:`(2^{r}-1)/2^{r_{max}}`; P counts relevant items; nDCG's gain is the rating and its
   ideal is per aspect). Unnormalised, as in the literature: the maximum is below 1.
-* **EU** (Yang & Lad 2009, as analysed by Amigó et al. 2018) and **RBU** (Amigó et al. 2018):
+* **RBU** (Amigó et al. 2018):
   :math:`(1-p)\sum_k p^{k-1}\bigl(\sum_\phi \gamma^u_\phi\, g(i_k,\phi)\, D_\phi(k) - e\bigr)`
-  with :math:`g = [a_\phi\in i](2^{r}-1)/2^{r_{max}}`, EU's redundancy
-  :math:`D_\phi(k)=\prod_{j<k}(1-\alpha g(i_j,\phi))` and RBU's (ERR-IA's)
-  :math:`D_\phi(k)=\prod_{j<k}(1-g(i_j,\phi))`. The paper gives EU no ``p``; we use RBU's.
-  (Amigó et al.'s RBU code divides by :math:`2^{g_{max}}` with :math:`g_{max}` the largest grade of
-  the aspect in the gold standard; we use the rating scale's :math:`r_{max}` for every aspect.)
+  with ERR-IA's redundancy :math:`D_\phi(k)=\prod_{j<k}(1-g(i_j,\phi))` and, as in the authors'
+  code (``jCarrilloDeAlbornoz/RBU``, ``RBU.java``), :math:`g = [a_\phi\in i](2^{r}-1)/2^{g^u_\phi}`
+  with :math:`g^u_\phi` the highest grade among the user's judged items showing the aspect
+  (``norm="aspect"``, default); ``norm="scale"`` uses :math:`2^{r_{max}}` for every aspect.
+* **EU** is a **reconstruction**: Amigó et al. 2018's definition of EU (after Yang & Lad 2009) was
+  not available to check against (no text or code found). We use RBU's form with the rating-scale
+  grade :math:`g = [a_\phi\in i](2^{r}-1)/2^{r_{max}}` and the α-redundancy
+  :math:`D_\phi(k)=\prod_{j<k}(1-\alpha g(i_j,\phi))`; paper 002 gives EU no ``p``, we use RBU's.
+* **ERR-IA and ndeval**: with binary judgments and the uniform profile, ours equals ndeval's
+  ERR-IA@k times :math:`\alpha\sum_{i\le k}(1-\alpha)^{i-1}/i` (ndeval's "ideal ideal"
+  normaliser) **only at ndeval's α = 0.5**, where ndeval's per-subtopic stop probability α equals
+  our :math:`(2^1-1)/2^1`; at any other α the two differ (tested at α = 0.25).
 """
 from __future__ import annotations
 
@@ -772,8 +779,13 @@ def _err_grade(labels: np.ndarray, rmax: float) -> np.ndarray:
 @register("ERR-IA", aliases=("err_ia", "errIA"), params={"profile": "train", "max_rating": 0.0},
           needs=("aspects",), optional=("train",), family="diversity", bounds=(0.0, 1.0), perfect=None,
           description="Intent-aware ERR (Chapelle et al. 2009): Σ_φ γ_φ ERR_φ@k on aspect-conditional "
-                      "ratings, stop probability (2^r-1)/2^r_max")
+                      "ratings, stop probability (2^r-1)/2^r_max (= ndeval's ERR-IA after rescaling only "
+                      "at ndeval's α = 0.5)")
 def err_ia(j, k, profile="train", max_rating=0.0, *, aspects, train):
+    r"""ERR-IA. Equals ndeval's ERR-IA@k (binary judgments, ``profile="uniform"``) multiplied by
+    ndeval's normaliser :math:`\alpha\sum_{i\le k}(1-\alpha)^{i-1}/i` only when ndeval runs with
+    α = 0.5: ndeval's stop probability per subtopic is α, ours :math:`(2^1-1)/2^1 = 0.5`; at any
+    other α they differ (``tests/test_diversity.py`` checks both)."""
     name = "ERR-IA"
     rmax = _rmax(j, max_rating, name)
     _, idx, k, valid, labels, gamma = _profiled_lists(j, k, profile, aspects, train, name)
@@ -835,11 +847,39 @@ def ndcg_ia(j, k, profile="train", *, aspects, train):
 # ------------------------------------------------------------------------------------------
 # EU and RBU
 # ------------------------------------------------------------------------------------------
-def _utility(j, k, idx, gamma, p, e, redundancy: float | None, rmax: float) -> np.ndarray:
-    """(1-p) Σ_k p^{k-1} (Σ_φ γ_φ g_kφ D_φ(k) - e); redundancy=None: ERR-IA's Π(1-g), else Π(1-αg)."""
+RBU_NORMS = ("aspect", "scale")
+
+
+def aspect_top_grades(judgments: Judgments) -> np.ndarray:
+    """(n, c): the highest rating among each user's judged items showing each aspect (NaN if none).
+
+    The normaliser of RBU in its authors' code (``jCarrilloDeAlbornoz/RBU``, ``RBU.java``: the
+    first item of the aspect's perfect ranking, ``2^max grade``).
+    """
+    out = np.full((judgments.n_users, judgments.member.shape[1]), -np.inf)
+    t, a = np.nonzero(judgments.member)
+    if len(t):
+        np.maximum.at(out, (judgments.row[t], a), judgments.ratings[t])
+    return np.where(np.isfinite(out), out, np.nan)
+
+
+def _utility(j, k, idx, gamma, p, e, redundancy: float | None, rmax: float,
+             top: np.ndarray | None = None) -> np.ndarray:
+    """(1-p) Σ_k p^{k-1} (Σ_φ γ_φ g_kφ D_φ(k) - e); redundancy=None: ERR-IA's Π(1-g), else Π(1-αg).
+
+    ``g = (2^r - 1) / 2^{r_max}``, or ``/ 2^{top[u, φ]}`` when ``top`` (the user's highest grade of
+    each aspect, :func:`aspect_top_grades`) is given.
+    """
     k, valid, labels = _run_arrays(j, k)
     pairs = list_pairs(j.items[:, :k], valid, idx)
-    g = _err_grade(labels, rmax).ravel()[pairs.flat]
+    if top is None:
+        g = _err_grade(labels, rmax).ravel()[pairs.flat]
+    else:
+        num = np.exp2(np.nan_to_num(labels)).ravel()[pairs.flat] - 1.0
+        den = np.exp2(top[pairs.flat // k, pairs.aspect]) if len(pairs.flat) else np.zeros(0)
+        # an item of the list showing φ with a rating implies a judged item showing φ, so den is
+        # finite wherever num > 0; unjudged items have num = 0
+        g = np.divide(num, den, out=np.zeros_like(num), where=np.isfinite(den) & (num > 0))
     w = gamma[pairs.flat // k, pairs.aspect] if len(pairs.flat) else np.zeros(0)
     gain = _cascade(pairs, w * g, g if redundancy is None else redundancy * g, None, "sum")
     return (1.0 - p) * ((gain - e * valid) @ (p ** np.arange(k)))
@@ -848,10 +888,14 @@ def _utility(j, k, idx, gamma, p, e, redundancy: float | None, rmax: float) -> n
 @register("EU", aliases=("expected-utility",), params={"alpha": 0.25, "e": 0.05, "p": 0.99,
                                                        "profile": "train", "max_rating": 0.0},
           needs=("aspects",), optional=("train",), family="diversity", bounds=(-math.inf, 1.0), perfect=None,
-          description="Expected utility (Yang & Lad 2009, as in Amigó et al. 2018): rank-biased "
-                      "aspect-weighted gain with (1-α·g) redundancy minus effort e per item")
+          description="Expected utility (Yang & Lad 2009), a RECONSTRUCTION (Amigó et al. 2018's "
+                      "definition not found): rank-biased aspect-weighted gain with (1-α·g) redundancy "
+                      "minus effort e per item")
 def expected_utility(j, k, alpha=0.25, e=0.05, p=0.99, profile="train", max_rating=0.0, *,
                      aspects, train):
+    r"""EU — a reconstruction, not checked against a reference: Amigó et al. 2018's definition (the
+    one paper 002 follows) could not be found, as text or code. Form: RBU's rank-biased utility with
+    the rating-scale grade :math:`(2^r-1)/2^{r_{max}}` and redundancy :math:`\prod(1-\alpha g)`."""
     name = "EU"
     alpha = _check_unit("alpha", alpha, name)
     e = _check_nonneg("e", e, name)
@@ -864,19 +908,31 @@ def expected_utility(j, k, alpha=0.25, e=0.05, p=0.99, profile="train", max_rati
 
 
 @register("RBU", aliases=("rank-biased-utility",), params={"e": 0.05, "p": 0.99, "profile": "train",
-                                                            "max_rating": 0.0},
+                                                            "max_rating": 0.0, "norm": "aspect"},
           needs=("aspects",), optional=("train",), family="diversity", bounds=(-math.inf, 1.0), perfect=None,
           description="Rank-biased utility (Amigó et al. 2018): RBP browsing, ERR-IA redundancy, "
-                      "effort e per item")
-def rank_biased_utility(j, k, e=0.05, p=0.99, profile="train", max_rating=0.0, *, aspects, train):
+                      "effort e per item; grades (2^r-1)/2^(user's top grade of the aspect) as in the "
+                      "authors' code (norm=scale: /2^r_max)")
+def rank_biased_utility(j, k, e=0.05, p=0.99, profile="train", max_rating=0.0, norm="aspect", *,
+                        aspects, train):
+    """RBU (Amigó, Spina & Carrillo-de-Albornoz, SIGIR 2018), checked against the authors' code
+    ``jCarrilloDeAlbornoz/RBU`` (``RBU.java``). ``norm="aspect"`` (default) divides ``2^r - 1``
+    by ``2^g`` with ``g`` the highest grade among the user's judged items showing the aspect (the
+    authors' rule); ``norm="scale"`` by ``2^{r_max}`` for every aspect. Paper 002 does not say
+    which implementation it ran; it takes RBU and its parameters from Amigó et al., whose code is
+    the metric's only reference implementation, so the authors' rule is the default."""
     name = "RBU"
     e = _check_nonneg("e", e, name)
     p = _check_unit("p", p, name, open_right=True)
     profile = _check_profile(profile, name)
+    norm = str(norm).lower()
+    if norm not in RBU_NORMS:
+        raise InputError(f"{name}: norm={norm!r} must be one of {RBU_NORMS}")
     rmax = _rmax(j, max_rating, name)
     idx = aspect_index(aspects)
     gamma = aspect_weights(j, idx, train, profile)
-    return _utility(j, k, idx, gamma, p, e, None, rmax)
+    top = aspect_top_grades(judgments_of(j, idx)) if norm == "aspect" else None
+    return _utility(j, k, idx, gamma, p, e, None, rmax, top)
 
 
 # ------------------------------------------------------------------------------------------
