@@ -41,8 +41,13 @@ Formalisations (where the paper's wording leaves room, the choice is stated):
   n rated 0 then n rated r, all showing the same aspect (so only relevance quantity and depth
   differ); for some r the first must win at the largest n the list allows (n = k/2 for a cut-off
   k, n = 500 without one): a top-heavy metric must eventually prefer the single top item.
-* **TopHeavComp** (Eq. 21, "m small enough"): the same rankings; for some m and r the second
+* **TopHeavComp** (Eq. 21, "m small enough"): the same rankings; for some m (and r) the second
   must win.
+* **The rating r of TopHeav / TopHeavComp** (``r_quantifier``): the paper does not say whether
+  the witness may pick the relevant items' rating. ``"exists"`` (default): a witness at *some*
+  r in 1..5 suffices; ``"forall"``: there must be a witness for *every* r > 0 (1..5), and every r
+  without one is returned as a counterexample (e.g. αβ-nDCG with β = 0.5 violates TopHeavComp
+  for every r >= 3 under ``"forall"``).
 * **AspRel** (Eq. 22): equally rated (r > 0) items j above j' show only :math:`a_n` and
   :math:`a_{n'}`, with :math:`w(u,a_n) > w(u,a_{n'})`, and no other listed item shows either
   aspect (:math:`s = 0`); swapping them must decrease Q.
@@ -102,7 +107,9 @@ PAPER_METRICS = ("a-nDCG@10", "S-Recall@10", "S-RR", "NRBP", "EU", "RBU@10", "ab
 #: plain accuracy metrics, checked "for the record"
 ACCURACY_METRICS = ("P@10", "nDCG@10", "AP@10", "RR@10", "ERR@10")
 
-__all__ = ["AXIOMS", "QUANTIFIER", "PAPER_TABLE1", "PAPER_METRICS", "ACCURACY_METRICS", "Scene",
+R_QUANTIFIERS = ("exists", "forall")
+
+__all__ = ["AXIOMS", "QUANTIFIER", "R_QUANTIFIERS", "more_asp_threshold", "PAPER_TABLE1", "PAPER_METRICS", "ACCURACY_METRICS", "Scene",
            "Example", "AxiomResult", "AxiomReport", "check", "evaluate", "table", "pri", "deep",
            "non_pri_sat_asp", "top_heav", "top_heav_comp", "asp_rel", "more_asp", "miss_over_non"]
 
@@ -186,7 +193,10 @@ class AxiomResult:
 
     ``satisfied`` is None when the check does not apply (e.g. a cut-off too small for the
     construction). ``example`` is the counterexample (violated) or, for an existential axiom, the
-    witness (satisfied).
+    witness (satisfied). ``counterexamples`` holds every counterexample found (a universal
+    axiom: up to ``n_counterexamples`` distinct failing scenes, the shrunk one first; TopHeav /
+    TopHeavComp with ``r_quantifier="forall"``: the closest failed witness of every rating r
+    without a witness).
     """
 
     axiom: str
@@ -196,6 +206,7 @@ class AxiomResult:
     cases: int
     example: Example | None = None
     message: str = ""
+    counterexamples: list = field(default_factory=list)
 
     def __bool__(self) -> bool:
         return bool(self.satisfied)
@@ -244,6 +255,7 @@ class _Case:
     op: str
     right: str
     note: str = ""
+    group: object = None      # the rating r of a TopHeav / TopHeavComp construction
 
     @property
     def expectation(self) -> str:
@@ -449,6 +461,16 @@ def _miss_over_non_strategy(zero_weights: bool, max_len: int):
         raw["ratings"][p] = 0
         raw["ratings"][q] = None
         raw["aspects"][q] = draw(st.frozensets(st.integers(0, c - 1), min_size=1, max_size=c))
+        if zero_weights and draw(st.booleans()):
+            # boundary family: the user has no interest in any aspect of the unrated item
+            shown = set(raw["aspects"][q])
+            if len(shown) == c:
+                shown = {min(shown)}
+                raw["aspects"][q] = frozenset(shown)
+            for a in shown:
+                raw["weights"][a] = 0
+            if sum(raw["weights"]) == 0:
+                raw["weights"][min(set(range(c)) - shown)] = 1
         orig = list(raw["items"])
         return _Case(_scene_from(raw), {"original": orig, "swapped": _swap(orig, p, q)},
                      "swapped", ">", "original",
@@ -467,7 +489,7 @@ _UNIVERSAL = {
 
 
 def _check_universal(axiom: str, spec: MetricSpec, *, max_examples: int, seed: int,
-                     zero_weights: bool) -> AxiomResult:
+                     zero_weights: bool, n_counterexamples: int = 5) -> AxiomResult:
     from hypothesis import HealthCheck, Phase, Verbosity, find, settings
     from hypothesis.errors import NoSuchExample
 
@@ -478,10 +500,14 @@ def _check_universal(axiom: str, spec: MetricSpec, *, max_examples: int, seed: i
                            message=f"the cut-off {spec.k} leaves no room for the construction "
                                    f"(needs lists of {min_len})")
     count = [0]
+    failing: dict = {}        # distinct failing scenes met while searching (before shrinking)
 
     def violated(case: _Case) -> bool:
         count[0] += 1
-        return not _evaluate_case(spec, axiom, case).holds
+        ex = _evaluate_case(spec, axiom, case)
+        if not ex.holds and len(failing) < 4 * n_counterexamples:
+            failing.setdefault(str(ex), ex)
+        return not ex.holds
 
     conf = settings(max_examples=int(max_examples), database=None, deadline=None,
                     suppress_health_check=list(HealthCheck), phases=[Phase.generate, Phase.shrink],
@@ -492,8 +518,11 @@ def _check_universal(axiom: str, spec: MetricSpec, *, max_examples: int, seed: i
         return AxiomResult(axiom, str(spec), True, "forall", count[0],
                            message=f"no counterexample in {max_examples} generated scenes")
     example = _evaluate_case(spec, axiom, case)
+    others = [e for key, e in failing.items() if key != str(example)]
+    others.sort(key=lambda e: sum(len(r) for r in e.rankings.values()))   # smallest first
+    found = [example] + others[:max(int(n_counterexamples) - 1, 0)]
     return AxiomResult(axiom, str(spec), False, "forall", count[0], example,
-                       message="counterexample (shrunk by hypothesis)")
+                       message=f"counterexample (shrunk by hypothesis); {len(found)} shown", counterexamples=found)
 
 
 # --------------------------------------------------------------------------------------------
@@ -535,7 +564,9 @@ def _margin(ex: Example) -> float:
 
 
 def _check_existential(axiom: str, spec: MetricSpec, build: Callable, kind: str, *,
-                       must_hold_at_end: bool = False) -> AxiomResult:
+                       must_hold_at_end: bool = False, r_quantifier: str = "exists") -> AxiomResult:
+    if r_quantifier == "forall":
+        return _check_existential_every_r(axiom, spec, build, kind)
     total = 0
     witnesses = []
     for v_name, weights, extra_asp, extra_r in _variants(kind):
@@ -559,6 +590,53 @@ def _check_existential(axiom: str, spec: MetricSpec, build: Callable, kind: str,
         witnesses.append(good[0])
     return AxiomResult(axiom, str(spec), True, "exists", total, witnesses[0],
                        message="witness found in every scene; the first one is shown")
+
+
+def _check_existential_every_r(axiom: str, spec: MetricSpec, build: Callable, kind: str) -> AxiomResult:
+    """"For every r > 0": each scene needs a witness for every rating r of the constructions."""
+    total, witnesses, failures = 0, [], []
+    for v_name, weights, extra_asp, extra_r in _variants(kind):
+        cases = build(spec, weights, extra_asp, extra_r, v_name)
+        if not cases:
+            return AxiomResult(axiom, str(spec), None, "forall r", total,
+                               message=f"the cut-off {spec.k} leaves no room for the construction")
+        examples = _run_grid(spec, axiom, cases)
+        total += len(examples)
+        groups: dict = {}
+        for case, ex in zip(cases, examples):
+            groups.setdefault(case.group, []).append(ex)
+        for r, exs in groups.items():
+            good = [e for e in exs if e.holds]
+            if good:
+                witnesses.append(good[0])
+            else:
+                closest = min(exs, key=_margin)
+                closest.note += f" (no witness with r={r} among {len(exs)} constructions)"
+                failures.append((r, v_name, closest))
+    if failures:
+        rs = sorted({r for r, _, _ in failures})
+        return AxiomResult(axiom, str(spec), False, "forall r", total, failures[0][2],
+                           message=f"no witness for r in {rs} (scenes: "
+                                   f"{sorted({v for _, v, _ in failures})})",
+                           counterexamples=[f[2] for f in failures])
+    return AxiomResult(axiom, str(spec), True, "forall r", total, witnesses[0],
+                       message="witness found for every r in every scene; the first one is shown")
+
+
+def more_asp_threshold(gammas, x: float) -> float:
+    r"""The second-order margin of αβ-nDCG on MoreAsp: :math:`	frac{x}{2}\sum_{\phi
+earphi}
+    \gamma_\phi\gamma_arphi` over ordered pairs of distinct aspects of one item.
+
+    At a rank where no aspect is yet shown, an item with aspects of weights :math:`\gamma_\phi`
+    gains :math:`1-\prod_\phi(1-x\gamma_\phi) = x\sum_\phi\gamma_\phi - x^2\sum_{\phi<arphi}
+    \gamma_\phi\gamma_arphi + O(x^3)` (Eq. 13, :math:`x = eta r/r_{max}`), so against an item
+    showing one aspect of weight :math:`\gamma'` it wins (to second order) only when
+    :math:`\sum_\phi\gamma_\phi - \gamma' > 	frac{x}{2}\sum_{\phi
+earphi}\gamma_\phi\gamma_arphi`.
+    """
+    g = np.asarray(list(gammas), dtype=float)
+    return float(x / 2.0 * (g.sum() ** 2 - (g ** 2).sum()))
 
 
 def _non_pri_sat_asp_cases(spec, weights, extra_asp, extra_r, v_name):
@@ -598,7 +676,7 @@ def _top_heav_rankings(n: int, r: int, weights, extra_asp, extra_r, v_name) -> _
     deep = zeros[:n] + tops
     return _Case(Scene(aspects, ratings, dict(weights)), {"one_on_top": one_on_top, "n_after_n": deep},
                  "one_on_top", ">", "n_after_n",
-                 f"scene '{v_name}': n={n}, relevant items rated {r}, all items show A")
+                 f"scene '{v_name}': n={n}, relevant items rated {r}, all items show A", group=r)
 
 
 def _top_heav_cases(spec, weights, extra_asp, extra_r, v_name):
@@ -616,37 +694,47 @@ def _top_heav_comp_cases(spec, weights, extra_asp, extra_r, v_name):
     for m in _depths(n_max):
         for r in range(1, 6):
             c = _top_heav_rankings(m, r, weights, extra_asp, extra_r, v_name)
-            out.append(_Case(c.scene, c.rankings, "one_on_top", "<", "n_after_n", c.note.replace("n=", "m=")))
+            out.append(_Case(c.scene, c.rankings, "one_on_top", "<", "n_after_n", c.note.replace("n=", "m="),
+                             group=r))
     return out
 
 
 # --------------------------------------------------------------------------------------------
 # public API
 # --------------------------------------------------------------------------------------------
-def pri(metric, *, max_examples: int = 100, seed: int = 0, zero_weights: bool = False) -> AxiomResult:
+def pri(metric, *, max_examples: int = 100, seed: int = 0, zero_weights: bool = False,
+        n_counterexamples: int = 5, **_ignored) -> AxiomResult:
     """Axiom 1 (Priority inside aspect): see the module docstring."""
-    return _check_universal("Pri", _spec(metric), max_examples=max_examples, seed=seed, zero_weights=zero_weights)
+    return _check_universal("Pri", _spec(metric), max_examples=max_examples, seed=seed, zero_weights=zero_weights,
+                            n_counterexamples=n_counterexamples)
 
 
-def deep(metric, *, max_examples: int = 100, seed: int = 0, zero_weights: bool = False) -> AxiomResult:
+def deep(metric, *, max_examples: int = 100, seed: int = 0, zero_weights: bool = False,
+         n_counterexamples: int = 5, **_ignored) -> AxiomResult:
     """Axiom 2 (Deepness inside aspect)."""
-    return _check_universal("Deep", _spec(metric), max_examples=max_examples, seed=seed, zero_weights=zero_weights)
+    return _check_universal("Deep", _spec(metric), max_examples=max_examples, seed=seed, zero_weights=zero_weights,
+                            n_counterexamples=n_counterexamples)
 
 
-def asp_rel(metric, *, max_examples: int = 100, seed: int = 0, zero_weights: bool = False) -> AxiomResult:
+def asp_rel(metric, *, max_examples: int = 100, seed: int = 0, zero_weights: bool = False,
+            n_counterexamples: int = 5, **_ignored) -> AxiomResult:
     """Axiom 6 (Aspect relevance)."""
-    return _check_universal("AspRel", _spec(metric), max_examples=max_examples, seed=seed, zero_weights=zero_weights)
+    return _check_universal("AspRel", _spec(metric), max_examples=max_examples, seed=seed, zero_weights=zero_weights,
+                            n_counterexamples=n_counterexamples)
 
 
-def more_asp(metric, *, max_examples: int = 100, seed: int = 0, zero_weights: bool = False) -> AxiomResult:
+def more_asp(metric, *, max_examples: int = 100, seed: int = 0, zero_weights: bool = False,
+             n_counterexamples: int = 5, **_ignored) -> AxiomResult:
     """Axiom 7 (Prefer more aspect contribution)."""
-    return _check_universal("MoreAsp", _spec(metric), max_examples=max_examples, seed=seed, zero_weights=zero_weights)
+    return _check_universal("MoreAsp", _spec(metric), max_examples=max_examples, seed=seed, zero_weights=zero_weights,
+                            n_counterexamples=n_counterexamples)
 
 
-def miss_over_non(metric, *, max_examples: int = 100, seed: int = 0, zero_weights: bool = False) -> AxiomResult:
+def miss_over_non(metric, *, max_examples: int = 100, seed: int = 0, zero_weights: bool = False,
+                  n_counterexamples: int = 5, **_ignored) -> AxiomResult:
     """Axiom 8 (Missing over non-relevant)."""
     return _check_universal("MissOverNon", _spec(metric), max_examples=max_examples, seed=seed,
-                            zero_weights=zero_weights)
+                            zero_weights=zero_weights, n_counterexamples=n_counterexamples)
 
 
 def non_pri_sat_asp(metric, **_ignored) -> AxiomResult:
@@ -654,14 +742,24 @@ def non_pri_sat_asp(metric, **_ignored) -> AxiomResult:
     return _check_existential("NonPriSatAsp", _spec(metric), _non_pri_sat_asp_cases, "sat")
 
 
-def top_heav(metric, **_ignored) -> AxiomResult:
-    """Axiom 4 (Top-heaviness threshold): direct construction at the largest n the list allows."""
-    return _check_existential("TopHeav", _spec(metric), _top_heav_cases, "depth")
+def _check_r_quantifier(r_quantifier: str) -> str:
+    q = str(r_quantifier).lower()
+    if q not in R_QUANTIFIERS:
+        raise unknown_name("rating quantifier", r_quantifier, R_QUANTIFIERS)
+    return q
 
 
-def top_heav_comp(metric, **_ignored) -> AxiomResult:
-    """Axiom 5 (Top-heaviness threshold, complementary): direct construction over m and r."""
-    return _check_existential("TopHeavComp", _spec(metric), _top_heav_comp_cases, "depth")
+def top_heav(metric, *, r_quantifier: str = "exists", **_ignored) -> AxiomResult:
+    """Axiom 4 (Top-heaviness threshold): direct construction at the largest n the list allows;
+    ``r_quantifier``: a witness at some rating r (``"exists"``) or at every r (``"forall"``)."""
+    return _check_existential("TopHeav", _spec(metric), _top_heav_cases, "depth",
+                              r_quantifier=_check_r_quantifier(r_quantifier))
+
+
+def top_heav_comp(metric, *, r_quantifier: str = "exists", **_ignored) -> AxiomResult:
+    """Axiom 5 (Top-heaviness threshold, complementary): direct construction over m (and r)."""
+    return _check_existential("TopHeavComp", _spec(metric), _top_heav_comp_cases, "depth",
+                              r_quantifier=_check_r_quantifier(r_quantifier))
 
 
 _CHECKS = {"Pri": pri, "Deep": deep, "NonPriSatAsp": non_pri_sat_asp, "TopHeav": top_heav,
@@ -676,10 +774,16 @@ def _axiom_name(axiom: str) -> str:
     raise unknown_name("axiom", str(axiom), AXIOMS)
 
 
-def check(axiom: str, metric, *, max_examples: int = 100, seed: int = 0, zero_weights: bool = False) -> AxiomResult:
-    """Check one axiom (a name of :data:`AXIOMS`) on one metric (a name like ``"ab-nDCG@10"``)."""
+def check(axiom: str, metric, *, max_examples: int = 100, seed: int = 0, zero_weights: bool = False,
+          r_quantifier: str = "exists", n_counterexamples: int = 5) -> AxiomResult:
+    """Check one axiom (a name of :data:`AXIOMS`) on one metric (a name like ``"ab-nDCG@10"``).
+
+    ``r_quantifier`` applies to TopHeav and TopHeavComp (see the module docstring);
+    ``n_counterexamples``: how many distinct counterexamples a universal axiom returns.
+    """
     name = _axiom_name(axiom)
-    return _CHECKS[name](metric, max_examples=max_examples, seed=seed, zero_weights=zero_weights)
+    return _CHECKS[name](metric, max_examples=max_examples, seed=seed, zero_weights=zero_weights,
+                         r_quantifier=_check_r_quantifier(r_quantifier), n_counterexamples=n_counterexamples)
 
 
 @dataclass
@@ -726,7 +830,8 @@ class AxiomReport:
 
 
 def evaluate(metrics: Iterable = PAPER_METRICS, axioms: Iterable[str] = AXIOMS, *, max_examples: int = 100,
-             seed: int = 0, zero_weights: bool = False, progress: Callable | None = None) -> AxiomReport:
+             seed: int = 0, zero_weights: bool = False, progress: Callable | None = None,
+             r_quantifier: str = "exists", n_counterexamples: int = 5) -> AxiomReport:
     """Check every axiom on every metric; ``progress(metric, axiom)`` is called before each check."""
     specs = [_spec(m) for m in ([metrics] if isinstance(metrics, (str, MetricSpec)) else metrics)]
     names = [_axiom_name(a) for a in axioms]
@@ -736,7 +841,8 @@ def evaluate(metrics: Iterable = PAPER_METRICS, axioms: Iterable[str] = AXIOMS, 
             if progress is not None:
                 progress(str(s), a)
             report.results[(str(s), a)] = check(a, s, max_examples=max_examples, seed=seed,
-                                                zero_weights=zero_weights)
+                                                zero_weights=zero_weights, r_quantifier=r_quantifier,
+                                                n_counterexamples=n_counterexamples)
     return report
 
 

@@ -97,3 +97,48 @@ def test_not_applicable_and_bad_names():
     with pytest.raises(InputError):
         ax.check("Pri", "no-such-metric@10")
     assert ax.check("pri", "ab-nDCG@5", max_examples=5).axiom == "Pri"
+
+
+def test_top_heav_rating_quantifier():
+    """TopHeav / TopHeavComp: "exists r" (a witness at some rating) vs "for every r > 0"."""
+    assert ax.top_heav_comp("ab-nDCG@10").satisfied is True
+    every = ax.top_heav_comp("ab-nDCG@10", r_quantifier="forall")
+    assert every.satisfied is False and every.quantifier == "forall r"
+    failing_r = sorted({ex.scene.ratings["t1"] for ex in every.counterexamples})
+    assert failing_r == [3.0, 4.0, 5.0]                       # β = 0.5 fails for every r >= 3
+    assert all(not ex.holds for ex in every.counterexamples)
+    assert ax.top_heav("NRBP", r_quantifier="forall").satisfied is True
+    rep = ax.evaluate(["ab-nDCG@10"], ["TopHeav", "TopHeavComp"], r_quantifier="forall")
+    assert rep.table.loc["ab-nDCG@10", "TopHeavComp"] is False
+    with pytest.raises(InputError):
+        ax.top_heav("ab-nDCG@10", r_quantifier="some")
+
+
+def test_zero_weight_aspects_break_miss_over_non_and_deep_with_several_counterexamples():
+    r = ax.miss_over_non("ab-nDCG@10", max_examples=20, zero_weights=True)
+    assert r.satisfied is False and not r.example.holds
+    d = ax.deep("ab-nDCG@10", max_examples=60, zero_weights=True, n_counterexamples=4)
+    assert d.satisfied is False and len(d.counterexamples) >= 2
+    assert all(not ex.holds for ex in d.counterexamples)
+    assert len({str(ex) for ex in d.counterexamples}) == len(d.counterexamples)
+
+
+def test_more_asp_threshold():
+    """(x/2)·Σ_{φ≠ϕ} γ_φγ_ϕ, not x²/2·Σ (the margin notebook 03 printed was off by x = βr/r_max)."""
+    g = [1 / 29, 5 / 29, 9 / 29]
+    x = 0.5 * 5 / 5
+    pairs = sum(a * b for i, a in enumerate(g) for j, b in enumerate(g) if i != j)
+    assert ax.more_asp_threshold(g, x) == pytest.approx(x / 2 * pairs)
+    # the hand-built counterexample: interests differ by 1/29, below the threshold -> violated
+    assert sum(g) - 14 / 29 < ax.more_asp_threshold(g, x)
+    gain_j = 1 - math.prod(1 - x * w for w in g)
+    assert gain_j < x * 14 / 29
+    assert ax.more_asp_threshold([0.3], 0.5) == 0.0
+
+
+def test_rbu_authors_normaliser_violates_asp_rel():
+    """Why RBU's default stays norm=scale: with the authors' per-aspect normaliser an item of the
+    more liked aspect can be worth less (its aspect's top grade is higher), breaking AspRel."""
+    assert ax.asp_rel("RBU@10", max_examples=30).satisfied is True
+    r = ax.asp_rel("RBU@10(norm=aspect)", max_examples=30)
+    assert r.satisfied is False and not r.example.holds

@@ -204,8 +204,8 @@ def test_kernels_match_loop_references(sc):
         raw_w["x"] = 1.0
     gamma = weights_eq9([(f"p{a}", w) for a, w in raw_w.items()], {f"p{a}": (a,) for a in "xyz"}, "xyz")
     k = sc["k"]
-    names = [f"ab-nDCG@{k}", f"a-nDCG@{k}", f"ERR-IA@{k}", f"EU@{k}", f"RBU@{k}(norm=scale)", f"S-Recall@{k}",
-             "S-RR", f"nDCG-IA@{k}", f"NRBP@{k}", f"RBU@{k}"]
+    names = [f"ab-nDCG@{k}", f"a-nDCG@{k}", f"ERR-IA@{k}", f"EU@{k}", f"RBU@{k}", f"S-Recall@{k}",
+             "S-RR", f"nDCG-IA@{k}", f"NRBP@{k}", f"RBU@{k}(norm=aspect)"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         got = dv.score_lists([ranking], ratings, aspects, names, profile=raw_w).iloc[0]
@@ -243,9 +243,9 @@ def test_rbu_normalises_by_the_aspects_top_grade_as_the_authors_code():
     gain = [0.6 * 7 / 8, 0.6 * 3 / 8 * (1 - 7 / 8), 0.4 * 31 / 32]
     rbu = (1 - p) * sum(p ** t * (g - e) for t, g in enumerate(gain))
     kw = dict(ratings=rat, aspects=asp, weights=w)
-    assert score("RBU@3", ["a", "c", "b"], **kw) == pytest.approx(rbu, abs=1e-12)
+    assert score("RBU@3(norm=aspect)", ["a", "c", "b"], **kw) == pytest.approx(rbu, abs=1e-12)
     gain_scale = [0.6 * 7 / 32, 0.6 * 3 / 32 * (1 - 7 / 32), 0.4 * 31 / 32]
-    assert score("RBU@3(norm=scale)", ["a", "c", "b"], **kw) == pytest.approx(
+    assert score("RBU@3", ["a", "c", "b"], **kw) == pytest.approx(
         (1 - p) * sum(p ** t * (g - e) for t, g in enumerate(gain_scale)), abs=1e-12)
     with pytest.raises(InputError, match="norm"):
         score("RBU@3(norm=max)", ["a"], **kw)

@@ -78,7 +78,8 @@ The metrics αβ-nDCG is compared with (Sec. 4.2), adapted to recommendation:
   with ERR-IA's redundancy :math:`D_\phi(k)=\prod_{j<k}(1-g(i_j,\phi))` and, as in the authors'
   code (``jCarrilloDeAlbornoz/RBU``, ``RBU.java``), :math:`g = [a_\phi\in i](2^{r}-1)/2^{g^u_\phi}`
   with :math:`g^u_\phi` the highest grade among the user's judged items showing the aspect
-  (``norm="aspect"``, default); ``norm="scale"`` uses :math:`2^{r_{max}}` for every aspect.
+  (``norm="aspect"``); ``norm="scale"`` (default: paper 002's Table 1 holds only under it, see
+  :func:`rank_biased_utility`) uses :math:`2^{r_{max}}` for every aspect.
 * **EU** is a **reconstruction**: Amigó et al. 2018's definition of EU (after Yang & Lad 2009) was
   not available to check against (no text or code found). We use RBU's form with the rating-scale
   grade :math:`g = [a_\phi\in i](2^{r}-1)/2^{r_{max}}` and the α-redundancy
@@ -908,19 +909,22 @@ def expected_utility(j, k, alpha=0.25, e=0.05, p=0.99, profile="train", max_rati
 
 
 @register("RBU", aliases=("rank-biased-utility",), params={"e": 0.05, "p": 0.99, "profile": "train",
-                                                            "max_rating": 0.0, "norm": "aspect"},
+                                                            "max_rating": 0.0, "norm": "scale"},
           needs=("aspects",), optional=("train",), family="diversity", bounds=(-math.inf, 1.0), perfect=None,
           description="Rank-biased utility (Amigó et al. 2018): RBP browsing, ERR-IA redundancy, "
-                      "effort e per item; grades (2^r-1)/2^(user's top grade of the aspect) as in the "
-                      "authors' code (norm=scale: /2^r_max)")
-def rank_biased_utility(j, k, e=0.05, p=0.99, profile="train", max_rating=0.0, norm="aspect", *,
+                      "effort e per item; grades (2^r-1)/2^r_max (norm=aspect: /2^(user's top grade "
+                      "of the aspect), the authors' code)")
+def rank_biased_utility(j, k, e=0.05, p=0.99, profile="train", max_rating=0.0, norm="scale", *,
                         aspects, train):
     """RBU (Amigó, Spina & Carrillo-de-Albornoz, SIGIR 2018), checked against the authors' code
-    ``jCarrilloDeAlbornoz/RBU`` (``RBU.java``). ``norm="aspect"`` (default) divides ``2^r - 1``
-    by ``2^g`` with ``g`` the highest grade among the user's judged items showing the aspect (the
-    authors' rule); ``norm="scale"`` by ``2^{r_max}`` for every aspect. Paper 002 does not say
-    which implementation it ran; it takes RBU and its parameters from Amigó et al., whose code is
-    the metric's only reference implementation, so the authors' rule is the default."""
+    ``jCarrilloDeAlbornoz/RBU`` (``RBU.java``). ``norm="aspect"`` divides ``2^r - 1`` by ``2^g``
+    with ``g`` the highest grade among the user's judged items showing the aspect (the authors'
+    rule); ``norm="scale"`` (default) by ``2^{r_max}`` for every aspect. The default stays
+    ``"scale"`` because nothing shows that paper 002 ran the authors' code (it names no
+    implementation) and its Table 1 needs the scale rule: under the authors' rule RBU violates
+    AspRel (an item of a more liked aspect rated 1 whose aspect has a 5 elsewhere gets grade
+    1/32, one of a less liked aspect whose best grade is 1 gets 1/2; ``tests/test_axioms.py``),
+    while Table 1 marks RBU as satisfying it."""
     name = "RBU"
     e = _check_nonneg("e", e, name)
     p = _check_unit("p", p, name, open_right=True)
