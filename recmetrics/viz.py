@@ -19,7 +19,8 @@ if TYPE_CHECKING:  # pragma: no cover
     import altair as alt
     import pandas as pd
 
-__all__ = ["bar_distribution", "long_tail", "metric_lines"]
+__all__ = ["bar_distribution", "long_tail", "metric_lines", "swap_decay", "tau_bars", "pvalue_curves",
+           "robustness_lines"]
 
 #: default width of a chart that spans the book's text column (pixels)
 WIDTH = 560
@@ -222,3 +223,78 @@ def metric_lines(
             column=alt.Column(f"{metric}:N", title=None)
         ).resolve_scale(y="independent")
     return lines
+
+
+# --- diversity (notebook 03: Parapar & Radlinski 2021, Figs. 1-4)
+def swap_decay(level_means: "pd.DataFrame", *, title: str | None = None, width: int = WIDTH,
+               height: int = HEIGHT) -> "alt.Chart":
+    """Fig. 1: mean metric value against the number of bottom-to-top swaps, one line per ``beta``.
+
+    ``level_means``: columns ``level, mean, beta`` (from ``perturbations.level_means``).
+    """
+    alt = _alt()
+    _require_columns(level_means, ["level", "mean", "beta"], "swap_decay")
+    return alt.Chart(level_means[["level", "mean", "beta"]]).mark_line(point=True).encode(
+        x=alt.X("level:Q", title="bottom-to-top swaps"),
+        y=alt.Y("mean:Q", title="mean αβ-nDCG@10", scale=alt.Scale(zero=False)),
+        color=alt.Color("beta:N", title="β"),
+        tooltip=["beta", "level", alt.Tooltip("mean:Q", format=".4f")],
+    ).properties(width=width, height=height, title=title or alt.Undefined)
+
+
+def tau_bars(tau: "pd.DataFrame", *, by: str = "tie_break", families: Sequence[str] | None = None,
+             title: str | None = None, width: int = WIDTH) -> "alt.FacetChart":
+    """Fig. 2: Kendall's τ of each metric with the true order, one panel per family, one bar per
+    value of ``by`` (e.g. the ideal ordering's tie-break). ``tau``: columns ``family, metric, tau, by``."""
+    alt = _alt()
+    _require_columns(tau, ["family", "metric", "tau", by], "tau_bars")
+    data = tau[["family", "metric", "tau", by]].dropna(subset=["tau"])
+    n = len(families) if families else max(data.family.nunique(), 1)
+    panel = max((width - 220) // n, 90)
+    return alt.Chart(data).mark_bar().encode(
+        x=alt.X("tau:Q", title="Kendall's τ", scale=alt.Scale(domain=[-1, 1])),
+        y=alt.Y("metric:N", title=None),
+        yOffset=alt.YOffset(f"{by}:N"),
+        color=alt.Color(f"{by}:N", title=by.replace("_", " "), legend=alt.Legend(orient="bottom")),
+        tooltip=["family", "metric", by, alt.Tooltip("tau:Q", format=".3f")],
+    ).properties(width=panel, height=260).facet(
+        column=alt.Column("family:N", title=None, sort=list(families) if families else alt.Undefined)
+    ).properties(title=title or alt.Undefined)
+
+
+def pvalue_curves(pvalues: "pd.DataFrame", *, row: str = "tie_break", families: Sequence[str] | None = None,
+                  floor: float = 1e-12, title: str | None = None, width: int = WIDTH) -> "alt.FacetChart":
+    """Fig. 3: p-value (log scale, floored at ``floor`` for display) of the ideal against each
+    level, one line per metric; panels: family (columns) x ``row``.
+    ``pvalues``: columns ``family, metric, level, pvalue, row``."""
+    alt = _alt()
+    _require_columns(pvalues, ["family", "metric", "level", "pvalue", row], "pvalue_curves")
+    data = pvalues[["family", "metric", "level", "pvalue", row]].copy()
+    data["p (floored)"] = data.pvalue.clip(lower=floor)
+    n = len(families) if families else max(data.family.nunique(), 1)
+    panel = max((width - 60) // n - 20, 90)
+    return alt.Chart(data).mark_line(point=alt.OverlayMarkDef(size=10)).encode(
+        x=alt.X("level:Q", title="perturbation level"),
+        y=alt.Y("p (floored):Q", scale=alt.Scale(type="log"), title="p-value (log)"),
+        color=alt.Color("metric:N", legend=alt.Legend(orient="bottom", columns=3, labelLimit=220)),
+        tooltip=["family", "metric", row, "level", alt.Tooltip("pvalue:Q", format=".2e")],
+    ).properties(width=panel, height=170).facet(
+        column=alt.Column("family:N", title=None, sort=list(families) if families else alt.Undefined),
+        row=alt.Row(f"{row}:N", title=row.replace("_", " ")),
+    ).properties(title=title or alt.Undefined)
+
+
+def robustness_lines(summary: "pd.DataFrame", *, title: str | None = None, width: int = WIDTH) -> "alt.FacetChart":
+    """Fig. 4: mean τ (full vs reduced test set) against the share removed, one line per β, one
+    panel per cut-off. ``summary``: columns ``cutoff, beta, fraction, tau, sd``."""
+    alt = _alt()
+    _require_columns(summary, ["cutoff", "beta", "fraction", "tau", "sd"], "robustness_lines")
+    n = max(summary.cutoff.nunique(), 1)
+    return alt.Chart(summary[["cutoff", "beta", "fraction", "tau", "sd"]]).mark_line(point=True).encode(
+        x=alt.X("fraction:Q", title="share of test ratings removed"),
+        y=alt.Y("tau:Q", title="mean Kendall's τ with the full test set"),
+        color=alt.Color("beta:N", title="β"),
+        tooltip=["cutoff", "beta", "fraction", alt.Tooltip("tau:Q", format=".3f"), alt.Tooltip("sd:Q", format=".3f")],
+    ).properties(width=max((width - 80) // n - 20, 120), height=220).facet(
+        column=alt.Column("cutoff:O", title="αβ-nDCG@k")
+    ).properties(title=title or alt.Undefined)
