@@ -19,8 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import altair as alt
     import pandas as pd
 
-__all__ = ["bar_distribution", "long_tail", "metric_lines", "swap_decay", "tau_bars", "pvalue_curves",
-           "robustness_lines"]
+__all__ = ["bar_distribution", "long_tail", "metric_lines"]
 
 #: default width of a chart that spans the book's text column (pixels)
 WIDTH = 560
@@ -226,6 +225,9 @@ def metric_lines(
 
 
 # --- diversity (notebook 03: Parapar & Radlinski 2021, Figs. 1-4)
+__all__ += ["swap_decay", "tau_bars", "pvalue_curves", "robustness_lines"]
+
+
 def swap_decay(level_means: "pd.DataFrame", *, title: str | None = None, width: int = WIDTH,
                height: int = HEIGHT) -> "alt.Chart":
     """Fig. 1: mean metric value against the number of bottom-to-top swaps, one line per ``beta``.
