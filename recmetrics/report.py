@@ -93,13 +93,15 @@ PROFILES: dict[str, dict[str, Any]] = {
 NOTEBOOK_PARAMETERS: dict[str, dict[str, dict[str, Any]]] = {
     "quick": {
         "02_recommender_zoo": {"folds": 2, "systems": ["Random", "Pop", "UserKNN", "EASE", "PureSVD", "WRMF"]},
-        "03_unified_accuracy_diversity": {
-            "n_users": 100, "swap_levels": 10, "redundancy_levels": 10, "aspect_levels": 5, "n_systems": 10,
-            "n_removals": 2, "removal_fractions": [0.2, 0.5, 0.8], "betas": [0.25, 1.0], "axiom_examples": 20},
+        "03_unified_accuracy_diversity": {},   # the notebook's defaults are the quick settings
         "04_choosing_a_metric": {"svd": "SVD(factors=10,iterations=5)"},
     },
     "paper": {
         "02_recommender_zoo": {"folds": 5, "systems": None},
+        "03_unified_accuracy_diversity": {
+            "n_users": None, "swap_levels": 50, "redundancy_levels": 50, "aspect_levels": 10, "n_systems": 50,
+            "n_removals": 50, "removal_fractions": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9],
+            "betas": [0.25, 0.5, 0.75, 1.0], "axiom_examples": 100},
     },
 }
 

@@ -688,7 +688,7 @@ def paper_claims() -> list:
 
     def ab_monotone(r):
         s = r["pshape"]
-        rows = s[[_base(m) == "ab-nDCG" for m in s.metric]]
+        rows = s[np.array([_base(m) == "ab-nDCG" for m in s.metric], dtype=bool)]
         if rows.empty:
             raise KeyError("p-values of ab-nDCG")
         bad = rows[~rows.monotone.astype(bool)]
@@ -702,7 +702,7 @@ def paper_claims() -> list:
 
     def others_erratic(r):
         s = r["pshape"]
-        rows = s[(s.family == "aspect") & [_base(m) in ("NRBP", "EU", "RBU", "a-nDCG") for m in s.metric]]
+        rows = s[(s.family == "aspect").to_numpy() & np.array([_base(m) in ("NRBP", "EU", "RBU", "a-nDCG") for m in s.metric], dtype=bool)]
         if rows.empty:
             raise KeyError("p-values on aspect swaps")
         erratic = rows[~rows.monotone.astype(bool)]
