@@ -632,8 +632,13 @@ def paper_claims() -> list:
         t = _tau_of(r["tau"], "swap", SUBTOPIC)
         if not t:
             raise KeyError("tau of S-Recall/S-RR on swaps")
-        neg = [v for v in t.values() if v < 0]
-        return agrees_if(len(neg) == len(t), min(t.values()), f"τ on swaps: {_fmt(t)}")
+        defined = {m: v for m, v in t.items() if np.isfinite(v)}
+        detail = f"τ on swaps: {_fmt(t)}" + (" (nan: the metric gives every level the same mean)"
+                                              if len(defined) < len(t) else "")
+        if not defined:
+            return Evidence("inconclusive", None, detail)
+        neg = [v for v in defined.values() if v < 0]
+        return agrees_if(len(neg) == len(defined), min(defined.values()), detail)
 
     claims.append(Claim("exp1-swap-subtopic-negative", "002",
                         "Exp. 1, swaps: S-Recall and S-RR rank the systems in negative correlation",
@@ -734,7 +739,7 @@ def paper_claims() -> list:
         steps = np.diff(by_beta.to_numpy())
         return agrees_if(bool((steps < 0).all()), float(-steps.min()),
                          f"cut-off {int(s100.cutoff.max())}, mean τ over the fractions by β: "
-                         + ", ".join(f"{b:g} {v:.3f}" for b, v in by_beta.items()))
+                         + ", ".join(f"{b:g} {v:.4f}" for b, v in by_beta.items()))
 
     claims.append(Claim("exp3-lower-beta-more-robust", "002",
                         "Exp. 3, cut-off 100: the lower β, the higher the correlation",
