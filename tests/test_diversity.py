@@ -501,3 +501,39 @@ def test_through_evaluate():
     assert ev.per_user.shape == (2, 2)
     assert ev.per_user["a-nDCG@2"].tolist() == pytest.approx([
         score("a-nDCG@2", ["b", "a"], {"a": 5.0, "b": 2.0}), score("a-nDCG@2", ["c", "a"], {"c": 4.0, "a": 1.0})])
+
+
+def test_eu_labelled_a_reconstruction_and_err_ia_parity_scope_stated():
+    table = rm.metrics.table().set_index("metric")
+    assert "RECONSTRUCTION" in table.loc["EU", "description"]
+    assert "reconstruction" in dv.expected_utility.__doc__
+    assert "only at ndeval's α = 0.5" in table.loc["ERR-IA", "description"]
+    assert "authors' code" in table.loc["RBU", "description"]
+
+
+def test_paper_claims_verdicts_from_results():
+    """The paper's claims (notebook 03) are data; their verdicts are computed from results."""
+    from recmetrics import axioms as ax
+    from recmetrics.meta import findings
+    from recmetrics.meta import perturbations as pt
+
+    m = ["ab-nDCG@100(profile='test')", "NRBP", "EU(profile='test')", "RBU@100(profile='test')",
+         "a-nDCG@100", "S-Recall@100", "S-RR"]
+    tau_vals = {"swap": [1, 1, 1, 1, 1, -0.5, -0.2], "redundancy": [1, 1, 0.4, 0.5, 1, 0.1, 0.1],
+                "aspect": [1, -0.78, 1, 1, 0.02, np.nan, 0.9]}
+    tau = pd.DataFrame([(f, mm, t, 11) for f, ts in tau_vals.items() for mm, t in zip(m, ts)],
+                       columns=["family", "metric", "tau", "n_systems"])
+    shape = pd.DataFrame([(f, mm, 0.001, 1.0, 0.0 if mm.startswith("ab") or f != "aspect" else 2.0,
+                           mm.startswith("ab") or f != "aspect") for f in tau_vals for mm in m],
+                         columns=["family", "metric", "p_level1", "first_significant", "largest_rise", "monotone"])
+    rob = pd.DataFrame([(k, b, f, 0.9 - 0.1 * b, 0.01) for k in (10, 100) for b in (0.25, 1.0) for f in (0.2, 0.5)],
+                       columns=["cutoff", "beta", "fraction", "tau", "sd"])
+    report_table = pd.DataFrame({a: [ax.PAPER_TABLE1[n.split("@")[0]][a] for n in ax.PAPER_METRICS]
+                                 for a in ax.AXIOMS}, index=list(ax.PAPER_METRICS), dtype=object)
+    out = findings.assess(pt.paper_claims(), {"table1": report_table, "tau": tau, "pshape": shape,
+                                              "robustness": rob}).set_index("id")
+    assert (out.verdict == "agrees").all(), out[out.verdict != "agrees"][["our_evidence"]]
+    tau.loc[(tau.family == "aspect") & (tau.metric == "NRBP"), "tau"] = 1.0
+    out = findings.assess(pt.paper_claims(), {"tau": tau}).set_index("id")
+    assert out.loc["exp1-aspect-nrbp-worse", "verdict"] == "disagrees"
+    assert out.loc["table1-ab-nDCG", "verdict"] == "inconclusive"      # not computed
