@@ -490,7 +490,7 @@ def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iter
                fractions: Iterable[float] = tuple(np.round(np.arange(0.1, 1.0, 0.1), 2)),
                size: int | None = None, users=None, n_users: int | None = None, seed=0,
                shared_permutation: bool = True, threshold: float = 4.0, max_rating: float | None = None,
-               train=None) -> pd.DataFrame:
+               train=None, tie_break: str = "more") -> pd.DataFrame:
     """Exp. 3: τ between αβ-nDCG's system rankings with the full and with reduced test sets.
 
     ``n_systems`` random shuffles of the users' ideal lists (cut at ``size``, default the largest
@@ -498,6 +498,7 @@ def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iter
     proportionally by category (:func:`proportional_removal_order`), ``n_removals`` times with
     different seeds; every reduced test set re-judges the same lists. Returns one row per
     (cutoff, beta, fraction, removal) with τ (columns ``cutoff, beta, fraction, removal, tau``).
+    ``tie_break``: the ideal ordering's tie-break (:func:`ideal_ordering`).
     """
     qrels = _as_qrels(test, threshold, max_rating)
     cutoffs = sorted({int(k) for k in cutoffs})
@@ -516,7 +517,7 @@ def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iter
     size = int(kmax if size is None else size)
     idx = dv.aspect_index(aspects)
     eval_users = _sample_users(qrels, users, n_users, rng)
-    ideal = ideal_ordering(qrels, idx, users=eval_users)
+    ideal = ideal_ordering(qrels, idx, users=eval_users, tie_break=tie_break)
     stacks = shuffled_runs(ideal, n_systems, size, rng, shared=shared_permutation)   # (S, n, size)
     S, n, m = stacks.shape
     if m < kmax:   # lists shorter than the cut-off: pad (positions past the lists contribute nothing)
