@@ -186,9 +186,17 @@ def _evaluate(args) -> int:
         values = per_user.to_numpy().T
         n_users = len(per_user)
         summary = {}
+        if args.format == "trec":  # trec_eval adds per-query values in qid order, then divides
+            order = sorted(range(n_users), key=lambda i: str(per_user.index[i]))
         for (label, trec), col in zip([l for l in labels if l[0] != "num_q"], range(values.shape[0])):
-            if args.format == "trec" and trec in SUMMED:
-                summary[label] = float(values[col].sum())
+            if args.format == "trec" and args.aggregate == "arithmetic":
+                total = 0.0
+                for v in values[col][order].tolist():
+                    total += v
+                summary[label] = total if trec in SUMMED else (total / n_users if n_users else 0.0)
+                if trec == "num_rel" and args.complete:
+                    # m_num_rel.c: with -c the summary counts rel > 0 over the whole qrels, ignoring -l
+                    summary[label] = float((qrels.to_frame()["rating"] > 0).sum())
             else:
                 summary[label] = float(res.aggregate.iloc[col])
         if args.format == "trec":
