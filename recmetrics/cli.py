@@ -111,6 +111,8 @@ def _resolve_metrics(tokens):
             labels.append(("num_q", "num_q"))
             continue
         spec = parse(name)
+        if str(spec) in [l for l, _ in labels]:
+            continue  # asked twice (e.g. -m P@10 -m P.10)
         specs.append(spec)
         labels.append((str(spec), trec or _trec_name(spec)))
     return specs, labels
@@ -129,12 +131,24 @@ def _fmt_trec(value: float, integer: bool) -> str:
     return str(int(round(value))) if integer else f"{value:.17g}"
 
 
+def _is_file_arg(token: str) -> bool:
+    """A token after ``-m`` that is a file: ``-``, an existing path, a path-looking token, or
+    anything that is not a metric name (then the missing file is reported by the reader)."""
+    if token == "-" or os.path.exists(token) or os.sep in token:
+        return True
+    try:
+        _resolve_metrics([token])
+    except RecmetricsError:
+        return True
+    return False
+
+
 def _split_positionals(args) -> None:
     """trec_eval puts the flags first: ``-m P.10 qrels run``; ``-m`` takes several values, so file
     names swallowed by the last ``-m`` are moved back to the positionals."""
     metrics = args.metrics or []
     files = list(args.files)
-    while metrics and len(files) < 2 and (metrics[-1] == "-" or os.path.exists(metrics[-1])):
+    while metrics and len(files) < 2 and _is_file_arg(metrics[-1]):
         files.insert(0, metrics.pop())
     if len(files) < 2:
         raise CliError("evaluate needs a qrels file and at least one run file "
