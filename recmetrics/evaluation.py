@@ -10,7 +10,7 @@ import pandas as pd
 
 from .data.qrels import Qrels
 from .data.run import Run
-from .errors import InputError
+from .errors import InputError, show
 from .judged import judge
 from .metrics import aggregate as _aggregate, parse
 from .metrics.registry import MetricSpec
@@ -81,6 +81,28 @@ def as_qrels(qrels, threshold: float | None = None) -> Qrels:
                      f"or a file path; got {type(qrels).__name__}")
 
 
+def check_train_test_overlap(qrels: Qrels, train: pd.DataFrame, users: np.ndarray) -> None:
+    """Raise :class:`InputError` when a judged test item of an evaluated user is also one of that user's
+    training items: the AllItems universe (catalog minus training items) would then count it wrong
+    (a relevant item outside the universe). Ids are compared as strings when the types differ."""
+    if not isinstance(train, pd.DataFrame) or not {"user", "item"} <= set(train.columns) or not len(train):
+        return  # the classification kernel reports a malformed train= itself
+    test = qrels.to_frame()
+    test = test[test.user.isin(users) & (test.rating >= 0)]
+    tr = train[["user", "item"]]
+    if test.user.dtype != tr.user.dtype or test.item.dtype != tr.item.dtype:
+        test = test.astype({"user": str, "item": str})
+        tr = tr.astype({"user": str, "item": str})
+    both = test.merge(tr.drop_duplicates(), on=["user", "item"])
+    if len(both):
+        first = both.iloc[0]
+        raise InputError(
+            f"train/test overlap: test item {show(first['item'])} of user {show(first['user'])} (rating "
+            f"{first['rating']:g}) is also one of the user's training items ({len(both)} such pair(s)); the "
+            f"AllItems universe excludes training items, so it would be counted wrong. Split so that no "
+            f"(user, item) pair is in both, or use universe=judged")
+
+
 def evaluate(run, qrels, metrics, *, users="relevant", aggregate: str = "arithmetic",
              threshold: float | None = None, **context) -> Evaluation:
     """Evaluate one run.
@@ -103,6 +125,9 @@ def evaluate(run, qrels, metrics, *, users="relevant", aggregate: str = "arithme
     judged = judge(run, qrels, depth=depth, users=users)
     if len(judged) == 0:
         raise InputError(f"no user to evaluate under users={users!r} (no judged user has a relevant item?)")
+    if context.get("train") is not None and any(
+            "train" in s.definition.needs + s.definition.optional and dict(s.params).get("universe", "all") == "all" for s in specs):
+        check_train_test_overlap(judged.qrels, context["train"], judged.users)
     values = score_judged(judged, specs, **context)
     names = [str(s) for s in specs]
     per_user = pd.DataFrame(values.T, index=pd.Index(judged.users, name="user"), columns=names)
