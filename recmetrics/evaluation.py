@@ -95,10 +95,9 @@ def check_train_test_overlap(qrels: Qrels, train: pd.DataFrame, users: np.ndarra
         tr = tr.astype({"user": str, "item": str})
     both = test.merge(tr.drop_duplicates(), on=["user", "item"])
     if len(both):
-        first = both.iloc[0]
         raise InputError(
-            f"train/test overlap: test item {show(first['item'])} of user {show(first['user'])} (rating "
-            f"{first['rating']:g}) is also one of the user's training items ({len(both)} such pair(s)); the "
+            f"train/test overlap: test item {show(both['item'].iloc[0])} of user {show(both['user'].iloc[0])} "
+            f"(rating {both['rating'].iloc[0]:g}) is also one of the user's training items ({len(both)} such pair(s)); the "
             f"AllItems universe excludes training items, so it would be counted wrong. Split so that no "
             f"(user, item) pair is in both, or use universe=judged")
 

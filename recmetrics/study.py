@@ -42,7 +42,8 @@ __all__ = ["Runs", "run_systems", "evaluate_systems", "summarise", "load_runs", 
            "ratings_hash", "make_folds", "save_run", "load_run", "RUN_SUFFIXES"]
 
 #: file suffixes :func:`load_runs` picks up in a directory (TREC runs have many conventional names)
-RUN_SUFFIXES = (".csv", ".tsv", ".parquet", ".trec", ".run", ".res", ".txt")
+RUN_SUFFIXES = tuple(s + z for s in (".csv", ".tsv", ".parquet", ".trec", ".run", ".res", ".txt")
+                     for z in ("", ".gz", ".bz2", ".xz", ".zst") if not (s == ".parquet" and z))
 _FORMAT = 1
 
 

@@ -277,6 +277,8 @@ def read_trec_qrels(path, *, threshold: float = 1.0, max_rating: float | None = 
     frac = rels != np.trunc(rels)
     if frac.any():
         i = int(np.flatnonzero(frac)[0])
+        if lines is None:  # rare: find the line numbers with the reference reader
+            lines = _slow_columns(raw, fname, 4, QRELS_LAYOUT, extra_ok=False)[0]
         where = f"{fname}:{lines[i]}" if lines is not None else fname
         warnings.warn(f"{where}: fractional relevance {rels[i]:g} truncated to {np.trunc(rels[i]):g} "
                       f"as trec_eval does ({int(frac.sum())} such line(s)); scale grades to integers to keep them",
@@ -302,6 +304,19 @@ def write_trec_qrels(qrels: Qrels, path, *, scale: float = 1.0) -> Path:
 
 
 # --------------------------------------------------------------------------- tables
+def check_id_columns(frame, fname: str, id_columns=("user", "item")) -> None:
+    """Raise :class:`FormatError` when an id column mixes Python types (e.g. int and str), which
+    would match nothing on one side; the message names the first row of the minority type."""
+    for c in id_columns:
+        if c in frame.columns and frame[c].dtype == object:
+            types = frame[c].map(type)
+            kinds = list(dict.fromkeys(types))
+            if len(kinds) > 1:
+                row = int(np.flatnonzero(types.to_numpy() != kinds[0])[0])
+                raise FormatError(f"{fname}: column {c!r} mixes {', '.join(k.__name__ for k in kinds)} ids "
+                                  f"(row {row + 1} is {frame[c].iloc[row]!r}); one id type per column expected")
+
+
 def read_table(path, *, id_columns=("user", "item"), **kw):
     """CSV/TSV/parquet by extension (compressed too; ``sep`` may be given for text files).
 
@@ -318,13 +333,8 @@ def read_table(path, *, id_columns=("user", "item"), **kw):
             frame = pd.read_parquet(path)
         except Exception as exc:  # pyarrow raises many types
             raise InputError(f"{fname}: cannot read parquet ({type(exc).__name__}: {exc})") from None
-        for c in id_columns:
-            if c in frame.columns and frame[c].dtype == object:
-                kinds = frame[c].map(type).unique()
-                if len(kinds) > 1:
-                    row = int(np.flatnonzero(frame[c].map(type).to_numpy() != kinds[0])[0])
-                    raise FormatError(f"{fname}: column {c!r} mixes {', '.join(k.__name__ for k in kinds)} ids "
-                                      f"(row {row + 1} is {frame[c].iloc[row]!r}); one id type per column expected")
+        frame.attrs["source"] = fname
+        check_id_columns(frame, fname, id_columns)
         return frame
     raw = read_bytes(path, "table")
     text = _decode(raw, fname)
