@@ -133,7 +133,7 @@ def _fast_columns(raw: bytes, n_fields: int, keep: dict):
     try:
         table = pcsv.read_csv(
             pa.py_buffer(raw),
-            read_options=pcsv.ReadOptions(column_names=names, block_size=1 << 24),
+            read_options=pcsv.ReadOptions(column_names=names, block_size=1 << 22),
             parse_options=pcsv.ParseOptions(delimiter=delim, quote_char=False, double_quote=False),
             convert_options=pcsv.ConvertOptions(column_types=types, include_columns=list(types),
                                                 strings_can_be_null=False, quoted_strings_can_be_null=False))
@@ -209,14 +209,19 @@ def read_trec_run(path, *, name: str | None = None, max_docs: int | None = None,
     after sorting (trec_eval's ``-M``). Ids are strings (``ids`` is kept for compatibility)."""
     raw = read_bytes(path, "run")
     fname = _name(path)
-    fast = _fast_columns(raw, 6, {0: "str", 2: "str", 4: "float", 5: "str"})
+    fast = _fast_columns(raw, 6, {0: "str", 2: "str", 4: "float"})
     if fast is not None:
         ucodes, users = _encode(fast[0])
         icodes, vocab = _encode(fast[2])
         scores = fast[4].to_numpy()
-        tag = fast[5][0].as_py()
+        first = raw[: raw.find(b"\n")] if b"\n" in raw else raw
+        tag = first.decode("utf-8", "replace").split()[5]
+        fast = "ok"
+        if str(path) != "-":
+            del raw  # peak memory: the reference reader re-reads the file if it is needed
         if not np.isfinite(scores).all() or _first_duplicate(ucodes, icodes, len(vocab)) >= 0:
             fast = None  # the reference reader reports the line
+            raw = read_bytes(path, "run") if str(path) != "-" else raw
     if fast is None:
         lines, (qid, _, docno, _rank, score, tags) = _slow_columns(raw, fname, 6, RUN_LAYOUT, extra_ok=True)
         if not len(lines):
@@ -250,8 +255,6 @@ def read_trec_qrels(path, *, threshold: float = 1.0, max_rating: float | None = 
     ``rel`` is truncated toward zero like trec_eval's ``atol`` (a warning names the first
     fractional grade); negative labels are kept ("in the pool but unjudged": ignored by every
     measure except infAP and bpref, which count them as trec_eval does)."""
-    import pandas as pd
-
     raw = read_bytes(path, "qrels")
     fname = _name(path)
     fast = _fast_columns(raw, 4, {0: "str", 2: "str", 3: "float"})
@@ -284,8 +287,7 @@ def read_trec_qrels(path, *, threshold: float = 1.0, max_rating: float | None = 
                       f"as trec_eval does ({int(frac.sum())} such line(s)); scale grades to integers to keep them",
                       stacklevel=2)
         rels = np.trunc(rels)
-    frame = pd.DataFrame({"user": users[ucodes], "item": vocab[icodes], "rating": rels})
-    return Qrels(frame, threshold=threshold, max_rating=max_rating, negative="unjudged")
+    return Qrels.from_codes(ucodes, users, icodes, vocab, rels, threshold, max_rating, negative="unjudged")
 
 
 def write_trec_qrels(qrels: Qrels, path, *, scale: float = 1.0) -> Path:

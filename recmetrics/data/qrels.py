@@ -78,13 +78,43 @@ class Qrels:
         # canonical storage: sorted by user code then item code
         ucodes, users = pd.factorize(frame["user"].to_numpy(), sort=True)
         icodes, items = pd.factorize(frame["item"].to_numpy(), sort=True)
+        self._store(ucodes, users, icodes, items, values)
+
+    def _store(self, ucodes, users, icodes, items, values) -> None:
+        """Keep the judgments sorted by (user code, item code); ``users``/``items`` are sorted."""
         order = np.lexsort((icodes, ucodes))
         self.user_index = pd.Index(users)
         self.item_index = pd.Index(items)
-        self._ucodes = ucodes[order].astype(np.int64)
-        self._icodes = icodes[order].astype(np.int64)
+        self._ucodes = np.asarray(ucodes)[order].astype(np.int64)
+        self._icodes = np.asarray(icodes)[order].astype(np.int64)
         self._ratings = values[order]
         self._keys = self._ucodes * len(items) + self._icodes
+
+    @classmethod
+    def from_codes(cls, ucodes, users, icodes, items, ratings, threshold: float = 1.0,
+                   max_rating: float | None = None, negative: str = "unjudged") -> "Qrels":
+        """The readers' vectorised path: ``users[ucodes[n]]`` rated ``items[icodes[n]]`` with
+        ``ratings[n]``; (user, item) pairs must be unique and ratings finite (the readers check)."""
+        ratings = np.asarray(ratings, dtype=np.float64)
+        if not len(ratings):
+            raise InputError("qrels are empty: at least one (user, item, rating) judgment is needed")
+        if negative == "error" and (ratings < 0).any():
+            raise InputError("qrels hold a negative rating; pass negative='unjudged' for trec_eval's semantics")
+        if not np.isfinite(threshold) or threshold <= 0:
+            raise InputError(f"relevance threshold must be a positive number, got {threshold!r}")
+        self = cls.__new__(cls)
+        self.negative = negative
+        self.threshold = float(threshold)
+        top = float(max(ratings.max(), 0.0))
+        self.max_rating = top if max_rating is None else float(max_rating)
+        if self.max_rating < top:
+            raise InputError(f"max_rating={max_rating} is below the largest rating {top}")
+        uperm, iperm = np.argsort(np.asarray(users)), np.argsort(np.asarray(items))
+        urank, irank = np.empty_like(uperm), np.empty_like(iperm)
+        urank[uperm] = np.arange(len(uperm))
+        irank[iperm] = np.arange(len(iperm))
+        self._store(urank[ucodes], np.asarray(users)[uperm], irank[icodes], np.asarray(items)[iperm], ratings)
+        return self
 
     # ------------------------------------------------------------------ basic views
     @classmethod
