@@ -201,7 +201,8 @@ def _evaluate(args) -> int:
         n_users = len(per_user)
         summary = {}
         if args.format == "trec":  # trec_eval adds per-query values in qid order, then divides
-            order = sorted(range(n_users), key=lambda i: str(per_user.index[i]))
+            qids = [str(u) for u in per_user.index.tolist()]
+            order = sorted(range(n_users), key=qids.__getitem__)
         for (label, trec), col in zip([l for l in labels if l[0] != "num_q"], range(values.shape[0])):
             if args.format == "trec" and args.aggregate == "arithmetic":
                 total = 0.0
@@ -254,13 +255,11 @@ def _print_trec(out, prefix, labels, per_user, summary, n_users, args) -> None:
     pre = f"{prefix}\t" if prefix else ""
     integer = {label for label, trec in named if trec in SUMMED or trec == "num_q"}
     if args.per_query:
-        users = sorted(per_user.index, key=str)
-        for u in users:
-            row = per_user.loc[u]
-            for label, trec in named:
-                if label == "num_q":
-                    continue
-                out.write(f"{pre}{trec:<22}\t{u}\t{_fmt_trec(row[label], label in integer)}\n")
+        qids = [str(u) for u in per_user.index.tolist()]
+        cols = {label: per_user[label].tolist() for label, _ in named if label != "num_q"}
+        for n in sorted(range(len(qids)), key=qids.__getitem__):
+            out.write("".join(f"{pre}{trec:<22}\t{qids[n]}\t{_fmt_trec(cols[label][n], label in integer)}\n"
+                              for label, trec in named if label != "num_q"))
     if not args.no_summary:
         for label, trec in named:
             value = n_users if label == "num_q" else summary[label]
