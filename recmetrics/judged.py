@@ -149,16 +149,19 @@ def common_ids(run: Run, qrels: Qrels) -> tuple[Run, Qrels]:
     """One id rule for both sides: when the run's and the judgments' ids differ in type (integers on
     one side, strings on the other), both are compared as strings, as trec_eval compares them
     (so ``"01"`` never equals ``1``, and ``"7"`` equals ``7``). Same types: unchanged."""
+    codes, vocab = run.codes
+    used = np.zeros(len(vocab), dtype=bool)
+    used[codes[codes >= 0]] = True  # list padding may hold a placeholder of another type
+    run_items = vocab[used]
     fix_users = _id_kind(run.users) != _id_kind(qrels.users)
-    fix_items = _id_kind(run.codes[1]) != _id_kind(qrels.item_index.to_numpy())
+    fix_items = _id_kind(run_items) != _id_kind(qrels.item_index.to_numpy())
     if not (fix_users or fix_items):
         return run, qrels
     for side, kinds in (("user", (_id_kind(run.users), _id_kind(qrels.users))),
-                        ("item", (_id_kind(run.codes[1]), _id_kind(qrels.item_index.to_numpy())))):
+                        ("item", (_id_kind(run_items), _id_kind(qrels.item_index.to_numpy())))):
         if "other" in kinds and kinds[0] != kinds[1]:
             raise InputError(f"{side} ids of run {run.name!r} and of the judgments have different types "
                              f"({kinds[0]} vs {kinds[1]}) that cannot be matched as strings; use int or str ids")
-    codes, vocab = run.codes
     new = Run(run.users.astype(str) if fix_users else run.users,
               vocab.astype(str)[np.maximum(codes, 0)] if fix_items else run.items,
               run.lengths, run.scores, run.name, dict(run.metadata))
