@@ -155,6 +155,16 @@ def _fast_columns(raw: bytes, n_fields: int, keep: dict):
     return cols
 
 
+def _release_arrow_memory() -> None:
+    """Give the pyarrow pool's freed blocks back to the system (peak memory of the CLI)."""
+    try:
+        import pyarrow as pa
+
+        pa.default_memory_pool().release_unused()
+    except (ImportError, AttributeError):  # pragma: no cover
+        pass
+
+
 def _encode(col):
     """(codes int64, vocabulary as an object array of str) of a pyarrow string column."""
     enc = col.combine_chunks().dictionary_encode() if hasattr(col, "combine_chunks") else col.dictionary_encode()
@@ -214,6 +224,8 @@ def read_trec_run(path, *, name: str | None = None, max_docs: int | None = None,
         ucodes, users = _encode(fast[0])
         icodes, vocab = _encode(fast[2])
         scores = fast[4].to_numpy()
+        fast = None
+        _release_arrow_memory()
         first = raw[: raw.find(b"\n")] if b"\n" in raw else raw
         tag = first.decode("utf-8", "replace").split()[5]
         fast = "ok"
@@ -263,6 +275,8 @@ def read_trec_qrels(path, *, threshold: float = 1.0, max_rating: float | None = 
         ucodes, users = _encode(fast[0])
         icodes, vocab = _encode(fast[2])
         rels = fast[3].to_numpy()
+        fast = "ok"
+        _release_arrow_memory()
         if not np.isfinite(rels).all() or _first_duplicate(ucodes, icodes, len(vocab)) >= 0:
             fast = None
     if fast is None:
