@@ -48,6 +48,9 @@ def as_run(run) -> Run:
     if isinstance(run, Run):
         return run
     if isinstance(run, pd.DataFrame):
+        from .data.io import check_id_columns
+
+        check_id_columns(run, "run table")
         return Run.from_frame(run, rank_col="rank" if "rank" in run.columns and "score" not in run.columns else None)
     if isinstance(run, dict):
         if all(isinstance(v, dict) for v in run.values()):
@@ -70,6 +73,9 @@ def as_qrels(qrels, threshold: float | None = None) -> Qrels:
             raise InputError(f"threshold={threshold} given with a Qrels whose threshold is {qrels.threshold}")
         return qrels
     if isinstance(qrels, pd.DataFrame):
+        from .data.io import check_id_columns
+
+        check_id_columns(qrels, "qrels table")
         return Qrels(qrels, threshold=4.0 if threshold is None else threshold)
     if isinstance(qrels, dict):
         return Qrels.from_dict(qrels, threshold=1.0 if threshold is None else threshold)

@@ -204,3 +204,10 @@ def test_from_dict_and_python_inputs(tmp_path, clean):
     pd.testing.assert_series_equal(got, base, check_names=False)
     got = rm.evaluate(str(r), str(q), ["P@1", "RR"], threshold=4).aggregate
     pd.testing.assert_series_equal(got, base, check_names=False)
+
+
+def test_mixed_type_id_column_in_a_dataframe_is_an_error():
+    run = pd.DataFrame({"user": [1, "1"], "item": [10, 11], "score": [1.0, 0.5]})
+    q = pd.DataFrame({"user": [1], "item": [10], "rating": [5]})
+    with pytest.raises(FormatError, match=r"run table: column 'user' mixes int, str ids \(row 2 is '1'\)"):
+        rm.evaluate(run, q, ["P@1"])
