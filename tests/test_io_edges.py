@@ -101,7 +101,14 @@ def test_comments_blank_lines_tabs_crlf_trailing_fields(tmp_path, clean):
     pd.testing.assert_frame_equal(scores(q2, r2), base)
 
 
-@pytest.mark.parametrize("ext,opener", [(".gz", gzip.open), (".bz2", bz2.open), (".xz", lzma.open)])
+def _zst_open(path, mode):
+    import pyarrow as pa
+
+    return pa.output_stream(str(path), compression="zstd")
+
+
+@pytest.mark.parametrize("ext,opener", [(".gz", gzip.open), (".bz2", bz2.open), (".xz", lzma.open),
+                                        (".zst", _zst_open)])
 def test_compressed_runs_qrels_and_tables(tmp_path, clean, ext, opener):
     q, r = clean
     base = scores(q, r)
@@ -211,3 +218,10 @@ def test_mixed_type_id_column_in_a_dataframe_is_an_error():
     q = pd.DataFrame({"user": [1], "item": [10], "rating": [5]})
     with pytest.raises(FormatError, match=r"run table: column 'user' mixes int, str ids \(row 2 is '1'\)"):
         rm.evaluate(run, q, ["P@1"])
+
+
+@pytest.mark.parametrize("ext", [".gz", ".bz2", ".xz", ".zst"])
+def test_corrupt_compressed_file_is_a_clear_error(tmp_path, ext):
+    bad = write(tmp_path / f"r.txt{ext}", b"this is not compressed data at all", "wb")
+    with pytest.raises(InputError, match=rf"r.txt{ext}: cannot read run"):
+        rm.io.read_run(bad)

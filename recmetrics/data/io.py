@@ -13,7 +13,7 @@ Python objects with integer ids on one side and strings on the other are compare
 (see :func:`recmetrics.judged.common_ids`).
 
 Every text reader accepts ``#`` comment lines, blank lines, tabs or spaces, Windows line endings,
-a UTF-8 byte-order mark, ``.gz``/``.bz2``/``.xz`` (and ``.zst`` with ``zstandard``) compression
+a UTF-8 byte-order mark, ``.gz``/``.bz2``/``.xz`` (stdlib) and ``.zst`` (pyarrow) compression
 and ``-`` for standard input. Well-formed files take a vectorised path (pyarrow's multithreaded
 CSV reader straight into integer codes); anything unusual falls back to a line-by-line reader,
 which is the reference: every error names the file and the 1-based line.
@@ -31,7 +31,7 @@ from ..errors import FormatError, InputError
 from .qrels import Qrels
 from .run import Run
 
-COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".xz": "lzma", ".zst": "zstandard"}
+COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".xz": "lzma", ".zst": "pyarrow"}
 TABLE_SUFFIXES = (".csv", ".tsv", ".parquet")
 RUN_LAYOUT = "qid Q0 docno rank score tag"
 QRELS_LAYOUT = "qid 0 docno rel"
@@ -50,6 +50,12 @@ def _suffixes(path) -> tuple[str, str]:
     return comp, (rest[-1] if rest else "")
 
 
+def _lzma_error():
+    import lzma
+
+    return lzma.LZMAError
+
+
 def read_bytes(path, what: str = "input") -> bytes:
     """The decompressed bytes of ``path`` (``-``: standard input), BOM removed.
 
@@ -64,21 +70,24 @@ def read_bytes(path, what: str = "input") -> bytes:
             raise InputError(f"{what} file {str(p)!r} does not exist")
         comp, _ = _suffixes(p)
         try:
-            if comp == ".zst":
+            if comp == ".zst":  # pyarrow (already the fast reader) decompresses zstd
                 try:
-                    import zstandard
+                    import pyarrow as pa
                 except ImportError:
-                    raise InputError(f"{p}: reading .zst needs the 'zstandard' package "
-                                     "(pip install zstandard)") from None
-                with open(p, "rb") as fh:
-                    raw = zstandard.ZstdDecompressor().stream_reader(fh).read()
+                    raise InputError(f"{p}: reading .zst needs pyarrow (pip install 'recmetrics[data]')") from None
+                try:
+                    with pa.input_stream(str(p), compression="zstd") as fh:
+                        raw = fh.read()
+                except (pa.ArrowException, OSError) as exc:
+                    raise InputError(f"{p}: cannot read {what} ({exc})") from None
             elif comp:
                 import importlib
 
-                raw = importlib.import_module(COMPRESSIONS[comp]).open(p, "rb").read()
+                with importlib.import_module(COMPRESSIONS[comp]).open(p, "rb") as fh:
+                    raw = fh.read()
             else:
                 raw = p.read_bytes()
-        except (OSError, EOFError) as exc:
+        except (OSError, EOFError, ValueError, _lzma_error()) as exc:  # corrupt compressed data
             if isinstance(exc, InputError):
                 raise
             raise InputError(f"{p}: cannot read {what} ({exc})") from None
