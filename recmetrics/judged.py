@@ -173,6 +173,18 @@ def common_ids(run: Run, qrels: Qrels) -> tuple[Run, Qrels]:
     return new, q
 
 
+def _ids_look_mismatched(run: Run, qrels: Qrels) -> bool:
+    """No ranked item is a judged item, and either the ids would match once leading zeros are
+    ignored, or the run has enough distinct items (>= 10) for that to be no accident."""
+    codes, vocab = run.codes
+    used = vocab[np.unique(codes[codes >= 0])]
+    judged = qrels.item_index.to_numpy()
+    if (pd.Index(judged).get_indexer(used) >= 0).any():
+        return False
+    canon = lambda a: {str(x).lstrip("0") or "0" for x in a[:100_000]}  # noqa: E731
+    return len(used) >= 10 or bool(canon(used) & canon(judged))
+
+
 def _eval_users(qrels: Qrels, users, run: Run | None = None) -> np.ndarray:
     if isinstance(users, str):
         if users not in USER_POLICIES:
@@ -261,7 +273,7 @@ def judge(run: Run, qrels: Qrels, *, depth: int | None = None, users="relevant")
             f"run {run.name!r}: {ignored} user(s) have no judgments and are ignored "
             f"(e.g. {', '.join(show(u) for u in run.users[ignored_mask][:3])})", stacklevel=2,
         )
-    if len(hits.rows) == 0 and lengths.sum() > 0 and not (qrels.item_index.get_indexer(run.codes[1]) >= 0).any():
+    if len(hits.rows) == 0 and lengths.sum() > 0 and _ids_look_mismatched(run, qrels):
         sample = run.codes[1][:3].tolist()
         warnings.warn(
             f"run {run.name!r}: none of its items is a judged item, so every score of its "
