@@ -426,7 +426,8 @@ def load_runs(paths_or_dir, **kw) -> dict[str, Run]:
     sorted by name), one path, or a list of paths. ``.csv``/``.tsv``/``.parquet`` files are
     ``user,item,score[,rank]`` tables (a ``rank`` column keeps the given order), anything else is
     a TREC run file (``qid Q0 docno rank score tag``); see :func:`recmetrics.data.io.read_run`.
-    Keyword arguments go to the reader (e.g. ``ids="str"``).
+    Compressed files (``.gz``, ``.bz2``, ``.xz``, ``.zst``) are read too; ids are strings.
+    Keyword arguments go to the reader (e.g. ``max_docs=100``).
     """
     from .data.io import read_run
 

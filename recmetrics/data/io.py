@@ -389,6 +389,7 @@ def read_run(path, *, name: str | None = None, max_docs: int | None = None, **kw
     _, fmt = _suffixes(path)
     if fmt not in TABLE_SUFFIXES:
         return read_trec_run(path, name=name, max_docs=max_docs, **kw)
+    kw.pop("ids", None)  # ids of text tables are strings; parquet keeps its types
     frame = read_table(path, **kw)
     rank_col = "rank" if "rank" in frame.columns else None
     stem = Path(str(path)).name.split(".")[0]
