@@ -1,49 +1,302 @@
-"""Command line: ``recmetrics evaluate | datasets | metrics | report``."""
+"""Command line: ``recmetrics evaluate | datasets | metrics | report``.
+
+``recmetrics evaluate`` is a drop-in for ``trec_eval``: the same flags (``-q -c -l -M -m -n``) with
+trec_eval's meanings, trec_eval's measure syntax (``-m P.5,10,20``, ``-m ndcg_cut.10``,
+``-m all_trec`` for the measures recmetrics implements) and, with ``--format trec``, its output
+layout (``%-22s\\t<qid|all>\\t<value>``, measures in trec_eval's order, values as the 10.0 binary
+prints them). Every error exits with status 2 and one line on stderr. Heavy modules (numpy,
+pandas, pyarrow) are imported only when a command needs them.
+"""
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import sys
-import warnings
 
-from .errors import RecmetricsError
+from .errors import InputError, RecmetricsError
 
 DEFAULT_METRICS = ["P@10", "Recall@10", "AP@100", "nDCG@100", "RR", "bpref", "infAP"]
 
+# trec_eval measure -> (recmetrics name, default cut-offs or None); listed in trec_eval's own
+# order (measures.c), which is the order of its output
+TREC_MEASURES = {
+    "num_q": (None, None),
+    "num_ret": ("num_ret", None),
+    "num_rel": ("num_rel", None),
+    "num_rel_ret": ("num_rel_ret", None),
+    "map": ("AP", None),
+    "Rprec": ("Rprec", None),
+    "bpref": ("bpref", None),
+    "recip_rank": ("RR", None),
+    "P": ("P", (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
+    "recall": ("Recall", (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
+    "infAP": ("infAP", None),
+    "ndcg": ("nDCG", None),
+    "ndcg_cut": ("nDCG", (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
+    "map_cut": ("AP", (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
+    "success": ("success", (1, 5, 10)),
+}
+SUMMED = {"num_ret", "num_rel", "num_rel_ret"}  # trec_eval sums these over queries
+
+
+class CliError(RecmetricsError):
+    """A command-line usage error (exit status 2)."""
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__
+
+
+def expand_measures(tokens: list[str]) -> list[tuple[str, str | None]]:
+    """``-m`` values -> [(recmetrics metric name, trec_eval output name or None)], duplicates dropped.
+
+    trec_eval syntax (``P.5,10``, ``ndcg_cut.10``, ``map``, ``all_trec``) and recmetrics names
+    (``P@10``, ``nDCG@100``) may be mixed; several names may share one ``-m`` separated by spaces."""
+    out: list[tuple[str, str | None]] = []
+    for token in tokens:
+        for word in token.split():
+            base, dot, params = word.partition(".")
+            if word == "all_trec":
+                for m in TREC_MEASURES:
+                    out += expand_measures([m])
+            elif base in TREC_MEASURES and not ("@" in word or "(" in word):
+                ours, cuts = TREC_MEASURES[base]
+                if dot:
+                    if cuts is None:
+                        raise CliError(f"measure {base!r} takes no parameter (got {word!r})")
+                    try:
+                        cuts = tuple(int(c) for c in params.split(","))
+                    except ValueError:
+                        raise CliError(f"cut-offs in {word!r} must be integers, e.g. {base}.5,10") from None
+                    if any(c <= 0 for c in cuts):
+                        raise CliError(f"cut-offs in {word!r} must be positive")
+                if ours is None:
+                    out.append(("num_q", "num_q"))
+                elif cuts is None:
+                    out.append((ours, base))
+                else:
+                    out += [(f"{ours}@{c}", f"{base}_{c}") for c in cuts]
+            else:
+                out.append((word, None))
+    seen, unique = set(), []
+    for pair in out:
+        if pair not in seen:
+            seen.add(pair)
+            unique.append(pair)
+    return unique
+
+
+def _trec_name(spec) -> str | None:
+    """The trec_eval output name of a recmetrics spec, if it has one."""
+    for base, (ours, cuts) in TREC_MEASURES.items():
+        if ours != spec.name or spec.params and any(v != spec.definition.params.get(n) for n, v in spec.params):
+            continue
+        if cuts is None and spec.k is None:
+            return base
+        if cuts is not None and spec.k is not None:
+            return f"{base}_{spec.k}"
+    return None
+
+
+def _resolve_metrics(tokens):
+    """Parse every requested metric before any file is read (unknown names fail fast)."""
+    from .metrics import parse
+
+    pairs = expand_measures(tokens)
+    specs, labels = [], []
+    for name, trec in pairs:
+        if name == "num_q":
+            labels.append(("num_q", "num_q"))
+            continue
+        spec = parse(name)
+        if str(spec) in [l for l, _ in labels]:
+            continue  # asked twice (e.g. -m P@10 -m P.10)
+        specs.append(spec)
+        labels.append((str(spec), trec or _trec_name(spec)))
+    return specs, labels
+
+
+def _order_key(trec_name: str):
+    base = trec_name
+    for b in sorted(TREC_MEASURES, key=len, reverse=True):
+        if trec_name == b or trec_name.startswith(b + "_") and trec_name[len(b) + 1:].isdigit():
+            base = b
+            break
+    return list(TREC_MEASURES).index(base) if base in TREC_MEASURES else len(TREC_MEASURES)
+
+
+def _fmt_trec(value: float, integer: bool) -> str:
+    return str(int(round(value))) if integer else f"{value:.17g}"
+
+
+def _is_file_arg(token: str) -> bool:
+    """A token after ``-m`` that is a file: ``-``, an existing path, a path-looking token, or
+    anything that is not a metric name (then the missing file is reported by the reader)."""
+    if token == "-" or os.path.exists(token) or os.sep in token:
+        return True
+    try:
+        _resolve_metrics([token])
+    except RecmetricsError:
+        return True
+    return False
+
+
+def _split_positionals(args) -> None:
+    """trec_eval puts the flags first: ``-m P.10 qrels run``; ``-m`` takes several values, so file
+    names swallowed by the last ``-m`` are moved back to the positionals."""
+    metrics = args.metrics or []
+    files = list(args.files)
+    while metrics and len(files) < 2 and _is_file_arg(metrics[-1]):
+        files.insert(0, metrics.pop())
+    if len(files) < 2:
+        raise CliError("evaluate needs a qrels file and at least one run file "
+                       "(recmetrics evaluate [options] QRELS RUN [RUN ...])")
+    args.qrels, args.runs = files[0], files[1:]
+    args.metrics = metrics or DEFAULT_METRICS
+
 
 def _evaluate(args) -> int:
-    import pandas as pd
+    _split_positionals(args)
+    specs, labels = _resolve_metrics(args.metrics)  # before any file is read
+    if args.users is not None:
+        policy = args.users
+    elif args.complete:
+        policy = "all"
+    else:
+        policy = "run" if args.format == "trec" else "relevant"
+    if args.complete and args.users not in (None, "all"):
+        raise CliError(f"-c (every judged user) contradicts --users {args.users}")
+
+    import warnings
+
+    import numpy as np
 
     from .data.io import read_qrels, read_run
     from .evaluation import evaluate
+    from .metrics import aggregate
 
-    qrels = read_qrels(args.qrels, threshold=args.threshold)
-    frames = []
+    if sum(f == "-" for f in [args.qrels, *args.runs]) > 1:
+        raise CliError("only one input can be read from standard input ('-')")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        qrels = read_qrels(args.qrels, threshold=args.threshold)
+    _warn(caught)
+    several = len(args.runs) > 1
+    out = sys.stdout
+    rows = []  # (run, label, user, value) for csv/json
     for path in args.runs:
-        run = read_run(path)
+        run = read_run(path, max_docs=args.max_docs)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            res = evaluate(run, qrels, args.metrics, users=args.users, aggregate=args.aggregate)
-        for w in caught:
-            print(f"recmetrics: warning: {w.message}", file=sys.stderr)
-        if args.per_user:
-            long = res.per_user.reset_index().melt(id_vars="user", var_name="metric", value_name="value")
-            long["user"] = long["user"].astype(str)
-            frames.append(long.assign(run=run.name))
-        frames.append(pd.DataFrame({"run": run.name, "metric": res.aggregate.index, "user": "all",
-                                    "value": res.aggregate.to_numpy()}))
-    out = pd.concat(frames, ignore_index=True)[["run", "metric", "user", "value"]]
-    if args.format == "csv":
-        out.to_csv(sys.stdout, index=False)
-    elif args.format == "json":
-        json.dump(out.to_dict(orient="records"), sys.stdout, indent=1)
-        print()
-    else:  # trec_eval style: measure, user|all, value (run name first when several runs)
-        several = len(args.runs) > 1
-        for r in out.itertuples(index=False):
-            prefix = f"{r.run}\t" if several else ""
-            print(f"{prefix}{r.metric:<14}\t{r.user}\t{r.value:.4f}")
+            if specs:
+                res = evaluate(run, qrels, specs, users=policy, aggregate=args.aggregate)
+            else:  # only num_q: judge through one cheap metric
+                res = evaluate(run, qrels, ["num_ret"], users=policy, aggregate=args.aggregate)
+        _warn(caught)
+        meta = res.metadata
+        per_user = res.per_user
+        values = per_user.to_numpy().T
+        n_users = len(per_user)
+        summary = {}
+        if args.format == "trec":  # trec_eval adds per-query values in qid order, then divides
+            qids = [str(u) for u in per_user.index.tolist()]
+            order = sorted(range(n_users), key=qids.__getitem__)
+        for (label, trec), col in zip([l for l in labels if l[0] != "num_q"], range(values.shape[0])):
+            if args.format == "trec" and args.aggregate == "arithmetic":
+                total = 0.0
+                for v in values[col][order].tolist():
+                    total += v
+                summary[label] = total if trec in SUMMED else (total / n_users if n_users else 0.0)
+                if trec == "num_rel" and args.complete:
+                    # m_num_rel.c: with -c the summary counts rel > 0 over the whole qrels, ignoring -l
+                    summary[label] = float((qrels.to_frame()["rating"] > 0).sum())
+            else:
+                summary[label] = float(res.aggregate.iloc[col])
+        if args.format == "trec":
+            _print_trec(out, run.name if several else None, labels, per_user, summary, n_users, args)
+        elif args.format == "table":
+            _print_table(out, run.name, labels, per_user, summary, meta, policy, qrels, args)
+        else:
+            for label, _ in labels:
+                if label == "num_q":
+                    continue
+                if args.per_query:
+                    rows += [(run.name, label, str(u), float(v)) for u, v in per_user[label].items()]
+                if not args.no_summary:
+                    rows.append((run.name, label, "all", summary[label]))
+    if args.format in ("csv", "json"):
+        import json
+
+        if args.format == "csv":
+            out.write("run,metric,user,value\n")
+            for r in rows:
+                out.write(",".join(_csv(x) for x in r[:3]) + f",{r[3]!r}\n")
+        else:
+            json.dump([dict(zip(("run", "metric", "user", "value"), r)) for r in rows], out, indent=1)
+            out.write("\n")
     return 0
+
+
+def _csv(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n') else text
+
+
+def _warn(caught) -> None:
+    for w in caught:
+        print(f"recmetrics: warning: {w.message}", file=sys.stderr)
+
+
+def _print_trec(out, prefix, labels, per_user, summary, n_users, args) -> None:
+    """trec_eval's layout: per query (sorted by qid as strings), then ``all``; measures in its order."""
+    named = [(label, trec or label) for label, trec in labels]
+    named.sort(key=lambda lt: _order_key(lt[1]))
+    pre = f"{prefix}\t" if prefix else ""
+    integer = {label for label, trec in named if trec in SUMMED or trec == "num_q"}
+    if args.per_query:
+        qids = [str(u) for u in per_user.index.tolist()]
+        cols = {label: per_user[label].tolist() for label, _ in named if label != "num_q"}
+        for n in sorted(range(len(qids)), key=qids.__getitem__):
+            out.write("".join(f"{pre}{trec:<22}\t{qids[n]}\t{_fmt_trec(cols[label][n], label in integer)}\n"
+                              for label, trec in named if label != "num_q"))
+    if not args.no_summary:
+        for label, trec in named:
+            value = n_users if label == "num_q" else summary[label]
+            out.write(f"{pre}{trec:<22}\tall\t{_fmt_trec(value, label in integer)}\n")
+
+
+def _print_table(out, name, labels, per_user, summary, meta, policy, qrels, args) -> None:
+    explain = {"relevant": "judged users with >= 1 relevant item",
+               "all": "every judged user (trec_eval -c)",
+               "run": "judged users the run has a list for (trec_eval without -c)"}
+    out.write(f"# run {name}: relevant = rating >= {qrels.threshold:g}; users: {policy} "
+              f"({explain.get(policy, policy)}); {meta['users_evaluated']} evaluated, "
+              f"{meta['users_missing_from_run']} of them missing from the run (score 0), "
+              f"{meta['run_users_ignored']} run users without judgments ignored; mean: {args.aggregate}\n")
+    width = max([len(l) for l, _ in labels] + [6])
+    for label, _ in labels:
+        if label == "num_q":
+            continue
+        if args.per_query:
+            for u, v in per_user[label].items():
+                out.write(f"{label:<{width}}\t{u}\t{v:.4f}\n")
+        if not args.no_summary:
+            out.write(f"{label:<{width}}\tall\t{summary[label]:.4f}\n")
+    if any(l == "num_q" for l, _ in labels) and not args.no_summary:
+        out.write(f"{'num_q':<{width}}\tall\t{len(per_user)}\n")
+
+
+def _fit(rows: list[tuple[str, ...]], width: int = 80) -> str:
+    """Columns padded to their widest cell, the last one cut so that every line fits ``width``."""
+    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]) - 1)]
+    lines = []
+    for r in rows:
+        head = "  ".join(cell.ljust(w) for cell, w in zip(r, widths))
+        room = max(width - len(head) - 2, 10)
+        last = r[-1] if len(r[-1]) <= room else r[-1][: room - 1] + "…"
+        lines.append(f"{head}  {last}".rstrip())
+    return "\n".join(lines)
 
 
 def _datasets(args) -> int:
@@ -54,14 +307,19 @@ def _datasets(args) -> int:
         print(datasets.describe(args.name))
         print(datasets.stats(ds).to_string())
     else:
-        print(datasets.list().to_string(index=False))
+        table = datasets.list()
+        rows = [("name", "description")] + [(r.name, r.description) for r in table.itertuples(index=False)]
+        print(_fit(rows))
     return 0
 
 
 def _metrics(args) -> int:
     from . import metrics
 
-    print(metrics.table()[["metric", "cutoff", "trec_eval", "description"]].to_string(index=False))
+    t = metrics.table()
+    rows = [("metric", "cut-off", "trec_eval", "description")] + [
+        (r.metric, r.cutoff, r.trec_eval or "-", r.description) for r in t.itertuples(index=False)]
+    print(_fit(rows))
     return 0
 
 
@@ -73,23 +331,33 @@ def _report(args) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="recmetrics", description="Evaluate top-N recommenders and their metrics.")
-    sub = p.add_subparsers(dest="command", required=True)
-
-    e = sub.add_parser("evaluate", help="evaluate runs against judgments (trec_eval style)")
-    e.add_argument("qrels", help="TREC qrels file (qid 0 docno rel) or user,item,rating CSV/TSV/parquet")
-    e.add_argument("runs", nargs="+", help="TREC run file(s) or user,item,score[,rank] tables")
-    e.add_argument("-m", "--metrics", nargs="+", default=DEFAULT_METRICS, help="e.g. P@10 nDCG@100 bpref")
-    e.add_argument("--per-user", action="store_true", help="print one line per user too")
-    e.add_argument("--format", choices=["table", "csv", "json"], default="table")
-    e.add_argument("--threshold", type=float, default=None,
-                   help="relevance threshold (default 1 for TREC qrels as trec_eval, 4 for rating tables)")
-    e.add_argument("--users", choices=["relevant", "all"], default="relevant",
-                   help="evaluate users with >= 1 relevant item (default) or every judged user")
+def add_evaluate(sub) -> None:
+    e = sub.add_parser("evaluate", help="evaluate runs against judgments (a trec_eval drop-in)",
+                       description="Evaluate runs; flags as trec_eval's. Files: TREC (.gz/.bz2/.xz/.zst, "
+                                   "'-' = stdin) or user,item,score / user,item,rating CSV/TSV/parquet tables.")
+    e.add_argument("files", nargs="*", metavar="QRELS RUN", help="judgments, then one or more runs")
+    e.add_argument("-m", "--metrics", nargs="+", action="extend", default=None, metavar="MEASURE",
+                   help="repeatable; e.g. -m P@10 nDCG@100, or trec_eval's -m P.5,10 -m ndcg_cut.10 -m all_trec")
+    e.add_argument("-q", "--per-query", "--per-user", dest="per_query", action="store_true",
+                   help="one line per user (query) before the summary")
+    e.add_argument("-n", "--no-summary", action="store_true", help="no summary line (with -q: per-user only)")
+    e.add_argument("-c", "--complete", action="store_true",
+                   help="average over every judged user; users missing from the run score 0 (trec_eval -c)")
+    e.add_argument("-l", "--threshold", type=float, default=None, metavar="N",
+                   help="relevance threshold (trec_eval's -l; default 1 for TREC qrels, 4 for rating tables)")
+    e.add_argument("-M", "--max-docs", type=int, default=None, metavar="N",
+                   help="keep the top N items of every list (trec_eval -M)")
+    e.add_argument("--format", choices=["table", "trec", "csv", "json"], default="table",
+                   help="trec: trec_eval's exact layout")
+    e.add_argument("--users", choices=["relevant", "all", "run"], default=None,
+                   help="users averaged over (default: relevant; 'all' with -c; 'run' with --format trec)")
     e.add_argument("--aggregate", default="arithmetic", help="arithmetic | geometric | harmonic | quadratic")
     e.set_defaults(func=_evaluate)
 
+
+def add_commands(sub) -> None:
+    """Every sub-command; a new one is one ``add_<name>(sub)`` function called here."""
+    add_evaluate(sub)
     d = sub.add_parser("datasets", help="list the registered datasets, or describe one")
     d.add_argument("name", nargs="?")
     d.set_defaults(func=_datasets)
@@ -104,16 +372,38 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--no-execute", action="store_true",
                    help="rebuild the book from the notebooks already executed in book/generated/")
     r.set_defaults(func=_report)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="recmetrics", description="Evaluate top-N recommenders and their metrics.")
+    p.add_argument("--version", action="version", version=f"recmetrics {_version()}")
+    sub = p.add_subparsers(dest="command", required=True)
+    add_commands(sub)
     return p
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(argv)  # usage errors: argparse exits with status 2
     try:
         return args.func(args)
     except RecmetricsError as exc:
-        print(f"recmetrics: error: {exc}", file=sys.stderr)
-        return 2
+        msg = str(exc)
+    except BrokenPipeError:
+        # the reader of our output went away (e.g. `| head`): no traceback at exit
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        msg = "output pipe closed before everything was written"
+    except ImportError as exc:
+        msg = f"a needed package is missing: {exc} (pip install 'recmetrics[data]')"
+    except MemoryError:
+        msg = "out of memory"
+    except OSError as exc:
+        msg = f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")
+    print(f"recmetrics: error: {' '.join(msg.split())}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

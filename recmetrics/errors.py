@@ -47,3 +47,10 @@ def require_columns(frame, columns, what: str, verb: str = "lacks") -> None:
     if missing:
         raise InputError(f"{what} {verb} column(s) {missing}; has {list(frame.columns)} "
                          f"(expected {', '.join(map(str, columns))})")
+
+
+def where(frame, i: int) -> str:
+    """Location of row ``i`` (0-based position) of a table: ``file:line`` (1-based, header = line 1)
+    when the table was read from a file (``frame.attrs['source']``), else ``row i``."""
+    src = getattr(frame, "attrs", {}).get("source")
+    return f"{src}:{i + 2}" if src else f"row {i}"

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Iterable
 
 import numpy as np
@@ -9,7 +10,7 @@ import pandas as pd
 
 from .data.qrels import Qrels
 from .data.run import Run
-from .errors import InputError
+from .errors import InputError, show
 from .judged import judge
 from .metrics import aggregate as _aggregate, parse
 from .metrics.registry import MetricSpec
@@ -41,23 +42,97 @@ def score_judged(judged, specs: list[MetricSpec], **context) -> np.ndarray:
     return np.stack([s(judged, **context) for s in specs]) if len(judged) else np.zeros((len(specs), 0))
 
 
-def evaluate(run: Run, qrels: Qrels, metrics, *, users="relevant", aggregate: str = "arithmetic",
-             **context) -> Evaluation:
+def as_run(run) -> Run:
+    """A :class:`Run` from a Run, a ``user, item, score[, rank]`` DataFrame, ``{user: {item: score}}``,
+    ``{user: [item, ...]}`` (best first) or a file path (TREC run or table)."""
+    if isinstance(run, Run):
+        return run
+    if isinstance(run, pd.DataFrame):
+        from .data.io import check_id_columns
+
+        check_id_columns(run, "run table")
+        return Run.from_frame(run, rank_col="rank" if "rank" in run.columns and "score" not in run.columns else None)
+    if isinstance(run, dict):
+        if all(isinstance(v, dict) for v in run.values()):
+            return Run.from_dict(run)
+        if all(isinstance(v, (list, tuple, np.ndarray)) for v in run.values()):
+            return Run.from_lists(run)
+    if isinstance(run, (str, Path)):
+        from .data.io import read_run
+
+        return read_run(run)
+    raise InputError(f"run must be a recmetrics Run, a DataFrame (user, item, score), a dict {{user: {{item: score}}}} "
+                     f"or a file path; got {type(run).__name__}")
+
+
+def as_qrels(qrels, threshold: float | None = None) -> Qrels:
+    """A :class:`Qrels` from a Qrels, a ``user, item, rating`` DataFrame (threshold default 4),
+    ``{user: {item: rating}}`` (default 1, as pytrec_eval) or a file path."""
+    if isinstance(qrels, Qrels):
+        if threshold is not None and threshold != qrels.threshold:
+            raise InputError(f"threshold={threshold} given with a Qrels whose threshold is {qrels.threshold}")
+        return qrels
+    if isinstance(qrels, pd.DataFrame):
+        from .data.io import check_id_columns
+
+        check_id_columns(qrels, "qrels table")
+        return Qrels(qrels, threshold=4.0 if threshold is None else threshold)
+    if isinstance(qrels, dict):
+        return Qrels.from_dict(qrels, threshold=1.0 if threshold is None else threshold)
+    if isinstance(qrels, (str, Path)):
+        from .data.io import read_qrels
+
+        return read_qrels(qrels, threshold=threshold)
+    raise InputError(f"qrels must be a Qrels, a DataFrame (user, item, rating), a dict {{user: {{item: rating}}}} "
+                     f"or a file path; got {type(qrels).__name__}")
+
+
+def check_train_test_overlap(qrels: Qrels, train: pd.DataFrame, users: np.ndarray) -> None:
+    """Raise :class:`InputError` when a judged test item of an evaluated user is also one of that user's
+    training items: the AllItems universe (catalog minus training items) would then count it wrong
+    (a relevant item outside the universe). Ids are compared as strings when the types differ."""
+    if not isinstance(train, pd.DataFrame) or not {"user", "item"} <= set(train.columns) or not len(train):
+        return  # the classification kernel reports a malformed train= itself
+    test = qrels.to_frame()
+    test = test[test.user.isin(users) & (test.rating >= 0)]
+    tr = train[["user", "item"]]
+    if test.user.dtype != tr.user.dtype or test.item.dtype != tr.item.dtype:
+        test = test.astype({"user": str, "item": str})
+        tr = tr.astype({"user": str, "item": str})
+    both = test.merge(tr.drop_duplicates(), on=["user", "item"])
+    if len(both):
+        raise InputError(
+            f"train/test overlap: test item {show(both['item'].iloc[0])} of user {show(both['user'].iloc[0])} "
+            f"(rating {both['rating'].iloc[0]:g}) is also one of the user's training items ({len(both)} such pair(s)); the "
+            f"AllItems universe excludes training items, so it would be counted wrong. Split so that no "
+            f"(user, item) pair is in both, or use universe=judged")
+
+
+def evaluate(run, qrels, metrics, *, users="relevant", aggregate: str = "arithmetic",
+             threshold: float | None = None, **context) -> Evaluation:
     """Evaluate one run.
 
+    ``run``/``qrels``: :class:`Run`/:class:`Qrels`, DataFrames, nested dicts ``{user: {item: value}}``
+    (pytrec_eval's layout) or file paths (see :func:`as_run`, :func:`as_qrels`; ``threshold`` applies
+    to the last three). Ids are compared as strings when their types differ on the two sides.
     ``users``: ``"relevant"`` (test users with >= 1 relevant item; default), ``"all"`` (every test
-    user) or an array of user ids. Users the run has no list for score 0 on every metric.
+    user; trec_eval -c), ``"run"`` (judged users the run has a list for; trec_eval without -c) or an
+    array of user ids. Users the run has no list for score 0 on every metric.
     ``aggregate``: arithmetic | geometric | harmonic | quadratic.
+    An empty run is an error; a run none of whose items is judged gets a warning naming the likely cause.
     """
-    if not isinstance(run, Run):
-        raise InputError(f"run must be a recmetrics Run, got {type(run).__name__}; see Run.from_frame / read_trec")
-    if not isinstance(qrels, Qrels):
-        raise InputError(f"qrels must be a recmetrics Qrels, got {type(qrels).__name__}")
     specs = parse_metrics(metrics)
+    run = as_run(run)
+    qrels = as_qrels(qrels, threshold)
+    if len(run) == 0:
+        raise InputError(f"run {run.name!r} is empty: it has no user (an empty table or file?)")
     depth = max([run.depth] + [s.k for s in specs if s.k is not None])
     judged = judge(run, qrels, depth=depth, users=users)
     if len(judged) == 0:
         raise InputError(f"no user to evaluate under users={users!r} (no judged user has a relevant item?)")
+    if context.get("train") is not None and any(
+            "train" in s.definition.needs + s.definition.optional and dict(s.params).get("universe", "all") == "all" for s in specs):
+        check_train_test_overlap(judged.qrels, context["train"], judged.users)
     values = score_judged(judged, specs, **context)
     names = [str(s) for s in specs]
     per_user = pd.DataFrame(values.T, index=pd.Index(judged.users, name="user"), columns=names)

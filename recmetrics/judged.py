@@ -23,7 +23,7 @@ from .data.qrels import Qrels
 from .data.run import Run
 from .errors import InputError, show
 
-USER_POLICIES = ("relevant", "all")
+USER_POLICIES = ("relevant", "all", "run")
 _CHUNK_CELLS = 1 << 20  # cells of the reusable rank table (cache-sized)
 
 
@@ -84,9 +84,19 @@ class Judged:
         return exclusive_cumsum_by_row(self.hit_rel.astype(np.float64), self.hits.rows)
 
     @cached_property
+    def hit_nonrel(self) -> np.ndarray:
+        """Judged non-relevant hits (a negative label is "pooled but unjudged", not judged)."""
+        return (self.hits.vals >= 0) & ~self.hit_rel
+
+    @cached_property
     def nonrel_before(self) -> np.ndarray:
         """Judged non-relevant items ranked above each hit (same user)."""
-        return exclusive_cumsum_by_row((~self.hit_rel).astype(np.float64), self.hits.rows)
+        return exclusive_cumsum_by_row(self.hit_nonrel.astype(np.float64), self.hits.rows)
+
+    @cached_property
+    def unjudged_before(self) -> np.ndarray:
+        """Pooled-but-unjudged items (negative labels, trec_eval's RELVALUE_UNJUDGED) above each hit."""
+        return exclusive_cumsum_by_row((self.hits.vals < 0).astype(np.float64), self.hits.rows)
 
     def per_user(self, weights: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Sum ``weights`` of the hits selected by ``mask`` per user."""
@@ -120,10 +130,67 @@ class Judged:
         return self.labels >= self.threshold  # NaN compares False
 
 
-def _eval_users(qrels: Qrels, users) -> np.ndarray:
+def _id_kind(values: np.ndarray) -> str:
+    values = np.asarray(values)
+    if values.dtype.kind in "iu":
+        return "int"
+    if values.dtype.kind in "US":
+        return "str"
+    if values.dtype.kind == "O" and len(values):
+        kinds = {type(v) for v in values.ravel()[:1000]}
+        if kinds <= {str}:
+            return "str"
+        if all(issubclass(k, (int, np.integer)) for k in kinds):
+            return "int"
+    return "other"
+
+
+def common_ids(run: Run, qrels: Qrels) -> tuple[Run, Qrels]:
+    """One id rule for both sides: when the run's and the judgments' ids differ in type (integers on
+    one side, strings on the other), both are compared as strings, as trec_eval compares them
+    (so ``"01"`` never equals ``1``, and ``"7"`` equals ``7``). Same types: unchanged."""
+    codes, vocab = run.codes
+    used = np.zeros(len(vocab), dtype=bool)
+    used[codes[codes >= 0]] = True  # list padding may hold a placeholder of another type
+    run_items = vocab[used]
+    fix_users = _id_kind(run.users) != _id_kind(qrels.users)
+    fix_items = _id_kind(run_items) != _id_kind(qrels.item_index.to_numpy())
+    if not (fix_users or fix_items):
+        return run, qrels
+    for side, kinds in (("user", (_id_kind(run.users), _id_kind(qrels.users))),
+                        ("item", (_id_kind(run_items), _id_kind(qrels.item_index.to_numpy())))):
+        if "other" in kinds and kinds[0] != kinds[1]:
+            raise InputError(f"{side} ids of run {run.name!r} and of the judgments have different types "
+                             f"({kinds[0]} vs {kinds[1]}) that cannot be matched as strings; use int or str ids")
+    new = Run(run.users.astype(str) if fix_users else run.users,
+              vocab.astype(str)[np.maximum(codes, 0)] if fix_items else run.items,
+              run.lengths, run.scores, run.name, dict(run.metadata))
+    new.__dict__["codes"] = (codes, vocab.astype(str) if fix_items else vocab)
+    frame = qrels.to_frame()
+    frame["user"] = frame["user"].astype(str)
+    frame["item"] = frame["item"].astype(str)
+    q = Qrels(frame, qrels.threshold, qrels.max_rating, negative=qrels.negative)
+    return new, q
+
+
+def _ids_look_mismatched(run: Run, qrels: Qrels) -> bool:
+    """No ranked item is a judged item, and either the ids would match once leading zeros are
+    ignored, or the run has enough distinct items (>= 10) for that to be no accident."""
+    codes, vocab = run.codes
+    used = vocab[np.unique(codes[codes >= 0])]
+    judged = qrels.item_index.to_numpy()
+    if (pd.Index(judged).get_indexer(used) >= 0).any():
+        return False
+    canon = lambda a: {str(x).lstrip("0") or "0" for x in a[:100_000]}  # noqa: E731
+    return len(used) >= 10 or bool(canon(used) & canon(judged))
+
+
+def _eval_users(qrels: Qrels, users, run: Run | None = None) -> np.ndarray:
     if isinstance(users, str):
         if users not in USER_POLICIES:
             raise InputError(f"users policy must be one of {USER_POLICIES} or an array of ids, got {users!r}")
+        if users == "run":  # trec_eval without -c: the judged users the run has a list for
+            return qrels.users[run.user_index.get_indexer(qrels.users) >= 0]
         return qrels.relevant_users if users == "relevant" else qrels.users
     eval_users = np.asarray(users)
     unknown = qrels.user_index.get_indexer(eval_users) < 0
@@ -180,14 +247,16 @@ def judge(run: Run, qrels: Qrels, *, depth: int | None = None, users="relevant")
 
     users:
         ``"relevant"`` (default): the judged users with at least one relevant item;
-        ``"all"``: every judged user; or an explicit array of user ids.
+        ``"all"``: every judged user (trec_eval ``-c``); ``"run"``: the judged users the run has a
+        list for (trec_eval without ``-c``); or an explicit array of user ids.
         Users without a list in the run get an empty list (every metric scores 0: coverage shortfall).
     depth:
         Width of the label matrix (default: the run's depth). Lists shorter than a cut-off are padded
         with unjudged positions, so a cut-off may exceed the list length.
     Run users absent from the qrels are ignored with a warning (counted in ``metadata``).
     """
-    eval_users = _eval_users(qrels, users)
+    run, qrels = common_ids(run, qrels)
+    eval_users = _eval_users(qrels, users, run)
     depth = run.depth if depth is None else int(depth)
     if depth < 0:
         raise InputError(f"depth must be >= 0, got {depth}")
@@ -203,6 +272,15 @@ def judge(run: Run, qrels: Qrels, *, depth: int | None = None, users="relevant")
         warnings.warn(
             f"run {run.name!r}: {ignored} user(s) have no judgments and are ignored "
             f"(e.g. {', '.join(show(u) for u in run.users[ignored_mask][:3])})", stacklevel=2,
+        )
+    if len(hits.rows) == 0 and lengths.sum() > 0 and _ids_look_mismatched(run, qrels):
+        sample = run.codes[1][:3].tolist()
+        warnings.warn(
+            f"run {run.name!r}: none of its items is a judged item, so every score of its "
+            f"{int(in_run.sum())} evaluated user(s) is 0. Likely cause: the run's item ids do not match the "
+            f"judgments' (run items e.g. {sample}, judged items e.g. {qrels.item_index[:3].tolist()}; "
+            f"ids are compared as strings: '01' != '1'), or the run belongs to another dataset/split",
+            stacklevel=2,
         )
     return Judged(
         users=eval_users, hits=hits, lengths=lengths, in_run=in_run,

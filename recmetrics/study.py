@@ -42,7 +42,8 @@ __all__ = ["Runs", "run_systems", "evaluate_systems", "summarise", "load_runs", 
            "ratings_hash", "make_folds", "save_run", "load_run", "RUN_SUFFIXES"]
 
 #: file suffixes :func:`load_runs` picks up in a directory (TREC runs have many conventional names)
-RUN_SUFFIXES = (".csv", ".tsv", ".parquet", ".trec", ".run", ".res", ".txt")
+RUN_SUFFIXES = tuple(s + z for s in (".csv", ".tsv", ".parquet", ".trec", ".run", ".res", ".txt")
+                     for z in ("", ".gz", ".bz2", ".xz", ".zst") if not (s == ".parquet" and z))
 _FORMAT = 1
 
 
@@ -425,7 +426,8 @@ def load_runs(paths_or_dir, **kw) -> dict[str, Run]:
     sorted by name), one path, or a list of paths. ``.csv``/``.tsv``/``.parquet`` files are
     ``user,item,score[,rank]`` tables (a ``rank`` column keeps the given order), anything else is
     a TREC run file (``qid Q0 docno rank score tag``); see :func:`recmetrics.data.io.read_run`.
-    Keyword arguments go to the reader (e.g. ``ids="str"``).
+    Compressed files (``.gz``, ``.bz2``, ``.xz``, ``.zst``) are read too; ids are strings.
+    Keyword arguments go to the reader (e.g. ``max_docs=100``).
     """
     from .data.io import read_run
 

@@ -84,8 +84,8 @@ def test_malformed_trec_lines_report_the_line(tmp_path):
     with pytest.raises(FormatError, match=r"run.txt:3: docno '10' appears twice for qid '1'"):
         rm.io.read_trec_run(run)
     qrels = tmp_path / "qrels.txt"
-    qrels.write_text("1 0 10 1\n1 0 11 -2\n")
-    with pytest.raises(FormatError, match=r"qrels.txt:2: relevance '-2'"):
+    qrels.write_text("1 0 10 1\n1 0 11 x2\n")
+    with pytest.raises(FormatError, match=r"qrels.txt:2: relevance 'x2' is not a number"):
         rm.io.read_trec_qrels(qrels)
     qrels.write_text("1 0 10\n")
     with pytest.raises(FormatError, match=r"qrels.txt:1: expected 4 fields"):
@@ -113,4 +113,4 @@ def test_unknown_user_policy_and_aggregation():
     with pytest.raises(InputError, match="no metric requested"):
         rm.evaluate(run, q, [])
     with pytest.raises(InputError, match="must be a recmetrics Run"):
-        rm.evaluate({1: [10]}, q, ["P@1"])
+        rm.evaluate([1, 10], q, ["P@1"])

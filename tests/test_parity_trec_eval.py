@@ -1,4 +1,7 @@
 """Per-user parity with trec_eval (through pytrec_eval) to 1e-9 on runs with the edge cases."""
+import subprocess
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -19,14 +22,17 @@ def oracle(qrels_df, run_df, threshold):
         run.setdefault(str(u), {})[str(i)] = float(s)
     cuts = ",".join(map(str, CUTOFFS))
     measures = {f"P.{cuts}", f"recall.{cuts}", f"map_cut.{cuts}", f"ndcg_cut.{cuts}",
-                "recip_rank", "bpref", "infAP", "map", "ndcg"}
+                "recip_rank", "bpref", "infAP", "map", "ndcg", "Rprec", "success.1,5,10",
+                "num_ret", "num_rel", "num_rel_ret"}
     ev = pytrec_eval.RelevanceEvaluator(qrels, measures, relevance_level=int(round(2 * threshold)))
     return ev.evaluate(run)
 
 
 PAIRS = [(f"P@{k}", f"P_{k}") for k in CUTOFFS] + [(f"Recall@{k}", f"recall_{k}") for k in CUTOFFS] \
     + [(f"AP@{k}", f"map_cut_{k}") for k in CUTOFFS] + [(f"nDCG@{k}", f"ndcg_cut_{k}") for k in CUTOFFS] \
-    + [("RR", "recip_rank"), ("bpref", "bpref"), ("infAP", "infAP"), ("AP", "map"), ("nDCG", "ndcg")]
+    + [("RR", "recip_rank"), ("bpref", "bpref"), ("infAP", "infAP"), ("AP", "map"), ("nDCG", "ndcg")] \
+    + [("Rprec", "Rprec"), ("success@1", "success_1"), ("success@5", "success_5"), ("success@10", "success_10"),
+       ("num_ret", "num_ret"), ("num_rel", "num_rel"), ("num_rel_ret", "num_rel_ret")]
 
 
 @pytest.mark.parametrize("seed,threshold", [(0, 4.0), (1, 3.5), (2, 3.0)])
@@ -41,7 +47,7 @@ def test_per_user_parity(seed, threshold):
     for user, row in ours.iterrows():
         if str(user) not in theirs:
             # absent from the run (trec_eval has no line for it): coverage shortfall scores 0
-            assert (row == 0).all(), user
+            assert (row.drop("num_rel") == 0).all(), user
             continue
         for ours_name, trec_name in PAIRS:
             assert row[ours_name] == pytest.approx(theirs[str(user)][trec_name], abs=1e-9, rel=0), (user, ours_name)
@@ -59,3 +65,85 @@ def test_relevant_user_policy_drops_users_without_relevant_items(case):
     res = rm.evaluate(rm.Run.from_frame(run_df), q, ["P@10"])
     assert set(res.per_user.index) == set(q.relevant_users)
     assert res.metadata["users_missing_from_run"] > 0
+
+
+# ------------------------------------------------------------------ the trec_eval 10.0 binary
+TREC_EVAL = Path(__file__).resolve().parents[1] / ".." / "shared" / "tools" / "trec_eval"
+if not TREC_EVAL.exists():
+    TREC_EVAL = Path("/work/shared/tools/trec_eval")
+OURS = {"num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank", "infAP", "ndcg"}
+OURS_CUT = ("P_", "recall_", "ndcg_cut_", "map_cut_", "success_")
+
+
+def sampled_pool_files(tmp_path, seed=0, every_query_in_run=True):
+    """Qrels with -1 ("pooled, unjudged") and graded labels, ids that look like integers ("07", "7"),
+    a run with ties, a query without relevant items, CRLF lines and a trailing field."""
+    rng = np.random.default_rng(seed)
+    q, r = [], []
+    for u in range(30):
+        qid = f"{u:02d}" if u % 5 == 0 else str(u)
+        items = rng.choice(200, size=50, replace=False)
+        labels = rng.choice([-1, 0, 0, 1, 2, 3], size=40, p=[.3, .3, .1, .15, .1, .05])
+        if u == 4:
+            labels = np.minimum(labels, 0)
+        q += [f"{qid} 0 {it:03d} {lab}" if it % 3 else f"{qid} 0 {it} {lab}" for it, lab in zip(items[:40], labels)]
+        if not every_query_in_run and u % 7 == 3:
+            continue
+        n = int(rng.integers(1, 90))
+        for k, it in enumerate(rng.choice(200, size=n, replace=False)):
+            doc = f"{it:03d}" if it % 3 else str(it)
+            r.append(f"{qid} Q0 {doc} {k + 1} {float(rng.integers(0, 8)) / 4} sys" + (" extra" if k == 0 else ""))
+    (tmp_path / "qrels").write_text("\r\n".join(q) + "\r\n")
+    (tmp_path / "run").write_text("\n".join(r) + "\n")
+    return tmp_path / "qrels", tmp_path / "run"
+
+
+def _trec_lines(text):
+    keep = []
+    for line in text.splitlines():
+        name = line.split("\t")[0].strip()
+        if name in OURS or name.startswith(OURS_CUT) and name.rsplit("_", 1)[1].isdigit():
+            keep.append(line)
+    return keep
+
+
+@pytest.mark.skipif(not TREC_EVAL.exists(), reason="trec_eval binary absent (../shared/tools/trec_eval)")
+@pytest.mark.parametrize("flags", [["-q", "-m", "all_trec"], ["-q", "-c", "-m", "all_trec"],
+                                   ["-c", "-l", "2", "-M", "20", "-m", "all_trec"],
+                                   ["-q", "-n", "-m", "P.5,10,20", "-m", "infAP", "-m", "bpref"],
+                                   ["-m", "ndcg_cut.3,100", "-m", "success.1,7", "-m", "Rprec"]])
+def test_cli_trec_format_matches_the_trec_eval_binary(tmp_path, capsys, flags):
+    """Same lines in the same order and layout (%-22s\\tqid\\tvalue), values equal to 1e-12 (per-query
+    floating-point operation order may differ in the last bit); summaries are summed in trec_eval's order."""
+    from recmetrics.cli import main
+
+    qrels, run = sampled_pool_files(tmp_path, every_query_in_run="-c" not in flags)
+    ref = subprocess.run([str(TREC_EVAL), *flags, str(qrels), str(run)], capture_output=True, text=True)
+    assert ref.returncode == 0, ref.stderr
+    assert main(["evaluate", "--format", "trec", *flags, str(qrels), str(run)]) == 0
+    ours = capsys.readouterr().out.splitlines()
+    theirs = _trec_lines(ref.stdout)
+    assert len(ours) == len(theirs) > 0
+    for a, b in zip(ours, theirs):
+        na, qa, va = a.split("\t")
+        nb, qb, vb = b.split("\t")
+        assert (na, qa) == (nb, qb)
+        assert float(va) == pytest.approx(float(vb), abs=1e-12, rel=0), (a, b)
+
+
+@pytest.mark.skipif(not TREC_EVAL.exists(), reason="trec_eval binary absent")
+def test_infap_with_pooled_unjudged_labels_matches_trec_eval(tmp_path):
+    """-1 labels (sampled pool) enter infAP's pooled fraction: dropping them would move infAP."""
+    qrels = tmp_path / "q"
+    run = tmp_path / "r"
+    qrels.write_text("1 0 a 1\n1 0 b -1\n1 0 c 0\n1 0 d 1\n1 0 e -1\n1 0 f 1\n")
+    run.write_text("".join(f"1 Q0 {d} {k} {10 - k} s\n" for k, d in enumerate("xbcaedgf", 1)))
+    ref = subprocess.run([str(TREC_EVAL), "-m", "infAP", "-m", "bpref", str(qrels), str(run)],
+                         capture_output=True, text=True).stdout.split()
+    expected = dict(zip(ref[0::3], map(float, ref[2::3])))
+    res = rm.evaluate(rm.io.read_run(run), rm.io.read_qrels(qrels), ["infAP", "bpref"], users="all")
+    assert res.aggregate["infAP"] == pytest.approx(expected["infAP"], abs=1e-12)
+    assert res.aggregate["bpref"] == pytest.approx(expected["bpref"], abs=1e-12)
+    dropped = rm.io.read_qrels(qrels).to_frame().query("rating >= 0")
+    other = rm.evaluate(rm.io.read_run(run), rm.Qrels(dropped, threshold=1), ["infAP"], users="all")
+    assert other.aggregate["infAP"] != pytest.approx(expected["infAP"], abs=1e-6)

@@ -1,96 +1,261 @@
 """TREC and tabular files for runs and judgments.
 
-* run file: ``qid Q0 docno rank score tag`` (whitespace separated; trec_eval ignores the rank
-  column and orders by score, ties by docno descending; so does :func:`read_trec_run`).
-* qrels file: ``qid 0 docno rel``.
+* run file: ``qid Q0 docno rank score tag [ignored...]`` (whitespace separated; trec_eval ignores
+  the rank column and orders by score, ties by docno descending; so does :func:`read_trec_run`).
+* qrels file: ``qid 0 docno rel``. ``rel`` is read as trec_eval reads it (``atol``): a fractional
+  grade is truncated toward zero (with a warning); negative labels are kept and mean "in the pool
+  but not judged" (trec_eval's ``RELVALUE_UNJUDGED``, see ``form_res_rels.c``).
 * tables (CSV/TSV/parquet): ``user,item,score[,rank]`` for runs, ``user,item,rating`` for qrels.
 
-Ids: with ``ids="auto"`` (default) user and item ids are converted to integers when every one
-of them is a canonical integer literal (``"42"``, not ``"042"``), so that files and DataFrames
-with integer ids match; ``ids="str"`` keeps them as strings.
+Ids: **ids are strings**, as in trec_eval: ``"01"`` and ``"1"`` are different ids, in TREC files
+and in CSV/TSV tables alike (parquet keeps its column types; a mixed-type id column is an error).
+Python objects with integer ids on one side and strings on the other are compared as strings
+(see :func:`recmetrics.judged.common_ids`).
+
+Every text reader accepts ``#`` comment lines, blank lines, tabs or spaces, Windows line endings,
+a UTF-8 byte-order mark, ``.gz``/``.bz2``/``.xz`` (stdlib) and ``.zst`` (pyarrow) compression
+and ``-`` for standard input. Well-formed files take a vectorised path (pyarrow's multithreaded
+CSV reader straight into integer codes); anything unusual falls back to a line-by-line reader,
+which is the reference: every error names the file and the 1-based line.
 """
 from __future__ import annotations
 
+import io as _io
+import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from ..errors import FormatError, InputError
 from .qrels import Qrels
 from .run import Run
 
+COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".xz": "lzma", ".zst": "pyarrow"}
+TABLE_SUFFIXES = (".csv", ".tsv", ".parquet")
+RUN_LAYOUT = "qid Q0 docno rank score tag"
+QRELS_LAYOUT = "qid 0 docno rel"
 
-def _ids(values: list[str], mode: str) -> np.ndarray:
-    arr = np.asarray(values, dtype=object)
-    if mode == "str":
-        return arr.astype(str)
-    if mode != "auto":
-        raise InputError(f"ids must be 'auto' or 'str', got {mode!r}")
+
+# --------------------------------------------------------------------------- raw bytes
+def _name(path) -> str:
+    return "<stdin>" if str(path) == "-" else str(path)
+
+
+def _suffixes(path) -> tuple[str, str]:
+    """(compression suffix or '', format suffix) of a path, lower case."""
+    sfx = [s.lower() for s in Path(str(path)).suffixes]
+    comp = sfx[-1] if sfx and sfx[-1] in COMPRESSIONS else ""
+    rest = sfx[:-1] if comp else sfx
+    return comp, (rest[-1] if rest else "")
+
+
+def _lzma_error():
+    import lzma
+
+    return lzma.LZMAError
+
+
+def read_bytes(path, what: str = "input") -> bytes:
+    """The decompressed bytes of ``path`` (``-``: standard input), BOM removed.
+
+    Raises :class:`InputError` for a missing file, a directory, or a corrupt compressed file."""
+    if str(path) == "-":
+        raw = sys.stdin.buffer.read()
+    else:
+        p = Path(path)
+        if p.is_dir():
+            raise InputError(f"{what} {str(p)!r} is a directory; expected a file")
+        if not p.exists():
+            raise InputError(f"{what} file {str(p)!r} does not exist")
+        comp, _ = _suffixes(p)
+        try:
+            if comp == ".zst":  # pyarrow (already the fast reader) decompresses zstd
+                try:
+                    import pyarrow as pa
+                except ImportError:
+                    raise InputError(f"{p}: reading .zst needs pyarrow (pip install 'recmetrics[data]')") from None
+                try:
+                    with pa.input_stream(str(p), compression="zstd") as fh:
+                        raw = fh.read()
+                except (pa.ArrowException, OSError) as exc:
+                    raise InputError(f"{p}: cannot read {what} ({exc})") from None
+            elif comp:
+                import importlib
+
+                with importlib.import_module(COMPRESSIONS[comp]).open(p, "rb") as fh:
+                    raw = fh.read()
+            else:
+                raw = p.read_bytes()
+        except (OSError, EOFError, ValueError, _lzma_error()) as exc:  # corrupt compressed data
+            if isinstance(exc, InputError):
+                raise
+            raise InputError(f"{p}: cannot read {what} ({exc})") from None
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    return raw
+
+
+def _decode(raw: bytes, name: str) -> str:
     try:
-        as_int = np.asarray([int(v) for v in values], dtype=np.int64)
-    except ValueError:
-        return arr.astype(str)
-    if all(str(i) == v for i, v in zip(as_int.tolist(), values)):
-        return as_int
-    return arr.astype(str)
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise FormatError(f"{name}:{line}: bytes {raw[exc.start:exc.end + 3]!r} are not UTF-8 "
+                          "(save the file as UTF-8)") from None
 
 
-def _read_lines(path, n_fields: int, what: str, layout: str):
-    path = Path(path)
-    if not path.exists():
-        raise InputError(f"{what} file {str(path)!r} does not exist")
+# --------------------------------------------------------------------------- whitespace columns
+def _slow_columns(raw: bytes, name: str, n_fields: int, layout: str, extra_ok: bool):
+    """Reference reader: (line numbers, one list of strings per field)."""
     fields: list[list[str]] = [[] for _ in range(n_fields)]
     linenos: list[int] = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            parts = line.split()
-            if not parts:
-                continue
-            linenos.append(lineno)
-            if len(parts) != n_fields:
-                raise FormatError(f"{path}:{lineno}: expected {n_fields} fields ({layout}), "
-                                  f"found {len(parts)}: {line.rstrip()!r}")
-            for col, value in zip(fields, parts):
-                col.append(value)
-    if not fields[0]:
-        raise InputError(f"{what} file {str(path)!r} holds no line")
-    return path, np.asarray(linenos), fields
+    for lineno, line in enumerate(_decode(raw, name).splitlines(), start=1):
+        parts = line.split()
+        if not parts or parts[0].startswith("#"):
+            continue
+        if len(parts) < n_fields or (len(parts) > n_fields and not extra_ok):
+            hint = ""
+            if len(parts) == 1 and ("," in line or ";" in line):
+                hint = " (a CSV table? name it .csv)"
+            raise FormatError(f"{name}:{lineno}: expected {n_fields} fields "
+                              f"({layout}, separated by spaces or tabs), found {len(parts)}: {line.rstrip()!r}{hint}")
+        linenos.append(lineno)
+        for col, value in zip(fields, parts):
+            col.append(value)
+    return np.asarray(linenos, dtype=np.int64), fields
 
 
-def _reject(bad: np.ndarray, path, linenos: np.ndarray, message) -> None:
+def _fast_columns(raw: bytes, n_fields: int, keep: dict):
+    """pyarrow fast path for single-space or single-tab separated lines; None if anything is unusual
+    (the reference reader then reads the file). ``keep`` maps field index -> 'str' | 'float'."""
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        import pyarrow.csv as pcsv
+    except ImportError:  # pragma: no cover - the slow path is complete
+        return None
+    first = raw[: raw.find(b"\n")] if b"\n" in raw else raw
+    delim = "\t" if b"\t" in first else " "
+    names = [f"f{i}" for i in range(n_fields)]
+    types = {f"f{i}": (pa.string() if t == "str" else pa.float64()) for i, t in keep.items()}
+    try:
+        table = pcsv.read_csv(
+            pa.py_buffer(raw),
+            read_options=pcsv.ReadOptions(column_names=names, block_size=1 << 22),
+            parse_options=pcsv.ParseOptions(delimiter=delim, quote_char=False, double_quote=False),
+            convert_options=pcsv.ConvertOptions(column_types=types, include_columns=list(types),
+                                                strings_can_be_null=False, quoted_strings_can_be_null=False))
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError, ValueError):
+        return None
+    if table.num_rows == 0:
+        return None
+    cols = {}
+    for i, t in keep.items():
+        col = table.column(f"f{i}")
+        if t == "str":
+            if pc.any(pc.equal(pc.utf8_length(col), 0)).as_py():
+                return None
+            if i == 0 and pc.any(pc.starts_with(col, "#")).as_py():
+                return None
+        elif col.null_count:
+            return None
+        cols[i] = col
+    return cols
+
+
+def _release_arrow_memory() -> None:
+    """Give the pyarrow pool's freed blocks back to the system (peak memory of the CLI)."""
+    try:
+        import pyarrow as pa
+
+        pa.default_memory_pool().release_unused()
+    except (ImportError, AttributeError):  # pragma: no cover
+        pass
+
+
+def _encode(col):
+    """(codes int64, vocabulary as an object array of str) of a pyarrow string column."""
+    enc = col.combine_chunks().dictionary_encode() if hasattr(col, "combine_chunks") else col.dictionary_encode()
+    codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    vocab = np.asarray(enc.dictionary.to_pylist(), dtype=object)
+    return codes, vocab
+
+
+def _reject(bad: np.ndarray, name, linenos: np.ndarray, message) -> None:
     """Raise a FormatError at the first True of ``bad``: ``message(i)`` describes entry ``i``."""
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise FormatError(f"{path}:{linenos[i]}: {message(i)}")
+        raise FormatError(f"{name}:{linenos[i]}: {message(i)}")
 
 
-def _floats(values: list[str], path, linenos: np.ndarray, what: str) -> np.ndarray:
-    try:
-        return np.asarray(values, dtype=np.float64)
-    except ValueError:
-        bad = np.array([not _is_float(v) for v in values])
-        _reject(bad, path, linenos, lambda i: f"{what} {values[i]!r} is not a number")
-        raise
+def _floats(values: list[str], name, linenos: np.ndarray, what: str) -> np.ndarray:
+    out = np.empty(len(values))
+    for n, v in enumerate(values):
+        try:
+            out[n] = float(v)
+        except ValueError:
+            raise FormatError(f"{name}:{linenos[n]}: {what} {v!r} is not a number") from None
+    return out
 
 
-def _is_float(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+def _codes_of(values: list[str]):
+    import pandas as pd
+
+    codes, vocab = pd.factorize(np.asarray(values, dtype=object))
+    return codes.astype(np.int64), np.asarray(vocab, dtype=object)
 
 
-def read_trec_run(path, *, ids: str = "auto", name: str | None = None) -> Run:
-    """Read a TREC run file (``qid Q0 docno rank score tag``) into a :class:`Run`."""
-    path, lines, (qid, _, docno, _rank, score, tag) = _read_lines(path, 6, "run", "qid Q0 docno rank score tag")
-    scores = _floats(score, path, lines, "score")
-    _reject(~np.isfinite(scores), path, lines, lambda i: f"score {score[i]!r} is not finite")
-    frame = pd.DataFrame({"user": _ids(qid, ids), "item": _ids(docno, ids), "score": scores})
-    _reject(frame.duplicated(["user", "item"]).to_numpy(), path, lines,
-            lambda i: f"docno {docno[i]!r} appears twice for qid {qid[i]!r}")
-    return Run.from_frame(frame, name=name or tag[0])
+def _first_duplicate(ucodes, icodes, n_items) -> int:
+    """Index (in input order) of the first repeated (user, item) pair, or -1."""
+    keys = ucodes * np.int64(max(n_items, 1)) + icodes
+    order = np.argsort(keys, kind="stable")
+    sk = keys[order]
+    dup = np.flatnonzero(sk[1:] == sk[:-1])
+    return -1 if not len(dup) else int(order[dup + 1].min())
+
+
+def _check_not_table(path, what: str) -> None:
+    _, fmt = _suffixes(path)
+    if fmt in TABLE_SUFFIXES:
+        raise InputError(f"{path}: a {what} named {fmt} is read as a table; expected TREC layout here")
+
+
+# --------------------------------------------------------------------------- runs
+def read_trec_run(path, *, name: str | None = None, max_docs: int | None = None, ids: str = "str") -> Run:
+    """Read a TREC run file (``qid Q0 docno rank score tag``; further fields are ignored, as
+    trec_eval 10 does) into a :class:`Run`. ``max_docs``: keep the top ``max_docs`` of every list
+    after sorting (trec_eval's ``-M``). Ids are strings (``ids`` is kept for compatibility)."""
+    raw = read_bytes(path, "run")
+    fname = _name(path)
+    fast = _fast_columns(raw, 6, {0: "str", 2: "str", 4: "float"})
+    if fast is not None:
+        ucodes, users = _encode(fast[0])
+        icodes, vocab = _encode(fast[2])
+        scores = fast[4].to_numpy()
+        fast = None
+        _release_arrow_memory()
+        first = raw[: raw.find(b"\n")] if b"\n" in raw else raw
+        tag = first.decode("utf-8", "replace").split()[5]
+        fast = "ok"
+        if str(path) != "-":
+            del raw  # peak memory: the reference reader re-reads the file if it is needed
+        if not np.isfinite(scores).all() or _first_duplicate(ucodes, icodes, len(vocab)) >= 0:
+            fast = None  # the reference reader reports the line
+            raw = read_bytes(path, "run") if str(path) != "-" else raw
+    if fast is None:
+        lines, (qid, _, docno, _rank, score, tags) = _slow_columns(raw, fname, 6, RUN_LAYOUT, extra_ok=True)
+        if not len(lines):
+            raise InputError(f"run file {fname!r} holds no run line ({RUN_LAYOUT})")
+        scores = _floats(score, fname, lines, "score")
+        _reject(~np.isfinite(scores), fname, lines, lambda i: f"score {score[i]!r} is not a finite number")
+        ucodes, users = _codes_of(qid)
+        icodes, vocab = _codes_of(docno)
+        d = _first_duplicate(ucodes, icodes, len(vocab))
+        if d >= 0:
+            raise FormatError(f"{fname}:{lines[d]}: docno {docno[d]!r} appears twice for qid {qid[d]!r}")
+        tag = tags[0]
+    return Run.from_codes(ucodes, users, icodes, vocab, scores, name=name or tag, max_docs=max_docs)
 
 
 def write_trec_run(run: Run, path, tag: str | None = None) -> Path:
@@ -104,16 +269,48 @@ def write_trec_run(run: Run, path, tag: str | None = None) -> Path:
     return path
 
 
-def read_trec_qrels(path, *, threshold: float = 1.0, max_rating: float | None = None, ids: str = "auto") -> Qrels:
-    """Read a TREC qrels file (``qid 0 docno rel``). The default threshold 1 is trec_eval's."""
-    path, lines, (qid, _, docno, rel) = _read_lines(path, 4, "qrels", "qid 0 docno rel")
-    rels = _floats(rel, path, lines, "relevance")
-    _reject((rels < 0) | ~np.isfinite(rels), path, lines,
-            lambda i: f"relevance {rel[i]!r} must be a non-negative number")
-    frame = pd.DataFrame({"user": _ids(qid, ids), "item": _ids(docno, ids), "rating": rels})
-    _reject(frame.duplicated(["user", "item"]).to_numpy(), path, lines,
-            lambda i: f"docno {docno[i]!r} is judged twice for qid {qid[i]!r}")
-    return Qrels(frame, threshold=threshold, max_rating=max_rating)
+# --------------------------------------------------------------------------- qrels
+def read_trec_qrels(path, *, threshold: float = 1.0, max_rating: float | None = None, ids: str = "str") -> Qrels:
+    """Read a TREC qrels file (``qid 0 docno rel``). The default threshold 1 is trec_eval's.
+
+    ``rel`` is truncated toward zero like trec_eval's ``atol`` (a warning names the first
+    fractional grade); negative labels are kept ("in the pool but unjudged": ignored by every
+    measure except infAP and bpref, which count them as trec_eval does)."""
+    raw = read_bytes(path, "qrels")
+    fname = _name(path)
+    fast = _fast_columns(raw, 4, {0: "str", 2: "str", 3: "float"})
+    lines = None
+    if fast is not None:
+        ucodes, users = _encode(fast[0])
+        icodes, vocab = _encode(fast[2])
+        rels = fast[3].to_numpy()
+        fast = "ok"
+        _release_arrow_memory()
+        if not np.isfinite(rels).all() or _first_duplicate(ucodes, icodes, len(vocab)) >= 0:
+            fast = None
+    if fast is None:
+        lines, (qid, _, docno, rel) = _slow_columns(raw, fname, 4, QRELS_LAYOUT, extra_ok=False)
+        if not len(lines):
+            raise InputError(f"qrels file {fname!r} holds no judgment line ({QRELS_LAYOUT})")
+        rels = _floats(rel, fname, lines, "relevance")
+        _reject(~np.isfinite(rels), fname, lines, lambda i: f"relevance {rel[i]!r} is not a finite number")
+        ucodes, users = _codes_of(qid)
+        icodes, vocab = _codes_of(docno)
+        d = _first_duplicate(ucodes, icodes, len(vocab))
+        if d >= 0:
+            raise FormatError(f"{fname}:{lines[d]}: docno {docno[d]!r} is judged twice for qid {qid[d]!r}; "
+                              "one judgment per (qid, docno) expected")
+    frac = rels != np.trunc(rels)
+    if frac.any():
+        i = int(np.flatnonzero(frac)[0])
+        if lines is None:  # rare: find the line numbers with the reference reader
+            lines = _slow_columns(raw, fname, 4, QRELS_LAYOUT, extra_ok=False)[0]
+        where = f"{fname}:{lines[i]}" if lines is not None else fname
+        warnings.warn(f"{where}: fractional relevance {rels[i]:g} truncated to {np.trunc(rels[i]):g} "
+                      f"as trec_eval does ({int(frac.sum())} such line(s)); scale grades to integers to keep them",
+                      stacklevel=2)
+        rels = np.trunc(rels)
+    return Qrels.from_codes(ucodes, users, icodes, vocab, rels, threshold, max_rating, negative="unjudged")
 
 
 def write_trec_qrels(qrels: Qrels, path, *, scale: float = 1.0) -> Path:
@@ -131,32 +328,78 @@ def write_trec_qrels(qrels: Qrels, path, *, scale: float = 1.0) -> Path:
     return path
 
 
-def read_table(path, **kw) -> pd.DataFrame:
-    """CSV/TSV/parquet by extension (``sep`` may be given for text files)."""
-    path = Path(path)
-    if not path.exists():
-        raise InputError(f"file {str(path)!r} does not exist")
-    suffix = "".join(path.suffixes[-2:]).lower()
-    if suffix.endswith(".parquet"):
-        return pd.read_parquet(path)
-    sep = kw.pop("sep", "\t" if ".tsv" in suffix else ",")
-    return pd.read_csv(path, sep=sep, **kw)
+# --------------------------------------------------------------------------- tables
+def check_id_columns(frame, fname: str, id_columns=("user", "item")) -> None:
+    """Raise :class:`FormatError` when an id column mixes Python types (e.g. int and str), which
+    would match nothing on one side; the message names the first row of the minority type."""
+    for c in id_columns:
+        if c in frame.columns and frame[c].dtype == object:
+            types = frame[c].map(type)
+            kinds = list(dict.fromkeys(types))
+            if len(kinds) > 1:
+                row = int(np.flatnonzero(types.to_numpy() != kinds[0])[0])
+                raise FormatError(f"{fname}: column {c!r} mixes {', '.join(k.__name__ for k in kinds)} ids "
+                                  f"(row {row + 1} is {frame[c].iloc[row]!r}); one id type per column expected")
 
 
-def read_run(path, *, name: str | None = None, **kw) -> Run:
+def read_table(path, *, id_columns=("user", "item"), **kw):
+    """CSV/TSV/parquet by extension (compressed too; ``sep`` may be given for text files).
+
+    Id columns of text tables are read as strings (``"01"`` stays ``"01"``). Raises with the
+    file name for an empty table, a TREC file named .tsv, or a mixed-type parquet id column."""
+    import pandas as pd
+
+    fname = _name(path)
+    _, fmt = _suffixes(path)
+    if fmt == ".parquet":
+        if str(path) == "-" or not Path(path).is_file():
+            read_bytes(path, "table")  # raises the right error
+        try:
+            frame = pd.read_parquet(path)
+        except Exception as exc:  # pyarrow raises many types
+            raise InputError(f"{fname}: cannot read parquet ({type(exc).__name__}: {exc})") from None
+        frame.attrs["source"] = fname
+        check_id_columns(frame, fname, id_columns)
+        return frame
+    raw = read_bytes(path, "table")
+    text = _decode(raw, fname)
+    first = next((l for l in text.splitlines() if l.strip()), "")
+    if not first:
+        raise InputError(f"{fname}: the table is empty (expected a header line such as user,item,score)")
+    sep = kw.pop("sep", "\t" if fmt == ".tsv" else ",")
+    if sep not in first:
+        raise FormatError(f"{fname}:1: no {sep!r} separator in the header {first!r}; "
+                          + ("a TREC file? name it .txt/.run/.qrels" if len(first.split()) in (4, 6)
+                             else f"expected columns separated by {sep!r}"))
+    header = [h.strip() for h in first.split(sep)]
+    dtype = {c: str for c in id_columns if c in header}
+    try:
+        frame = pd.read_csv(_io.StringIO(text), sep=sep, dtype=dtype, comment=None, **kw)
+    except pd.errors.ParserError as exc:
+        raise FormatError(f"{fname}: {exc}") from None
+    if frame.empty:
+        raise InputError(f"{fname}: the table has a header but no row")
+    frame.attrs["source"] = fname
+    return frame
+
+
+def read_run(path, *, name: str | None = None, max_docs: int | None = None, **kw) -> Run:
     """Read a run from a TREC file or a ``user,item,score[,rank]`` table (by extension: .csv,
-    .tsv, .parquet; anything else is read as TREC)."""
-    path = Path(path)
-    if path.suffix.lower() not in (".csv", ".tsv", ".parquet"):
-        return read_trec_run(path, name=name, **kw)
+    .tsv, .parquet, possibly compressed; anything else is read as TREC)."""
+    _, fmt = _suffixes(path)
+    if fmt not in TABLE_SUFFIXES:
+        return read_trec_run(path, name=name, max_docs=max_docs, **kw)
+    kw.pop("ids", None)  # ids of text tables are strings; parquet keeps its types
     frame = read_table(path, **kw)
     rank_col = "rank" if "rank" in frame.columns else None
-    return Run.from_frame(frame, rank_col=rank_col, name=name or path.stem)
+    stem = Path(str(path)).name.split(".")[0]
+    run = Run.from_frame(frame, rank_col=rank_col, name=name or stem)
+    return run.head(max_docs) if max_docs else run
 
 
 def read_qrels(path, *, threshold: float | None = None, **kw) -> Qrels:
     """Read judgments from a TREC qrels file or a ``user,item,rating`` table."""
-    path = Path(path)
-    if path.suffix.lower() not in (".csv", ".tsv", ".parquet"):
+    _, fmt = _suffixes(path)
+    if fmt not in TABLE_SUFFIXES:
         return read_trec_qrels(path, threshold=1.0 if threshold is None else threshold, **kw)
     return Qrels(read_table(path), threshold=4.0 if threshold is None else threshold)

@@ -10,19 +10,22 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from ..errors import show, InputError, require_columns
+from ..errors import show, InputError, require_columns, where
 
 
-def _validate_ratings(frame: pd.DataFrame, what: str) -> np.ndarray:
+def _validate_ratings(frame: pd.DataFrame, what: str, negative_ok: bool = False, source=None) -> np.ndarray:
     """Return the ``rating`` column as float64, or raise naming the first offending row."""
     col = frame["rating"]
     values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
-    bad = np.isnan(values) | (values < 0) | np.isinf(values)
+    bad = np.isnan(values) | np.isinf(values)
+    if not negative_ok:
+        bad |= values < 0
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise InputError(
             f"{what}: rating {show(col.iloc[i])} of user {show(frame['user'].iloc[i])} item "
-            f"{show(frame['item'].iloc[i])} (row {i}) is not a non-negative finite number"
+            f"{show(frame['item'].iloc[i])} ({where(source if source is not None else frame, i)}) "
+            f"is not a {'' if negative_ok else 'non-negative '}finite number"
         )
     return values
 
@@ -38,45 +41,93 @@ class Qrels:
         Ratings ``>= threshold`` are relevant (default 4, on a 1-5 scale).
     max_rating:
         Top of the rating scale (ERR's ``r_max``); defaults to the largest rating present.
+    negative:
+        ``"error"`` (default): a negative rating is an error; ``"unjudged"``: trec_eval's semantics
+        of negative qrels labels (``form_res_rels.c``): the item is in the pool but unjudged, so it
+        is neither relevant nor judged non-relevant; only infAP (``m_infap.c``) and bpref
+        (``m_bpref.c``) see it, as "pooled but unjudged". TREC qrels files are read this way.
     """
 
+    NEGATIVE = ("error", "unjudged")
+
     def __init__(self, ratings: pd.DataFrame, threshold: float = 4.0, max_rating: float | None = None,
-                 *, user_col: str = "user", item_col: str = "item", rating_col: str = "rating"):
+                 *, user_col: str = "user", item_col: str = "item", rating_col: str = "rating",
+                 negative: str = "error"):
+        if negative not in self.NEGATIVE:
+            raise InputError(f"negative must be one of {self.NEGATIVE}, got {negative!r}")
+        self.negative = negative
         require_columns(ratings, (user_col, item_col, rating_col), "qrels table")
         frame = ratings[[user_col, item_col, rating_col]]
         frame.columns = ["user", "item", "rating"]
         if frame.empty:
             raise InputError("qrels are empty: at least one (user, item, rating) judgment is needed")
-        values = _validate_ratings(frame, "qrels")
+        values = _validate_ratings(frame, "qrels", negative == "unjudged", ratings)
         dup = frame.duplicated(["user", "item"]).to_numpy()
         if dup.any():
             i = int(np.flatnonzero(dup)[0])
             raise InputError(
                 f"qrels: user {show(frame['user'].iloc[i])} item {show(frame['item'].iloc[i])} is judged more than once "
-                f"(row {i}); one judgment per (user, item) expected"
+                f"({where(ratings, i)}); one judgment per (user, item) expected"
             )
         if not np.isfinite(threshold) or threshold <= 0:
             raise InputError(f"relevance threshold must be a positive number, got {threshold!r}")
         self.threshold = float(threshold)
-        self.max_rating = float(values.max() if max_rating is None else max_rating)
+        self.max_rating = float(max(values.max(), 0.0) if max_rating is None else max_rating)
         if self.max_rating < values.max():
             raise InputError(f"max_rating={max_rating} is below the largest rating {values.max()}")
         # canonical storage: sorted by user code then item code
         ucodes, users = pd.factorize(frame["user"].to_numpy(), sort=True)
         icodes, items = pd.factorize(frame["item"].to_numpy(), sort=True)
+        self._store(ucodes, users, icodes, items, values)
+
+    def _store(self, ucodes, users, icodes, items, values) -> None:
+        """Keep the judgments sorted by (user code, item code); ``users``/``items`` are sorted."""
         order = np.lexsort((icodes, ucodes))
         self.user_index = pd.Index(users)
         self.item_index = pd.Index(items)
-        self._ucodes = ucodes[order].astype(np.int64)
-        self._icodes = icodes[order].astype(np.int64)
+        self._ucodes = np.asarray(ucodes)[order].astype(np.int64)
+        self._icodes = np.asarray(icodes)[order].astype(np.int64)
         self._ratings = values[order]
         self._keys = self._ucodes * len(items) + self._icodes
 
+    @classmethod
+    def from_codes(cls, ucodes, users, icodes, items, ratings, threshold: float = 1.0,
+                   max_rating: float | None = None, negative: str = "unjudged") -> "Qrels":
+        """The readers' vectorised path: ``users[ucodes[n]]`` rated ``items[icodes[n]]`` with
+        ``ratings[n]``; (user, item) pairs must be unique and ratings finite (the readers check)."""
+        ratings = np.asarray(ratings, dtype=np.float64)
+        if not len(ratings):
+            raise InputError("qrels are empty: at least one (user, item, rating) judgment is needed")
+        if negative == "error" and (ratings < 0).any():
+            raise InputError("qrels hold a negative rating; pass negative='unjudged' for trec_eval's semantics")
+        if not np.isfinite(threshold) or threshold <= 0:
+            raise InputError(f"relevance threshold must be a positive number, got {threshold!r}")
+        self = cls.__new__(cls)
+        self.negative = negative
+        self.threshold = float(threshold)
+        top = float(max(ratings.max(), 0.0))
+        self.max_rating = top if max_rating is None else float(max_rating)
+        if self.max_rating < top:
+            raise InputError(f"max_rating={max_rating} is below the largest rating {top}")
+        uperm, iperm = np.argsort(np.asarray(users)), np.argsort(np.asarray(items))
+        urank, irank = np.empty_like(uperm), np.empty_like(iperm)
+        urank[uperm] = np.arange(len(uperm))
+        irank[iperm] = np.arange(len(iperm))
+        self._store(urank[ucodes], np.asarray(users)[uperm], irank[icodes], np.asarray(items)[iperm], ratings)
+        return self
+
     # ------------------------------------------------------------------ basic views
+    @classmethod
+    def from_dict(cls, judgments, threshold: float = 1.0, **kw) -> "Qrels":
+        """Build from ``{user: {item: rating}}`` (pytrec_eval / ranx / ir_measures' qrels layout;
+        the default threshold 1 is theirs)."""
+        rows = [(u, i, r) for u, d in judgments.items() for i, r in d.items()]
+        return cls(pd.DataFrame(rows, columns=["user", "item", "rating"]), threshold, **kw)
+
     @classmethod
     def _from_codes(cls, parent: "Qrels", keep: np.ndarray) -> "Qrels":
         frame = parent.to_frame()[keep]
-        return cls(frame, parent.threshold, parent.max_rating)
+        return cls(frame, parent.threshold, parent.max_rating, negative=parent.negative)
 
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame({
@@ -106,7 +157,9 @@ class Qrels:
     @cached_property
     def n_nonrelevant(self) -> np.ndarray:
         """Number of judged non-relevant items per user (aligned with :attr:`users`)."""
-        return np.bincount(self._ucodes, minlength=len(self.user_index)) - self.n_relevant
+        judged = self._ratings >= 0  # negative: in the pool but unjudged (trec_eval)
+        return np.bincount(self._ucodes, weights=judged, minlength=len(self.user_index)).astype(np.int64) \
+            - self.n_relevant
 
     @property
     def relevant_users(self) -> np.ndarray:

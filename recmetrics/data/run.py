@@ -16,7 +16,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from ..errors import show, InputError
+from ..errors import show, InputError, where
 
 
 def trec_tie_order(items: np.ndarray) -> np.ndarray:
@@ -126,6 +126,8 @@ class Run:
                 missing.append(score_col or "score")
         if missing:
             raise InputError(f"run table lacks column(s) {missing}; has {list(frame.columns)}")
+        if frame.empty:
+            raise InputError(f"run {name!r} is empty: at least one (user, item, score) line is needed")
         users = frame[user_col].to_numpy()
         items = frame[item_col].to_numpy()
         dup = frame.duplicated([user_col, item_col]).to_numpy()
@@ -133,7 +135,7 @@ class Run:
             i = int(np.flatnonzero(dup)[0])
             raise InputError(
                 f"run {name!r}: item {show(items[i])} appears more than once in the list of user {show(users[i])} "
-                f"(row {i}); each item may be ranked once per user"
+                f"({where(frame, i)}); each item may be ranked once per user"
             )
         scores = None
         if score_col is not None and score_col in frame.columns:
@@ -141,18 +143,56 @@ class Run:
                 scores = frame[score_col].to_numpy(dtype=np.float64)
             except (TypeError, ValueError) as exc:
                 raise InputError(f"run {name!r}: column {score_col!r} must be numeric ({exc})") from None
-            _check_finite(scores, lambda w: f"user {show(users[w[0]])} item {show(items[w[0]])} (row {w[0]})")
+            _check_finite(scores, lambda w: f"user {show(users[w[0]])} item {show(items[w[0]])} ({where(frame, w[0])})")
         ucodes, uniq_users = pd.factorize(users, sort=False)
         if rank_col is not None:
             ranks = frame[rank_col].to_numpy()
             if not np.issubdtype(ranks.dtype, np.number) or not np.isfinite(ranks).all():
-                raise InputError(f"run {name!r}: rank column {rank_col!r} must hold finite numbers")
+                num = pd.to_numeric(frame[rank_col], errors="coerce").to_numpy(dtype=np.float64)
+                bad = int(np.flatnonzero(~np.isfinite(num))[0]) if (~np.isfinite(num)).any() else 0
+                raise InputError(f"run {name!r}: rank {show(frame[rank_col].iloc[bad])} ({where(frame, bad)}) "
+                                 f"is not a number; column {rank_col!r} must hold finite numbers")
             order = np.lexsort((ranks, ucodes))
         else:
             tie = trec_tie_order(items)
             order = np.lexsort((tie, -scores, ucodes))
         return cls._from_sorted(np.asarray(uniq_users), ucodes[order], items[order],
                                 None if scores is None else scores[order], name)
+
+    @classmethod
+    def from_codes(cls, ucodes, users, icodes, vocab, scores, *, name: str = "run",
+                   max_docs: int | None = None) -> "Run":
+        """Build from integer codes (``users[ucodes[n]]`` ranks ``vocab[icodes[n]]`` with ``scores[n]``),
+        the readers' vectorised path: sorted by score descending, ties by trec_eval's rule, without
+        a per-line Python step. (user, item) pairs must be unique (the readers check it)."""
+        ucodes = np.asarray(ucodes, dtype=np.int64)
+        icodes = np.asarray(icodes, dtype=np.int64)
+        vocab = np.asarray(vocab)
+        if not len(ucodes):
+            raise InputError(f"run {name!r} is empty: at least one (user, item, score) line is needed")
+        tie = trec_tie_order(vocab)[icodes]
+        scores = np.asarray(scores, dtype=np.float64)
+        same = ucodes[1:] == ucodes[:-1]
+        in_order = bool((ucodes[1:] >= ucodes[:-1]).all()) and bool(
+            (~same | (scores[1:] < scores[:-1]) | ((scores[1:] == scores[:-1]) & (tie[1:] > tie[:-1]))).all())
+        # runs are usually written grouped by user, best first: then no sort is needed, or only
+        # within runs of tied scores (one int64 argsort instead of a three-key lexsort)
+        if in_order:
+            order = np.arange(len(ucodes))
+        elif bool((ucodes[1:] >= ucodes[:-1]).all()) and bool((~same | (scores[1:] <= scores[:-1])).all()):
+            group = np.concatenate([[0], np.cumsum(~same | (scores[1:] != scores[:-1]))])
+            order = np.argsort(group * np.int64(len(vocab)) + tie, kind="stable")
+        else:
+            order = np.lexsort((tie, -scores, ucodes))
+        run = cls._from_sorted(np.asarray(users), ucodes[order], icodes[order], np.asarray(scores)[order], name)
+        codes = run.items
+        run.items = vocab[codes]
+        pad = np.arange(run.depth)[None, :] >= run.lengths[:, None]
+        codes[pad] = -1
+        run.__dict__["codes"] = (codes, vocab)
+        if max_docs is not None:
+            run = run.head(int(max_docs))
+        return run
 
     @classmethod
     def _from_sorted(cls, uniq_users, ucodes, items, scores, name) -> "Run":
@@ -168,6 +208,15 @@ class Run:
             score_mat = np.full((n_users, depth), np.nan)
             score_mat[ucodes, pos] = scores
         return cls(uniq_users, item_mat, lengths, score_mat, name)
+
+    @classmethod
+    def from_dict(cls, scores: Mapping[Any, Mapping[Any, float]], name: str = "run") -> "Run":
+        """Build from ``{user: {item: score}}`` (pytrec_eval / ranx / ir_measures' run layout)."""
+        rows = [(u, i, s) for u, d in scores.items() for i, s in d.items()]
+        import pandas as pd
+
+        frame = pd.DataFrame(rows, columns=["user", "item", "score"])
+        return cls.from_frame(frame, name=name)
 
     @classmethod
     def from_lists(cls, lists: Mapping[Any, Iterable[Any]], name: str = "run") -> "Run":
@@ -249,7 +298,11 @@ class Run:
     def head(self, n: int) -> "Run":
         """The same run truncated to the top ``n`` of every list."""
         scores = None if self.scores is None else self.scores[:, :n]
-        return Run(self.users, self.items[:, :n], np.minimum(self.lengths, n), scores, self.name)
+        out = Run(self.users, self.items[:, :n], np.minimum(self.lengths, n), scores, self.name)
+        if "codes" in self.__dict__:
+            codes, vocab = self.codes
+            out.__dict__["codes"] = (codes[:, :n], vocab)
+        return out
 
     def to_frame(self) -> pd.DataFrame:
         """Long table ``user, item, rank, score`` (rank starts at 1)."""

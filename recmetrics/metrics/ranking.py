@@ -3,7 +3,8 @@
 Each kernel takes a :class:`~recmetrics.judged.Judged` and a cut-off ``k`` (None = full list)
 and returns one value per user. P, Recall, AP, nDCG, RR, bpref and infAP equal trec_eval's
 ``P``, ``recall``, ``map_cut``, ``ndcg_cut``, ``recip_rank``, ``bpref`` and ``infAP`` per user
-(the last three over the list truncated at ``k``).
+(the last three over the list truncated at ``k``), and Rprec, success_k, num_ret, num_rel and
+num_rel_ret equal the trec_eval measures of those names (m_Rprec.c, m_success.c, m_num_*.c).
 """
 from __future__ import annotations
 
@@ -110,11 +111,46 @@ def bpref(j, k):
 def inferred_ap(j, k):
     """Unjudged (non-pool) items above a relevant one count as non-relevant through the factor
     judged_above / (i-1), as in trec_eval's m_infAP.c; Eq. 11 of the paper omits that factor,
-    which only matters when unjudged items are ranked above a relevant one."""
+    which only matters when unjudged items are ranked above a relevant one. Items with a negative
+    label (pooled but unjudged, sampled pools) count in the pooled fraction, not the judged one,
+    as in m_infap.c."""
     k = j.cut(k)
     i = j.hits.cols.astype(np.float64)  # 0-based rank, trec_eval's j
     judged_before = j.rel_before + j.nonrel_before
-    term = 1.0 / (i + 1) + (judged_before / (i + 1)) * (
+    pooled_before = judged_before + j.unjudged_before  # negative labels: pooled but unjudged
+    term = 1.0 / (i + 1) + (pooled_before / (i + 1)) * (
         (j.rel_before + INFAP_EPSILON) / (judged_before + 2 * INFAP_EPSILON))
     term = np.where(i == 0, 1.0, term)
     return safe_div(j.per_user(term, j.hit_rel & (j.hits.cols < k)), j.n_rel)
+
+
+# ---------------------------------------------------------------- trec_eval's counting measures
+@register("Rprec", cutoff="none", aliases=("r-precision", "rprecision"), trec_eval="Rprec",
+          description="R-Precision: relevant items in the top R over R = the user's relevant items (m_Rprec.c)")
+def r_precision(j, k):
+    r = j.n_rel[j.hits.rows]
+    return safe_div(j.per_user(1.0, j.hit_rel & (j.hits.cols < r)), j.n_rel)
+
+
+@register("success", cutoff="required", aliases=("hitrate", "hit", "success_k"), trec_eval="success_k",
+          description="Success@k (HitRate@k): 1 if a relevant item is in the top k, else 0 (m_success.c)")
+def success(j, k):
+    return (_count_rel(j, j.cut(k)) > 0).astype(np.float64)
+
+
+@register("num_ret", cutoff="optional", bounds=(0.0, np.inf), perfect=None, trec_eval="num_ret",
+          description="Number of items in the user's list (top k); summed, not averaged, by trec_eval")
+def num_ret(j, k):
+    return np.minimum(j.lengths, j.cut(k)).astype(np.float64)
+
+
+@register("num_rel", cutoff="none", bounds=(0.0, np.inf), perfect=None, trec_eval="num_rel",
+          description="Number of relevant judgments of the user; summed, not averaged, by trec_eval")
+def num_rel(j, k):
+    return j.n_rel.astype(np.float64)
+
+
+@register("num_rel_ret", cutoff="optional", bounds=(0.0, np.inf), perfect=None, trec_eval="num_rel_ret",
+          description="Number of relevant items in the list (top k); summed, not averaged, by trec_eval")
+def num_rel_ret(j, k):
+    return _count_rel(j, j.cut(k))

@@ -77,7 +77,7 @@ _REGISTRY: dict[str, MetricDef] = {}
 _ALIASES: dict[str, str] = {}
 # trec_eval measure names that take a "_K" cut-off suffix
 _TREC_CUT = {"p": "P", "recall": "Recall", "ndcg_cut": "nDCG", "map_cut": "AP", "f": "F1",
-             "infap": "infAP", "bpref": "bpref", "recip_rank": "RR"}
+             "infap": "infAP", "bpref": "bpref", "recip_rank": "RR", "success": "success"}
 
 
 def register(name: str, *, aliases: tuple[str, ...] = (), **kw) -> Callable:

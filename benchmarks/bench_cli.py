@@ -1,0 +1,113 @@
+"""End-to-end command line: ``recmetrics evaluate`` vs the trec_eval 10.0 binary, whole process.
+
+Workload (generated, seeded, cached in a temp folder): a TREC run of 1,000,000 lines (10,000 users
+x 100 items drawn from 20,000, scores with ties, each list written best first as retrieval
+systems write them; ties in file order, not in trec_eval's order, so the reader must sort those) and a 300,000-line qrels (30 judgments per user,
+grades 0-3, some -1 "pooled, unjudged"). Both tools are run as a user runs them, as subprocesses,
+with the same measures:
+
+    python -m recmetrics.cli evaluate --format trec -c -m P.10 -m ndcg_cut.100 -m map -m recip_rank QRELS RUN
+    trec_eval                                        -c -m P.10 -m ndcg_cut.100 -m map -m recip_rank QRELS RUN
+
+Wall time (best of ``--repeat``) and peak RSS (``ru_maxrss`` of a fresh wrapper's only child) are
+printed with their ratios, and the summary values of the two tools are compared (|diff| <= 1e-9).
+The trec_eval row is skipped with a message where the binary is absent.
+Usage: python benchmarks/bench_cli.py [--repeat 3] [--users 10000] [--trec-eval PATH]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+MEASURES = ["-c", "-m", "P.10", "-m", "ndcg_cut.100", "-m", "map", "-m", "recip_rank"]
+_WRAP = ("import json, resource, subprocess, sys, time\n"
+         "t = time.perf_counter()\n"
+         "p = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)\n"
+         "wall = time.perf_counter() - t\n"
+         "print(json.dumps({'wall': wall, 'rss_mb': resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,"
+         " 'rc': p.returncode, 'out': p.stdout, 'err': p.stderr[-500:]}))\n")
+
+
+def workload(folder: Path, n_users=10_000, depth=100, n_items=20_000, n_judged=30, seed=0):
+    run, qrels = folder / f"run_{n_users}_v2.txt", folder / f"qrels_{n_users}_v2.txt"
+    if run.exists() and qrels.exists():
+        return qrels, run
+    rng = np.random.default_rng(seed)
+    items = np.argsort(rng.random((n_users, n_items)), axis=1)[:, :depth]  # distinct per user
+    scores = -np.sort(-np.round(rng.random((n_users, depth)) * 50) / 50, axis=1)  # ties; best first, as runs are written
+    users = np.repeat(np.arange(n_users), depth)
+    with open(run, "w") as fh:
+        fh.writelines(f"u{u} Q0 d{i} {r % depth + 1} {s:g} bench\n"
+                      for r, (u, i, s) in enumerate(zip(users, items.ravel(), scores.ravel())))
+    judged = np.concatenate([items[:, : n_judged // 2],                        # half judged from the run
+                             np.argsort(rng.random((n_users, n_items)), axis=1)[:, n_items - n_judged // 2:]], axis=1)
+    grades = rng.choice([-1, 0, 0, 1, 2, 3], size=judged.shape, p=[.1, .4, .2, .15, .1, .05])
+    with open(qrels, "w") as fh:
+        for u in range(n_users):
+            seen = set()
+            for i, g in zip(judged[u], grades[u]):
+                if i not in seen:
+                    seen.add(i)
+                    fh.write(f"u{u} 0 d{i} {g}\n")
+    return qrels, run
+
+
+def measure(cmd, repeat):
+    best = None
+    for _ in range(repeat):
+        res = json.loads(subprocess.run([sys.executable, "-c", _WRAP, *cmd], capture_output=True, text=True,
+                                        cwd=ROOT).stdout)
+        if res["rc"] != 0:
+            raise SystemExit(f"{cmd[0]} failed ({res['rc']}): {res['err']}")
+        if best is None or res["wall"] < best["wall"]:
+            best = res
+    return best
+
+
+def summary(out: str) -> dict:
+    return {line.split("\t")[0].strip(): float(line.split("\t")[2]) for line in out.splitlines()
+            if line.split("\t")[1:2] == ["all"]}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--users", type=int, default=10_000)
+    ap.add_argument("--trec-eval", default=str(ROOT.parent / "shared" / "tools" / "trec_eval"))
+    args = ap.parse_args(argv)
+    folder = Path(tempfile.gettempdir()) / "recmetrics_bench_cli"
+    folder.mkdir(exist_ok=True)
+    qrels, run = workload(folder, n_users=args.users)
+    n_run = sum(1 for _ in open(run))
+    n_q = sum(1 for _ in open(qrels))
+    print(f"workload: run {n_run:,} lines, qrels {n_q:,} lines ({folder})")
+    ours = measure([sys.executable, "-m", "recmetrics.cli", "evaluate", "--format", "trec", *MEASURES,
+                    str(qrels), str(run)], args.repeat)
+    print(f"recmetrics evaluate : {ours['wall']:6.2f} s wall, {ours['rss_mb']:6.0f} MB peak")
+    te = Path(args.trec_eval)
+    if not te.exists():
+        te = Path("/work/shared/tools/trec_eval")
+    if not te.exists():
+        print(f"trec_eval           : skipped (binary not found at {args.trec_eval})")
+        return
+    ref = measure([str(te), *MEASURES, str(qrels), str(run)], args.repeat)
+    print(f"trec_eval 10.0      : {ref['wall']:6.2f} s wall, {ref['rss_mb']:6.0f} MB peak")
+    print(f"ratio (recmetrics / trec_eval): wall {ours['wall'] / ref['wall']:.2f}x, "
+          f"memory {ours['rss_mb'] / ref['rss_mb']:.2f}x  (goal: wall <= 0.5x, memory <= 300 MB)")
+    a, b = summary(ours["out"]), summary(ref["out"])
+    common = sorted(set(a) & set(b))
+    diff = max(abs(a[m] - b[m]) for m in common)
+    print(f"values: {len(common)} summary measures compared ({', '.join(common)}), max |diff| = {diff:.2e}")
+    if diff > 1e-9 or set(a) != set(b):
+        raise SystemExit(f"values differ: {a} vs {b}")
+
+
+if __name__ == "__main__":
+    main()
