@@ -72,7 +72,9 @@ def _head(train, test, share=0.10):
 
 def candidates(train: pd.DataFrame, test: pd.DataFrame, design: "str | Design") -> np.ndarray:
     """The candidate items C of ``design``: AI = every item of train or test; TI = the test items
-    (for head10, minus the 10% most popular items)."""
+    (for head10, minus the 10% most popular items). Items without a training rating are left out:
+    no system can score them (they would get -inf and sink below every scored item, which biases
+    even a random ranking against Eq. 4.5's 1/t); relevant test items among them get no target set."""
     d = parse(design)
     if d.candidates == "AI":
         items = pd.unique(pd.concat([train["item"], test["item"]]))
@@ -81,7 +83,8 @@ def candidates(train: pd.DataFrame, test: pd.DataFrame, design: "str | Design") 
     if d.kind == "head10":
         head = _head(train, test)
         items = np.array([i for i in items if i not in head])
-    return np.sort(np.asarray(items))
+    items = np.asarray(items)
+    return np.sort(items[np.isin(items, train["item"].unique())])
 
 
 def build_targets(train: pd.DataFrame, test: pd.DataFrame, design: "str | Design", *, threshold: float = 4.0,
@@ -124,8 +127,7 @@ def build_targets(train: pd.DataFrame, test: pd.DataFrame, design: "str | Design
     n_set = 0
     for u, ru in rel_by_user:
         r_items = ru["item"].to_numpy()
-        if d.kind == "head10" or d.kind in ("U1R", "UAR") or d.candidates == "TI":
-            r_items = r_items[np.isin(r_items, C)]
+        r_items = r_items[np.isin(r_items, C)]
         if len(r_items) == 0:
             continue
         seen = train_by_user.get(u, np.zeros(0, dtype=C.dtype))
