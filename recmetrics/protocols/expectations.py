@@ -21,11 +21,11 @@ from .targets import build_targets, popularity, rank_sets, score_sets
 
 
 def expected_random_precision(train: pd.DataFrame, test: pd.DataFrame, design: "str | Design", n: int = 10, *,
-                              threshold: float = 4.0, seed: int = 0) -> float:
+                              threshold: float = 4.0, seed: int = 0, users=None) -> float:
     """E[P@n] of a random ranking under ``design`` (Eq. 4.5 for 1R, Eq. 4.4's avg_u ρ_u for AR),
     from the actual target-set sizes (which do not depend on the seed)."""
     d = parse(design)
-    ts = build_targets(train, test, d, threshold=threshold, seed=seed)
+    ts = build_targets(train, test, d, threshold=threshold, seed=seed, users=users)
     if ts.rel_item is not None:
         per = np.minimum(n, ts.lengths) / n / ts.lengths
         if d.kind == "P1R":
@@ -51,12 +51,12 @@ def sigma_delta(train: pd.DataFrame, test: pd.DataFrame, design: "str | Design" 
 
 
 def eq42_bounds(system, train: pd.DataFrame, test: pd.DataFrame, n: int = 10, *, size: int = 100,
-                candidates: str = "TI", threshold: float = 4.0, seed: int = 0) -> dict:
+                candidates: str = "TI", threshold: float = 4.0, seed: int = 0, users=None) -> dict:
     """1RP@n of ``system`` under ``{candidates}-1R-NN(n=size)`` and its Eq. 4.2 bounds from the AR sets
     with the same N_u (same seed). Returns ``lower, value, upper``; lower <= value <= upper holds exactly
     because ties are broken by one random key per item shared by every set."""
-    one = build_targets(train, test, f"{candidates}-1R-NN(n={size})", threshold=threshold, seed=seed)
-    ar = build_targets(train, test, f"{candidates}-AR-NN(n={size})", threshold=threshold, seed=seed)
+    one = build_targets(train, test, f"{candidates}-1R-NN(n={size})", threshold=threshold, seed=seed, users=users)
+    ar = build_targets(train, test, f"{candidates}-AR-NN(n={size})", threshold=threshold, seed=seed, users=users)
     _, pos1 = rank_sets(one, score_sets(system, one), seed)
     hit1 = pos1[one.starts[:-1]] < n  # the relevant item is first in each 1R set
     pr_test = len(hit1)

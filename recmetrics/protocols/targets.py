@@ -88,12 +88,13 @@ def candidates(train: pd.DataFrame, test: pd.DataFrame, design: "str | Design") 
 
 
 def build_targets(train: pd.DataFrame, test: pd.DataFrame, design: "str | Design", *, threshold: float = 4.0,
-                  seed: int = 0) -> TargetSets:
+                  seed: int = 0, users=None) -> TargetSets:
     """Build the target sets of ``design`` (see :mod:`recmetrics.protocols.designs`).
 
     Raises :class:`InputError` when NN asks for more non-relevant items than a user has candidates
     (naming the user and the largest feasible n), when P1R's |T_u| = n + 1 exceeds |J|/m, and when a
-    U design gets a test set whose items do not all have the same number of test ratings."""
+    U design gets a test set whose items do not all have the same number of test ratings.
+    ``users`` (ids) restricts the evaluated users; the candidates still come from the whole test set."""
     d = parse(design)
     train, test = _frames(train, test)
     if d.kind == "head10":
@@ -107,6 +108,8 @@ def build_targets(train: pd.DataFrame, test: pd.DataFrame, design: "str | Design
                              f"rm.protocols.uniform_split(ratings, sigma, eps)")
     C = candidates(train, test, d)
     rel = test[test["rating"] >= threshold]
+    if users is not None:
+        rel = rel[rel["user"].isin(np.asarray(users))]
     if len(rel) == 0:
         raise InputError(f"protocols: no test rating reaches the relevance threshold {threshold:g}")
     rng = np.random.default_rng(seed)
@@ -203,16 +206,17 @@ def rank_sets(ts: TargetSets, scores: np.ndarray, seed: int = 0) -> tuple[np.nda
 
 
 def evaluate(system, train: pd.DataFrame, test: pd.DataFrame, design: "str | Design" = "TI-1R-NN(n=100)",
-             metrics=("P@10",), *, seed: int = 0, threshold: float = 4.0, **context) -> ProtocolResult:
+             metrics=("P@10",), *, seed: int = 0, threshold: float = 4.0, users=None, **context) -> ProtocolResult:
     """Evaluate a fitted ``system`` under ``design`` (paper 004 §4.3, Eq. 4.1).
 
     Builds the target sets, scores them in batches, ranks each set and hands the ranked sets to
     :func:`recmetrics.evaluate` (any registered metric; in 1R each target set is a pseudo-user whose
-    only judged item is its relevant one). Returns per-set values and the Eq. 4.1 aggregate."""
+    only judged item is its relevant one). Returns per-set values and the Eq. 4.1 aggregate.
+    ``users`` (ids) evaluates only those users (candidates still come from the whole test set)."""
     from ..evaluation import evaluate as rm_evaluate
 
     d = parse(design)
-    ts = build_targets(train, test, d, threshold=threshold, seed=seed)
+    ts = build_targets(train, test, d, threshold=threshold, seed=seed, users=users)
     scores = score_sets(system, ts)
     order, _ = rank_sets(ts, scores, seed)
     set_of = np.repeat(np.arange(len(ts.lengths)), ts.lengths)
