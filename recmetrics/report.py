@@ -97,9 +97,14 @@ NOTEBOOK_PARAMETERS: dict[str, dict[str, dict[str, Any]]] = {
             "n_users": 100, "swap_levels": 10, "redundancy_levels": 10, "aspect_levels": 5, "n_systems": 10,
             "n_removals": 2, "removal_fractions": [0.2, 0.5, 0.8], "betas": [0.25, 1.0], "axiom_examples": 20},
         "04_choosing_a_metric": {"svd": "SVD(factors=10,iterations=5)"},
+        "08_popularity_bias": {"users": 150, "removed": [0.0, 0.4, 0.8], "sizes": [50, 100, 200],
+                               "alphas": [0.0, 1.0, 2.0]},
     },
     "paper": {
         "02_recommender_zoo": {"folds": 5, "systems": None},
+        "08_popularity_bias": {"users": None, "removed": [0.0, 0.2, 0.4, 0.6, 0.8], "sizes": [100, 200, 400, 800],
+                               "alphas": [0.0, 0.5, 1.0, 1.5, 2.0],
+                               "sweep_systems": ["Random", "Pop", "UserKNN", "PureSVD", "pLSA"]},
     },
 }
 
