@@ -209,3 +209,39 @@ def test_evaluate_is_seeded(ml):
     a = rm.protocols.evaluate(s, train, test, "TI-1R-NN(n=20)", seed=5).aggregate
     b = rm.protocols.evaluate(s, train, test, "TI-1R-NN(n=20)", seed=5).aggregate
     pd.testing.assert_series_equal(a, b)
+
+
+def test_candidates_exclude_items_no_system_can_score():
+    train = pd.DataFrame({"user": [1, 1, 2, 2], "item": [10, 11, 10, 12], "rating": [5.0, 1, 5, 5]})
+    test = pd.DataFrame({"user": [1, 2, 2], "item": [12, 11, 99], "rating": [5.0, 5, 1]})
+    assert 99 not in rm.protocols.candidates(train, test, "TI-1R-AN")
+    assert 99 not in rm.protocols.candidates(train, test, "AI-1R-AN")
+
+
+def test_users_restricts_evaluated_users_not_candidates(ml):
+    train, test = ml
+    who = np.sort(test["user"].unique())[:20]
+    ts = rm.protocols.build_targets(train, test, "TI-1R-NN(n=10)", users=who)
+    assert set(ts.users) <= set(who)
+    assert ts.metadata["n_candidates"] == len(rm.protocols.candidates(train, test, "TI-1R-NN"))
+
+
+def test_claims_assess_and_report_missing_results_inconclusive():
+    from recmetrics.meta import findings
+    from recmetrics.protocols import claims
+
+    rnd = pd.DataFrame({"design": ["TI-1R-NN(n=100)", "TI-AR-AN"], "seed": [0, 0], "measured": [0.0099, 0.004],
+                        "expected": [0.0099, 0.0041]})
+    table = findings.assess(claims.CLAIMS, {"random": rnd}, context={"dataset": "toy"})
+    assert len(table) == len(claims.CLAIMS)
+    v = table.set_index("id")["verdict"]
+    assert v["random-1r"] == "agrees" and v["random-ar"] == "agrees" and v["alpha"] == "inconclusive"
+
+
+def test_positive_ratio_segments():
+    from recmetrics.protocols import chapter
+
+    ratings = rm.datasets.load("movielens-small").ratings
+    r = chapter.positive_ratio(ratings, segments=10)
+    assert len(r) == 10 and r["ratio"].between(0, 1).all()
+    assert r["popularity"].is_monotonic_decreasing
