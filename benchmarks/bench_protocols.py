@@ -5,6 +5,10 @@ Each system is fitted once (fit time reported apart); the timed part is
 ``rm.protocols.evaluate(system, train, test, "TI-1R-NN(n=100)", ["P@10", "nDCG@10"])``: target-set
 building, batched scoring (one score_targets call per batch of users), ranking and rm.evaluate.
 Usage: python benchmarks/bench_protocols.py [--systems Random Pop ...] [--all]  (--all: the whole zoo)
+
+Recorded 2026-11-23 (2 shared cores, `nice`): 10,015 target sets of 101 items per system; evaluation
+1.2-2.7 s per system (RM2 slowest, 2.7 s; most 1.3-1.6 s); `--all` (24 systems) 35.2 s of evaluation,
+plus fitting (SLIM 4.8 s, NNCosNgbr-IB 4.1 s, others < 3 s).
 """
 from __future__ import annotations
 
