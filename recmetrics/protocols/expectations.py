@@ -68,8 +68,7 @@ def eq42_bounds(system, train: pd.DataFrame, test: pd.DataFrame, n: int = 10, *,
     is_rel = key.isin(rel_key)
     n_rel = np.bincount(set_of[is_rel], minlength=len(ar.lengths))
     m_u = n + n_rel - 1
-    lower = np.bincount(set_of[is_rel], weights=pos[is_rel] < n, minlength=len(ar.lengths)).sum() / (n * pr_test) * n
-    lower = lower / n  # |U| P@n / pr_test = Σ_u hits_u@n / (n pr_test)
+    lower = float((pos[is_rel] < n).sum()) / (n * pr_test)  # |U| P@n / pr_test = Σ_u hits_u@n / (n pr_test)
     upper = np.bincount(set_of[is_rel], weights=pos[is_rel] < m_u[set_of[is_rel]],
                         minlength=len(ar.lengths)).sum() / (n * pr_test)
     return {"lower": float(lower), "value": float(hit1.sum() / (n * pr_test)), "upper": float(upper),
