@@ -19,6 +19,7 @@ _LAZY = {
     "study": "recmetrics.study",
     "widgets": "recmetrics.widgets",
     "meta": "recmetrics.meta",
+    "protocols": "recmetrics.protocols",
     "viz": "recmetrics.viz",
     "report": "recmetrics.report",
     "Run": "recmetrics.data.run:Run",

@@ -300,3 +300,45 @@ def robustness_lines(summary: "pd.DataFrame", *, title: str | None = None, width
     ).properties(width=max((width - 80) // n - 20, 120), height=220).facet(
         column=alt.Column("cutoff:O", title="αβ-nDCG@k")
     ).properties(title=title or alt.Undefined)
+
+# --- protocols
+def design_bars(df: "pd.DataFrame", *, x: str = "system", y: str = "value", column: str = "design",
+                expected: str | None = "random_expected", title: str | None = None,
+                width: int = 110, height: int = HEIGHT) -> "alt.FacetChart":
+    """Bars of one metric per system, one panel per evaluation design (paper 004 Fig. 4.7), with the
+    analytic random expectation of each design as a dashed rule when ``expected`` is a column."""
+    alt = _alt()
+    cols = [x, y, column] + ([expected] if expected else [])
+    _require_columns(df, cols, "design_bars")
+    data = df[cols].reset_index(drop=True)
+    base = alt.Chart(data, width=width, height=height)
+    bars = base.mark_bar().encode(
+        x=alt.X(f"{x}:N", title=None, sort=None), y=alt.Y(f"{y}:Q", title="value"),
+        color=alt.Color(f"{x}:N", legend=None),
+        tooltip=[alt.Tooltip(f"{x}:N"), alt.Tooltip(f"{column}:N"), alt.Tooltip(f"{y}:Q", format=".4f")])
+    layer = bars
+    if expected:
+        layer = bars + base.mark_rule(strokeDash=[4, 3], color="black").encode(
+            y=alt.Y(f"mean({expected}):Q"), tooltip=[alt.Tooltip(f"mean({expected}):Q", title="random expected",
+                                                            format=".4f")])
+    return layer.facet(column=alt.Column(f"{column}:N", title=None, sort=None), title=title or alt.Undefined
+                       ).resolve_scale(y="independent")
+
+
+def bound_band(df: "pd.DataFrame", *, x: str = "x", x_title: str = "x", title: str | None = None,
+               width: int = 260, height: int = 220) -> "alt.FacetChart":
+    """1R precision (``series == "1R"``) inside the band of its Eq. 4.2 bounds (``lower``/``upper``),
+    one panel per system (paper 004 Fig. 4.2); ``df`` is tidy: ``x, system, series, value``."""
+    alt = _alt()
+    _require_columns(df, [x, "system", "series", "value"], "bound_band")
+    wide = df.pivot_table(index=[x, "system"], columns="series", values="value").reset_index()
+    base = alt.Chart(wide, width=width, height=height)
+    band = base.mark_area(opacity=0.25).encode(x=alt.X(f"{x}:Q", title=x_title), y=alt.Y("lower:Q", title="P@10"),
+                                               y2="upper:Q")
+    line = base.mark_line(point=True).encode(
+        x=f"{x}:Q", y="1R:Q", tooltip=[alt.Tooltip(f"{x}:Q"), alt.Tooltip("lower:Q", format=".4f"),
+                                       alt.Tooltip("1R:Q", format=".4f"), alt.Tooltip("upper:Q", format=".4f")])
+    return (band + line).facet(column=alt.Column("system:N", title=None), title=title or alt.Undefined)
+
+
+__all__ += ["design_bars", "bound_band"]

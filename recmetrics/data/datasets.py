@@ -977,3 +977,16 @@ def beeradvocate(path: str | Path | None = None, **kw: Any) -> Dataset:
                       "timestamp_col=.")
 def _ratings_file(path: str | Path | None = None, **kw: Any) -> Dataset:
     return load_ratings_file(path, **kw)
+
+
+@register("powerlaw", aliases=("power-law", "simulated"), source="simulated: recmetrics.data.simulate",
+          description="Simulated ratings with power-law item popularity r(i_k) = c1 + β(c2 + k)^-α and the sizes "
+                      "and rating distribution of a reference dataset (paper 004 §4.5.2).")
+def powerlaw(alpha: float = 1.4, like: str = DEFAULT, seed: int = 0, c1: float = 1.0, c2: float | None = None) -> Dataset:
+    """Power-law simulated dataset shaped like the registered dataset ``like`` (no preference structure)."""
+    from . import simulate
+
+    ref = load(like)
+    frame = simulate.like(ref, alpha, c1=c1, c2=c2, seed=seed)
+    desc = f"Simulated like {ref.name} with power-law popularity alpha={alpha:g} (c1={c1:g}, c2={c2}, seed={seed})."
+    return _finish(f"powerlaw(alpha={alpha:g},like={ref.name})", frame, None, ref.rating_scale, desc)

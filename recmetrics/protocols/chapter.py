@@ -1,0 +1,130 @@
+"""Computations of the chapter "Popularity bias and how to neutralise it" (paper 004, §4.4-4.6),
+kept in the library so the notebook only calls, charts and explains.
+
+Every function takes a seed; ``users`` (an int) evaluates a seeded sample of the test users (the
+quick profile), ``None`` all of them.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from .expectations import eq42_bounds, expected_random_precision, uniform_split
+from .targets import evaluate, popularity
+
+
+def sample_users(test: pd.DataFrame, users: int | None, seed: int = 0):
+    """Ids of ``users`` test users drawn at random (None, i.e. all, when ``users`` is None)."""
+    if users is None:
+        return None
+    ids = np.sort(test["user"].unique())
+    if users < 1:
+        raise InputError(f"users must be a positive number of test users, got {users}")
+    pick = np.random.default_rng([seed, 11]).choice(ids, min(users, len(ids)), replace=False)
+    return pick
+
+
+def fit_all(systems, train):
+    """``{spec: fitted system}`` for the zoo specs ``systems``."""
+    from .. import recommenders
+
+    return {s: recommenders.create(s).fit(train) for s in systems}
+
+
+def compare_designs(ratings: pd.DataFrame, systems, designs=("TI-1R-NN(n=100)", "TI-AR-AN", "P1R(m=10,n=50)",
+                    "U1R(n=100)", "UAR", "head10"), metrics=("P@10", "nDCG@10"), *, test_size: float = 0.2,
+                    sigma: float = 0.2, eps: float = 0.2, users: int | None = None, threshold: float = 4.0,
+                    seed: int = 0) -> tuple[pd.DataFrame, dict]:
+    """Fig. 4.7: every system under every design. U designs use :func:`uniform_split` (σ, ε) and systems
+    fitted on its training part; the others a random holdout. Returns a tidy table
+    ``design, system, metric, value, random_expected`` and the uniform split's info (|T|, η)."""
+    from ..data.splits import holdout
+
+    train, test = holdout(ratings, test_size, seed=seed)
+    utrain, utest, info = uniform_split(ratings, sigma, eps, seed=seed)
+    fitted, ufitted = fit_all(systems, train), None
+    rows = []
+    for d in designs:
+        uniform = d.upper().startswith(("U1R", "UAR"))
+        if uniform and ufitted is None:
+            ufitted = fit_all(systems, utrain)
+        tr, te = (utrain, utest) if uniform else (train, test)
+        who = sample_users(te, users, seed)
+        exp = expected_random_precision(tr, te, d, 10, threshold=threshold, seed=seed, users=who)
+        for name, system in (ufitted if uniform else fitted).items():
+            agg = evaluate(system, tr, te, d, list(metrics), seed=seed, threshold=threshold, users=who).aggregate
+            rows += [(d, name, m, float(v), exp) for m, v in agg.items()]
+    return pd.DataFrame(rows, columns=["design", "system", "metric", "value", "random_expected"]), info
+
+
+def sparsity_curves(train, test, systems, *, removed=(0.0, 0.2, 0.4, 0.6, 0.8), sizes=(50, 100, 200, 400),
+                    n: int = 10, users: int | None = None, threshold: float = 4.0, seed: int = 0) -> pd.DataFrame:
+    """Fig. 4.3 and Fig. 4.2: P@n in AR (TI-AR-AN) and 1R (TI-1R-NN(n=100)) as test ratings are removed
+    at random, and 1RP@n with its Eq. 4.2 bounds against |N_u|. ``systems``: ``{name: fitted}``.
+    Tidy: ``curve, x, system, series, value`` (series: AR, 1R, lower, upper)."""
+    who = sample_users(test, users, seed)
+    rng = np.random.default_rng([seed, 13])
+    keys = rng.random(len(test))
+    rows = []
+    for frac in removed:
+        te = test[keys >= frac]
+        for name, s in systems.items():
+            ar = evaluate(s, train, te, "TI-AR-AN", f"P@{n}", seed=seed, threshold=threshold,
+                          users=who).aggregate.iloc[0]
+            b = eq42_bounds(s, train, te, n, size=100, threshold=threshold, seed=seed, users=who)
+            rows += [("removed", frac, name, "AR", ar), ("removed", frac, name, "1R", b["value"]),
+                     ("removed", frac, name, "lower", b["lower"]), ("removed", frac, name, "upper", b["upper"])]
+    for size in sizes:
+        for name, s in systems.items():
+            b = eq42_bounds(s, train, test, n, size=size, threshold=threshold, seed=seed, users=who)
+            rows += [("size", size + 1, name, "1R", b["value"]), ("size", size + 1, name, "lower", b["lower"]),
+                     ("size", size + 1, name, "upper", b["upper"])]
+    return pd.DataFrame(rows, columns=["curve", "x", "system", "series", "value"])
+
+
+def positive_ratio(ratings: pd.DataFrame, *, segments: int = 100, threshold: float = 4.0) -> pd.DataFrame:
+    """Fig. 4.6: pr(i)/r(i) (positive share of an item's ratings) against popularity rank, averaged over
+    ``segments`` equal segments of the rank. Columns ``segment, rank, ratio, popularity``."""
+    r = popularity(ratings)
+    pr = ratings[ratings["rating"] >= threshold]["item"].value_counts().reindex(r.index, fill_value=0)
+    seg = np.minimum(np.arange(len(r)) * segments // len(r), segments - 1)
+    frame = pd.DataFrame({"segment": seg, "rank": np.arange(1, len(r) + 1), "ratio": pr.to_numpy() / r.to_numpy(),
+                          "popularity": r.to_numpy()})
+    return frame.groupby("segment", as_index=False).mean()
+
+
+def alpha_sweep(like: str, systems, *, alphas=(0.0, 0.5, 1.0, 1.5, 2.0), design: str = "TI-AR-AN",
+                metric: str = "P@10", users: int | None = None, test_size: float = 0.2, threshold: float = 4.0,
+                seed: int = 0) -> pd.DataFrame:
+    """Fig. 4.4 (centre): ``metric`` of each system on power-law data shaped like ``like`` for each α,
+    beside the analytic random expectation. Tidy: ``alpha, system, value, random_expected``."""
+    from ..data import datasets
+    from ..data.splits import holdout
+
+    rows = []
+    for a in alphas:
+        ds = datasets.load("powerlaw", alpha=a, like=like, seed=seed)
+        train, test = holdout(ds.ratings, test_size, seed=seed)
+        who = sample_users(test, users, seed)
+        exp = expected_random_precision(train, test, design, threshold=threshold, seed=seed, users=who)
+        for name, s in fit_all(systems, train).items():
+            v = evaluate(s, train, test, design, metric, seed=seed, threshold=threshold, users=who).aggregate.iloc[0]
+            rows.append((a, name, float(v), exp))
+    return pd.DataFrame(rows, columns=["alpha", "system", "value", "random_expected"])
+
+
+def random_vs_analytic(train, test, designs=("TI-1R-NN(n=100)", "TI-AR-AN", "TI-AR-NN(n=100)", "P1R(m=10,n=50)"),
+                       *, seeds=(0, 1, 2), users: int | None = None, threshold: float = 4.0, seed: int = 0) -> pd.DataFrame:
+    """Measured P@10 of seeded Random recommenders beside E[P_RND@10] (Eq. 4.4 / 4.5) per design."""
+    from .. import recommenders
+
+    who = sample_users(test, users, seed)
+    rows = []
+    for d in designs:
+        exp = expected_random_precision(train, test, d, threshold=threshold, seed=seed, users=who)
+        for s in seeds:
+            rnd = recommenders.create("Random", seed=s).fit(train)
+            v = evaluate(rnd, train, test, d, "P@10", seed=s, threshold=threshold, users=who).aggregate.iloc[0]
+            rows.append((d, s, float(v), exp))
+    return pd.DataFrame(rows, columns=["design", "seed", "measured", "expected"])

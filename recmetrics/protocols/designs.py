@@ -1,0 +1,105 @@
+"""Evaluation designs of Bellogín's thesis ch. 4 (paper 004) as named, round-tripping specs.
+
+Table 4.2: candidate items **AI** (all items) / **TI** (items with a test rating); relevant
+selection **AR** (all the user's relevant test items in one target set) / **1R** (one target set
+per relevant test item, Cremonesi et al. 2010); non-relevant items **AN** (all candidates minus the
+user's relevant test and training items) / **NN** (``n`` sampled at random, shared by the user's 1R
+sets, i.e. N_u^r = N_u as in the lemma of Eq. 4.2).
+
+Popularity-neutralising designs (§4.6): ``P1R(m=10,n=100)`` (1R within m popularity percentiles,
+averaged), ``U1R(n=100)`` / ``UAR`` (uniform test-item profiles, C = T; the test set must come
+from :func:`recmetrics.protocols.uniform_split`), ``head10(relevant=1R,n=100)`` (the 10% most
+popular items removed from the test data and from C).
+
+``n`` is |N_u| (non-relevant items), so a 1R target set has t = n + 1 items.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..errors import InputError, unknown_name
+from ..names import parse_params
+
+_BASE_RE = re.compile(r"^(AI|TI)-(AR|1R)-(AN|NN)$", re.I)
+_SPECIAL = {  # name -> parameter defaults
+    "P1R": {"m": 10, "n": 100},
+    "U1R": {"n": 100},
+    "UAR": {},
+    "head10": {"relevant": "1R", "n": 100},
+}
+BASE_NAMES = [f"{c}-{r}-{x}" for c in ("AI", "TI") for r in ("AR", "1R") for x in ("AN", "NN")]
+NAMES = BASE_NAMES + list(_SPECIAL)
+
+
+@dataclass(frozen=True)
+class Design:
+    """One evaluation design. Build with :func:`parse`; ``str(design)`` parses back."""
+
+    candidates: str = "TI"      # AI | TI
+    relevant: str = "1R"        # AR | 1R
+    nonrelevant: str = "NN"     # AN | NN
+    n: int = 100                # |N_u| for NN
+    kind: str = "base"          # base | P1R | U1R | UAR | head10
+    m: int = 10                 # percentiles (P1R)
+
+    def __str__(self) -> str:
+        if self.kind == "base":
+            s = f"{self.candidates}-{self.relevant}-{self.nonrelevant}"
+            return s + (f"(n={self.n})" if self.nonrelevant == "NN" else "")
+        if self.kind == "P1R":
+            return f"P1R(m={self.m},n={self.n})"
+        if self.kind == "U1R":
+            return f"U1R(n={self.n})"
+        if self.kind == "UAR":
+            return "UAR"
+        return f"head10(relevant={self.relevant},n={self.n})" if self.relevant == "1R" else "head10(relevant=AR)"
+
+    @property
+    def sampled(self) -> bool:
+        """True when non-relevant items are sampled (NN)."""
+        return self.nonrelevant == "NN"
+
+
+def parse(spec: "str | Design") -> Design:
+    """``"TI-1R-NN(n=100)"``, ``"AI-AR-AN"``, ``"P1R(m=10)"``, ``"U1R"``, ``"UAR"``, ``"head10"`` -> :class:`Design`.
+
+    Unknown names raise :class:`~recmetrics.errors.UnknownNameError` naming the closest valid one."""
+    if isinstance(spec, Design):
+        return spec
+    if not isinstance(spec, str):
+        raise InputError(f"a design is a string such as 'TI-1R-NN(n=100)', got {type(spec).__name__} {spec!r}")
+    text = spec.strip()
+    m = re.match(r"^([^()]*?)\s*(?:\((.*)\))?$", text)
+    if not m:
+        raise InputError(f"design {spec!r} must be written Name or Name(param=value,...)")
+    name, params = m.group(1).strip(), m.group(2)
+    base = _BASE_RE.match(name)
+    if base:
+        c, r, x = (g.upper() for g in base.groups())
+        p = parse_params(params, {"n": 100} if x == "NN" else {}, spec, f"design {c}-{r}-{x}")
+        d = Design(c, r, x, n=p.get("n", 100))
+    else:
+        key = {k.lower(): k for k in _SPECIAL}.get(name.lower())
+        if key is None:
+            raise unknown_name("design", name, NAMES)
+        p = parse_params(params, _SPECIAL[key], spec, f"design {key}")
+        if key == "P1R":
+            d = Design("TI", "1R", "NN", n=p.get("n", 100), kind="P1R", m=p.get("m", 10))
+        elif key == "U1R":
+            d = Design("TI", "1R", "NN", n=p.get("n", 100), kind="U1R")
+        elif key == "UAR":
+            d = Design("TI", "AR", "AN", kind="UAR")
+        else:
+            rel = str(p.get("relevant", "1R")).upper()
+            if rel not in ("AR", "1R"):
+                raise InputError(f"head10: relevant={rel!r} must be 'AR' or '1R'")
+            d = Design("TI", rel, "NN" if rel == "1R" else "AN", n=p.get("n", 100), kind="head10")
+    if d.sampled and d.n < 1:
+        raise InputError(f"design {spec!r}: n (the number of sampled non-relevant items) must be >= 1, got {d.n}")
+    if d.kind == "P1R" and d.m < 1:
+        raise InputError(f"design {spec!r}: m (the number of popularity percentiles) must be >= 1, got {d.m}")
+    return d
+
+
+__all__ = ["Design", "parse", "NAMES", "BASE_NAMES"]

@@ -1,0 +1,247 @@
+"""Designs, target sets, analytic expectations and bounds of paper 004 (recmetrics.protocols)."""
+import numpy as np
+import pandas as pd
+import pytest
+
+import recmetrics as rm
+from recmetrics.errors import InputError, UnknownNameError
+from recmetrics.protocols import parse, NAMES
+
+
+@pytest.fixture(scope="module")
+def ml():
+    ds = rm.datasets.load("movielens-small")
+    return rm.splits.holdout(ds.ratings, 0.2, seed=0)
+
+
+@pytest.fixture(scope="module")
+def sim():
+    ds = rm.datasets.load("powerlaw", alpha=1.4, like="movielens-small")
+    return rm.splits.holdout(ds.ratings, 0.2, seed=0)
+
+
+def _toy():
+    rng = np.random.default_rng(3)
+    rows = [(u, i, float(rng.integers(1, 6))) for u in range(30) for i in rng.choice(60, 25, replace=False)]
+    frame = pd.DataFrame(rows, columns=["user", "item", "rating"])
+    return rm.splits.holdout(frame, 0.3, seed=1)
+
+
+def _within_ci(result, expected, metric="P@10", z=4.0):
+    """Cluster-robust (by user) z-interval around the Eq. 4.1 mean of the per-set values."""
+    per = result.per_set
+    x = per[metric].to_numpy()
+    mu = x.mean()
+    dev = pd.Series(x - mu).groupby(per["user"].to_numpy()).sum().to_numpy()
+    se = np.sqrt((dev ** 2).sum()) / len(x)
+    assert abs(mu - expected) <= z * se + 1e-12, (mu, expected, se)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_design_round_trips(name):
+    d = parse(name)
+    assert parse(str(d)) == d
+    assert parse(str(d).lower()) == d
+
+
+def test_params_round_trip_and_unknown_names():
+    d = parse("TI-1R-NN(n=50)")
+    assert d.n == 50 and str(d) == "TI-1R-NN(n=50)"
+    assert parse("P1R(m=5)").m == 5 and str(parse("P1R(m=5)")) == "P1R(m=5,n=100)"
+    with pytest.raises(UnknownNameError, match="TI-1R-NN"):
+        parse("TI-1R-MN")
+    with pytest.raises(UnknownNameError, match="P1R"):
+        parse("P1RR")
+    with pytest.raises(UnknownNameError):
+        parse("TI-AR-NN(k=3)")
+    with pytest.raises(InputError, match="n .* >= 1"):
+        parse("TI-1R-NN(n=0)")
+    with pytest.raises(InputError):
+        parse(3)
+
+
+@pytest.mark.parametrize("design", ["AI-AR-AN", "AI-AR-NN(n=10)", "AI-1R-AN", "AI-1R-NN(n=10)",
+                                    "TI-AR-AN", "TI-AR-NN(n=10)", "TI-1R-AN", "TI-1R-NN(n=10)",
+                                    "P1R(m=2,n=5)", "head10(relevant=1R,n=5)", "head10(relevant=AR)"])
+def test_all_designs_evaluate_with_several_metrics(design):
+    train, test = _toy()
+    s = rm.recommenders.create("Pop").fit(train)
+    r = rm.protocols.evaluate(s, train, test, design, ["P@5", "nDCG@5", "AP"])
+    assert list(r.aggregate.index) == ["P@5", "nDCG@5", "AP"]
+    assert ((r.per_set[["P@5", "nDCG@5", "AP"]] >= 0) & (r.per_set[["P@5", "nDCG@5", "AP"]] <= 1)).all().all()
+    if "1R" in design or design.startswith("P1R") or "relevant=1R" in design:
+        assert "item" in r.per_set.columns
+        # one set per relevant test item among the candidates
+        assert len(r.per_set) == r.metadata["n_sets"]
+
+
+def test_target_set_contents():
+    train, test = _toy()
+    ts = rm.protocols.build_targets(train, test, "TI-1R-NN(n=7)", seed=0)
+    assert (ts.lengths == 8).all()
+    seen = train.groupby("user")["item"].agg(set)
+    rel = test[test.rating >= 4].groupby("user")["item"].agg(set)
+    test_items = set(test["item"])
+    for s in range(len(ts.lengths)):
+        items = ts.items[ts.starts[s]:ts.starts[s + 1]]
+        u = ts.users[s]
+        assert items[0] == ts.rel_item[s] and len(set(items)) == len(items)
+        assert not (set(items[1:]) & (seen.get(u, set()) | rel[u]))
+        assert set(items) <= test_items  # TI
+    # N_u is shared by the user's 1R sets (the lemma's N_u^r = N_u)
+    first = {}
+    for s in range(len(ts.lengths)):
+        n = frozenset(ts.items[ts.starts[s] + 1:ts.starts[s + 1]])
+        assert first.setdefault(ts.users[s], n) == n
+
+
+def test_an_is_all_candidates_minus_relevant_and_training():
+    train, test = _toy()
+    ts = rm.protocols.build_targets(train, test, "AI-AR-AN")
+    items = set(train["item"]) | set(test["item"])
+    u = ts.users[0]
+    expect = items - set(train[train.user == u]["item"])
+    assert set(ts.items[ts.starts[0]:ts.starts[1]]) == expect
+
+
+def test_scoring_is_batched_per_user_not_per_set():
+    train, test = _toy()
+    s = rm.recommenders.create("Pop").fit(train)
+    calls = []
+    orig = s.score_targets
+    s.score_targets = lambda users, targets: (calls.append(len(users)), orig(users, targets))[1]
+    r = rm.protocols.evaluate(s, train, test, "TI-1R-NN(n=5)")
+    assert len(calls) == 1 and r.metadata["n_sets"] > calls[0]
+
+
+def test_random_1r_precision_is_one_over_t(ml, sim):
+    for train, test in (ml, sim):
+        s = rm.recommenders.create("Random", seed=1).fit(train)
+        design = "TI-1R-NN(n=100)"
+        exp = rm.protocols.expected_random_precision(train, test, design)
+        assert exp == pytest.approx(1 / 101)
+        _within_ci(rm.protocols.evaluate(s, train, test, design, "P@10", seed=1), exp)
+
+
+def test_random_ar_precision_is_sigma_delta(ml, sim):
+    for train, test in (ml, sim):
+        s = rm.recommenders.create("Random", seed=2).fit(train)
+        exp = rm.protocols.expected_random_precision(train, test, "TI-AR-AN")
+        _within_ci(rm.protocols.evaluate(s, train, test, "TI-AR-AN", "P@10", seed=2), exp)
+        sd = rm.protocols.sigma_delta(train, test, "TI-AR-AN")
+        assert sd["sigma"] == pytest.approx(0.2, abs=0.01)
+        assert sd["sigma_delta"] == pytest.approx(exp, rel=0.35)  # Eq. 4.4 is an approximation (~)
+
+
+@pytest.mark.parametrize("system", ["Random", "Pop", "UserKNN", "PureSVD", "pLSA"])
+def test_eq42_bounds_hold(ml, system):
+    train, test = ml
+    s = rm.recommenders.create(system).fit(train)
+    b = rm.protocols.eq42_bounds(s, train, test, n=10, size=50)
+    assert b["lower"] - 1e-12 <= b["value"] <= b["upper"] + 1e-12, b
+
+
+def test_eq42_value_matches_evaluate(ml):
+    train, test = ml
+    s = rm.recommenders.create("Pop").fit(train)
+    b = rm.protocols.eq42_bounds(s, train, test, n=10, size=50, seed=4)
+    r = rm.protocols.evaluate(s, train, test, "TI-1R-NN(n=50)", "P@10", seed=4)
+    assert b["value"] == pytest.approx(r.aggregate["P@10"])
+
+
+def test_p1r_limit_and_average(ml):
+    train, test = ml
+    n_c = len(rm.protocols.candidates(train, test, "P1R"))
+    with pytest.raises(InputError, match=r"\|J\|/m"):
+        rm.protocols.build_targets(train, test, f"P1R(m=10,n={n_c // 10})")
+    s = rm.recommenders.create("Random").fit(train)
+    r = rm.protocols.evaluate(s, train, test, "P1R(m=10,n=50)")
+    assert sorted(r.per_set["percentile"].unique()) == list(range(10))
+    assert r.aggregate["P@10"] == pytest.approx(r.per_set.groupby("percentile")["P@10"].mean().mean())
+
+
+def test_nn_more_than_candidates_errors():
+    train, test = _toy()
+    with pytest.raises(InputError, match=r"user .* has only \d+ non-relevant candidate items.*use n <="):
+        rm.protocols.build_targets(train, test, "TI-1R-NN(n=1000)")
+
+
+def test_uniform_split(ml):
+    ratings = rm.datasets.load("movielens-small").ratings
+    train, test, info = rm.protocols.uniform_split(ratings, 0.2, 0.2, seed=0)
+    counts = test["item"].value_counts()
+    assert counts.nunique() == 1 and counts.iloc[0] == info["eta"] and len(counts) == info["T"]
+    r_i = rm.protocols.popularity(ratings)
+    assert ((1 - 0.2) * r_i.loc[counts.index] >= info["eta"]).all()
+    assert info["test_ratio"] == pytest.approx(0.2, abs=0.03)
+    assert len(train) + len(test) == len(ratings)
+    s = rm.recommenders.create("Pop").fit(train)
+    r = rm.protocols.evaluate(s, train, test, "U1R(n=100)")
+    assert r.metadata["n_candidates"] == info["T"]
+    rm.protocols.evaluate(s, train, test, "UAR")
+    # a non-uniform test set is refused by U designs
+    tr, te = ml
+    with pytest.raises(InputError, match="uniform_split"):
+        rm.protocols.build_targets(tr, te, "U1R")
+
+
+def test_uniform_split_errors():
+    ratings = rm.datasets.load("movielens-small").ratings
+    with pytest.raises(InputError, match="largest feasible σ"):
+        rm.protocols.uniform_split(ratings, 0.95, 0.2)
+    with pytest.raises(InputError, match="1/folds"):
+        rm.protocols.uniform_split(ratings, 0.2, 0.1, folds=5)
+    with pytest.raises(InputError, match="sigma"):
+        rm.protocols.uniform_split(ratings, 1.5, 0.2)
+
+
+def test_head10_removes_most_popular_items(ml):
+    train, test = ml
+    pop = rm.protocols.popularity(train, test)
+    head = set(pop.index[: int(np.ceil(0.1 * len(pop)))])
+    ts = rm.protocols.build_targets(train, test, "head10")
+    assert not (set(ts.items) & head)
+
+
+def test_evaluate_is_seeded(ml):
+    train, test = ml
+    s = rm.recommenders.create("Random").fit(train)
+    a = rm.protocols.evaluate(s, train, test, "TI-1R-NN(n=20)", seed=5).aggregate
+    b = rm.protocols.evaluate(s, train, test, "TI-1R-NN(n=20)", seed=5).aggregate
+    pd.testing.assert_series_equal(a, b)
+
+
+def test_candidates_exclude_items_no_system_can_score():
+    train = pd.DataFrame({"user": [1, 1, 2, 2], "item": [10, 11, 10, 12], "rating": [5.0, 1, 5, 5]})
+    test = pd.DataFrame({"user": [1, 2, 2], "item": [12, 11, 99], "rating": [5.0, 5, 1]})
+    assert 99 not in rm.protocols.candidates(train, test, "TI-1R-AN")
+    assert 99 not in rm.protocols.candidates(train, test, "AI-1R-AN")
+
+
+def test_users_restricts_evaluated_users_not_candidates(ml):
+    train, test = ml
+    who = np.sort(test["user"].unique())[:20]
+    ts = rm.protocols.build_targets(train, test, "TI-1R-NN(n=10)", users=who)
+    assert set(ts.users) <= set(who)
+    assert ts.metadata["n_candidates"] == len(rm.protocols.candidates(train, test, "TI-1R-NN"))
+
+
+def test_claims_assess_and_report_missing_results_inconclusive():
+    from recmetrics.meta import findings
+    from recmetrics.protocols import claims
+
+    rnd = pd.DataFrame({"design": ["TI-1R-NN(n=100)", "TI-AR-AN"], "seed": [0, 0], "measured": [0.0099, 0.004],
+                        "expected": [0.0099, 0.0041]})
+    table = findings.assess(claims.CLAIMS, {"random": rnd}, context={"dataset": "toy"})
+    assert len(table) == len(claims.CLAIMS)
+    v = table.set_index("id")["verdict"]
+    assert v["random-1r"] == "agrees" and v["random-ar"] == "agrees" and v["alpha"] == "inconclusive"
+
+
+def test_positive_ratio_segments():
+    from recmetrics.protocols import chapter
+
+    ratings = rm.datasets.load("movielens-small").ratings
+    r = chapter.positive_ratio(ratings, segments=10)
+    assert len(r) == 10 and r["ratio"].between(0, 1).all()
+    assert r["popularity"].is_monotonic_decreasing
