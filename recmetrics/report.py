@@ -100,16 +100,13 @@ NOTEBOOK_PARAMETERS: dict[str, dict[str, dict[str, Any]]] = {
     },
     "paper": {
         "02_recommender_zoo": {"folds": 5, "systems": None},
-<<<<<<< HEAD
         "03_unified_accuracy_diversity": {
             "n_users": None, "swap_levels": 50, "redundancy_levels": 50, "aspect_levels": 10, "n_systems": 50,
             "n_removals": 50, "removal_fractions": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9],
             "betas": [0.25, 0.5, 0.75, 1.0], "axiom_examples": 100},
-=======
         "08_popularity_bias": {"users": None, "removed": [0.0, 0.2, 0.4, 0.6, 0.8], "sizes": [100, 200, 400, 800],
                                "alphas": [0.0, 0.5, 1.0, 1.5, 2.0],
                                "sweep_systems": ["Random", "Pop", "UserKNN", "PureSVD", "pLSA"]},
->>>>>>> protocols
     },
 }
 
