@@ -58,6 +58,10 @@ __all__ = [
     "ReportError",
     "build",
     "execute_notebooks",
+    "executed_parameters",
+    "parameters_markdown",
+    "show_parameters",
+    "write_findings_page",
     "execute_notebook",
     "offline_outputs",
     "hide_default_parameters",
@@ -265,10 +269,13 @@ def execute_notebook(
     timeout: float | None = None,
     cwd: str | os.PathLike | None = None,
     offline: bool = True,
+    shown_parameters: Mapping[str, Any] | None = None,
     log: Callable[[str], None] | None = _log_default,
 ) -> Path:
     """Execute one notebook with papermill (widget state stored) and make its charts offline.
 
+    ``shown_parameters`` (every declared parameter with its executed value) is shown as a
+    Markdown table under the chapter's title.
     Raises :class:`ReportError` when a cell fails. Tracebacks that a cell only *printed* (e.g.
     Altair reports a chart it cannot serialise that way, and the cell still succeeds) are
     logged as warnings, naming the cell.
@@ -290,6 +297,10 @@ def execute_notebook(
             request_save_on_cell_execute=False,
             execution_timeout=timeout,
             store_widget_state=True,
+            # the kernel's own start-up log (e.g. ipykernel's "Kernel is running over TCP without
+            # encryption" warning on a local, loopback-only kernel) is noise in the report output;
+            # errors of the notebook's code still reach the cells and fail the build
+            extra_arguments=["--IPKernelApp.log_level=ERROR"],
         )
     except Exception as exc:  # papermill's error names the cell; add the notebook and where it went
         raise ReportError(
@@ -302,8 +313,76 @@ def execute_notebook(
     if offline:
         offline_outputs(nb)
         hide_default_parameters(nb)
+    if shown_parameters is not None:
+        show_parameters(nb, shown_parameters)
+    if offline or shown_parameters is not None:
         nbformat.write(nb, str(target))
     return target
+
+
+def parameters_markdown(values: Mapping[str, Any]) -> str:
+    """A Markdown table of the parameter values a notebook ran with (name, value)."""
+    rows = "\n".join(f"| `{name}` | `{value!r}` |" for name, value in values.items())
+    return "**This chapter was computed with these parameters:**\n\n| parameter | value |\n|---|---|\n" + rows
+
+
+def show_parameters(nb, values: Mapping[str, Any]) -> None:
+    """Insert a Markdown cell listing ``values`` after the notebook's title cell (or at the top).
+
+    Replaces a previous such cell, so re-processing a notebook does not stack tables."""
+    import nbformat
+
+    cells = [c for c in nb.cells if "recmetrics-parameters" not in c.get("metadata", {}).get("tags", [])]
+    cell = nbformat.v4.new_markdown_cell(parameters_markdown(values))
+    cell.metadata["tags"] = ["recmetrics-parameters"]
+    at = 1 if cells and cells[0].cell_type == "markdown" and cells[0].source.lstrip().startswith("#") else 0
+    cells.insert(at, cell)
+    nb.cells = cells
+
+
+def executed_parameters(notebook: str | os.PathLike, given: Mapping[str, Any]) -> dict[str, Any]:
+    """Every parameter the notebook declares with the value it runs with: ``given`` where given,
+    else the default written in its ``parameters`` cell (evaluated when it is a literal)."""
+    import ast
+
+    import papermill
+
+    values: dict[str, Any] = {}
+    for name, spec in papermill.inspect_notebook(str(notebook)).items():
+        if name in given:
+            values[name] = given[name]
+            continue
+        try:
+            values[name] = ast.literal_eval(spec["default"])
+        except (ValueError, SyntaxError):
+            values[name] = spec["default"]
+    return values
+
+
+def write_findings_page(generated_dir: str | os.PathLike) -> Path | None:
+    """Gather every chapter's saved findings (``generated/findings/*.json``, written by the
+    notebooks through :func:`recmetrics.meta.findings.save`) into the book page
+    ``generated/99_findings.md``; removes a stale page when there are none."""
+    from .meta import findings
+
+    generated = Path(generated_dir)
+    page = generated / "99_findings.md"
+    table = findings.collect(generated / "findings")
+    if table.empty:
+        page.unlink(missing_ok=True)
+        return None
+    counts = table.verdict.value_counts()
+    summary = ", ".join(f"{counts.get(v, 0)} {v}" for v in findings.VERDICTS)
+    parts = ["# Findings: the papers' claims, tested", "",
+             f"Every claim of the papers that a chapter tests, with the paper's evidence, the evidence "
+             f"computed by that chapter for the dataset and profile it ran with, and the verdict its code "
+             f"gave ({len(table)} claims: {summary}). Nothing on this page is typed by hand: it is "
+             f"gathered from the JSON files the chapters wrote.", ""]
+    for chapter, group in table.groupby("chapter", sort=True):
+        where = ", ".join(f"{c} `{group[c].iloc[0]}`" for c in ("dataset", "profile") if c in group)
+        parts += [f"## {chapter}" + (f" ({where})" if where else ""), "", findings.to_markdown(group), ""]
+    page.write_text("\n".join(parts), encoding="utf-8")
+    return page
 
 
 def printed_tracebacks(nb) -> list[str]:
@@ -373,15 +452,31 @@ def execute_notebooks(
     for stale in out_dir.glob("*.ipynb"):
         if not (nb_dir / stale.name).exists():
             stale.unlink()
+    findings_dir = out_dir / "findings"
+    findings_dir.mkdir(exist_ok=True)
+    for stale in findings_dir.glob("*.json"):
+        if not (nb_dir / f"{stale.stem}.ipynb").exists():
+            stale.unlink()
     done = []
-    for src in sources:
-        declared = papermill.inspect_notebook(str(src)).keys()
-        params = notebook_parameters(profile, dataset, src, declared)
-        t0 = time.perf_counter()
-        log(f"executing {src.name} with {params}")
-        done.append(execute_notebook(src, out_dir / src.name, params, kernel_name=kernel_name,
-                                     timeout=timeout, log=log))
-        log(f"executed {src.name} in {time.perf_counter() - t0:.1f}s")
+    previous = os.environ.get("RECMETRICS_FINDINGS_DIR")
+    os.environ["RECMETRICS_FINDINGS_DIR"] = str(findings_dir.resolve())  # the kernels inherit it
+    try:
+        for src in sources:
+            declared = papermill.inspect_notebook(str(src)).keys()
+            params = notebook_parameters(profile, dataset, src, declared)
+            (findings_dir / f"{src.stem}.json").unlink(missing_ok=True)
+            t0 = time.perf_counter()
+            log(f"executing {src.name} with {params}")
+            done.append(execute_notebook(src, out_dir / src.name, params, kernel_name=kernel_name,
+                                         timeout=timeout, shown_parameters=executed_parameters(src, params),
+                                         log=log))
+            log(f"executed {src.name} in {time.perf_counter() - t0:.1f}s")
+    finally:
+        if previous is None:
+            os.environ.pop("RECMETRICS_FINDINGS_DIR", None)
+        else:
+            os.environ["RECMETRICS_FINDINGS_DIR"] = previous
+    write_findings_page(out_dir)
     return done
 
 
@@ -799,6 +894,8 @@ def build(
                           only=only, kernel_name=kernel_name, timeout=timeout, log=log)
     elif not any(generated.glob("*.ipynb")):
         raise ReportError(f"no executed notebook in {generated}; run with execute=True first")
+    else:
+        write_findings_page(generated)
     vendor_js(generated / "_vendor", cache=js_cache, log=log)
     index = build_book(book, out, quiet=quiet, log=log)
     leaks = external_assets(index.parent) if check_offline else {}

@@ -238,6 +238,38 @@ def test_altair_html_is_rewritten_to_local_bundle():
     assert html.count("</script>") == 1
 
 
+def test_executed_parameters_are_shown_under_the_title(tmp_path):
+    import nbformat
+
+    values = report.executed_parameters(NOTEBOOK, {"dataset": "insteval"})
+    declared = report.notebook_parameters("quick", "x", NOTEBOOK)
+    assert set(values) == set(declared) and values["dataset"] == "insteval"
+    assert isinstance(values["cutoffs"], list)  # the notebook's literal default, evaluated
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    n = len(nb.cells)
+    report.show_parameters(nb, values)
+    report.show_parameters(nb, values)  # idempotent: one table, replaced
+    assert len(nb.cells) == n + 1
+    shown = [c for c in nb.cells if "recmetrics-parameters" in c.metadata.get("tags", [])]
+    assert nb.cells.index(shown[0]) == 1 and "| `dataset` | `'insteval'` |" in shown[0].source
+
+
+def test_findings_page_gathers_every_chapter(tmp_path):
+    from recmetrics.meta import findings
+
+    claims = [findings.Claim("c1", "000", "X beats Y", "Table 3",
+                             check=lambda r: findings.agrees_if(r["x"] > r["y"], r["x"], f"x = {r['x']}"))]
+    for chapter, x in (("05_a", 2.0), ("06_b", 0.5)):
+        findings.save(findings.assess(claims, {"x": x, "y": 1.0}, {"dataset": "d", "profile": "quick"}),
+                      chapter, tmp_path / "findings")
+    page = report.write_findings_page(tmp_path)
+    text = page.read_text(encoding="utf-8")
+    assert "## 05_a" in text and "## 06_b" in text and "1 agrees, 1 disagrees, 0 inconclusive" in text
+    for f in (tmp_path / "findings").glob("*.json"):
+        f.unlink()
+    assert report.write_findings_page(tmp_path) is None and not page.exists()
+
+
 def test_notebook_runs_with_quick_profile(tmp_path):
     """Smoke run of the notebook under papermill with the quick profile's (small) parameters."""
     import nbformat
@@ -283,6 +315,12 @@ def test_book_builds_with_vendored_assets(built_book):
     assert html.count('class="recmetrics-vega"') == 3
     # the executed notebooks went into book/generated (not into the repository's book/)
     assert (built_book["book"] / "generated" / NOTEBOOK.name).is_file()
+    # every chapter shows the parameters it ran with; the chapters' findings are gathered on one page
+    for page in sorted((site / "generated").glob("[0-9]*.html")):
+        if page.stem != "99_findings":
+            assert "This chapter was computed with these parameters" in page.read_text(encoding="utf-8"), page
+    if list((built_book["book"] / "generated" / "findings").glob("*.json")):
+        assert "Findings: the papers" in (site / "generated" / "99_findings.html").read_text(encoding="utf-8")
 
 
 def test_rebuild_without_execution_is_incremental(built_book):
