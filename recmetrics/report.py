@@ -298,9 +298,9 @@ def execute_notebook(
             execution_timeout=timeout,
             store_widget_state=True,
             # the kernel's own start-up log (e.g. ipykernel's "Kernel is running over TCP without
-            # encryption" warning on a local, loopback-only kernel) is noise in the report output;
+            # encryption" warning, and its "KeyboardInterrupt caught" at shut-down) is noise in the report output;
             # errors of the notebook's code still reach the cells and fail the build
-            extra_arguments=["--IPKernelApp.log_level=ERROR"],
+            extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
         )
     except Exception as exc:  # papermill's error names the cell; add the notebook and where it went
         raise ReportError(
