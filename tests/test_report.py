@@ -455,3 +455,37 @@ def test_chapter_renders_offline_in_chromium(built_book, tmp_path):
               f"{time.perf_counter() - t0:.1f}s in all; screenshot {tmp_path / 'chapter.png'}")
     finally:
         cdp.close()
+
+
+def test_no_chart_overflows_the_text_column(built_book, tmp_path):
+    """Every chapter in Chromium: each rendered chart fits inside the article's text column."""
+    binary = _chromium()
+    if binary is None:
+        pytest.skip("chromium is not installed (bash .ci/ensure-chromium installs it)")
+    pages = sorted((built_book["site"] / "generated").glob("[0-9]*.html"))
+    cdp = DevTools(binary, tmp_path / "profile",
+                   ["--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9",
+                    "--proxy-bypass-list=<-loopback>"])
+    probe = """(() => {
+        const column = document.querySelector('main article, article.bd-article, .bd-article, main');
+        const limit = column.getBoundingClientRect().right + 1;
+        const charts = Array.from(document.querySelectorAll('.recmetrics-vega'));
+        const drawn = charts.filter(e => e.querySelector('svg.marks, canvas.marks'));
+        const wide = drawn.map((e, i) => [i, e.querySelector('svg.marks, canvas.marks').getBoundingClientRect().right])
+                          .filter(([i, right]) => right > limit);
+        return {charts: charts.length, drawn: drawn.length, wide: wide, limit: limit};
+    })()"""
+    try:
+        cdp.open_page()
+        for page in pages:
+            cdp.send("Page.navigate", {"url": page.resolve().as_uri()})
+            cdp.wait_event("Page.loadEventFired", timeout=60)
+            deadline = time.monotonic() + 60
+            state = cdp.evaluate(probe)
+            while state["drawn"] < state["charts"] and time.monotonic() < deadline:
+                time.sleep(0.25)
+                state = cdp.evaluate(probe)
+            assert state["drawn"] == state["charts"], (page.name, state)
+            assert not state["wide"], (page.name, state)
+    finally:
+        cdp.close()
