@@ -489,3 +489,12 @@ def test_no_chart_overflows_the_text_column(built_book, tmp_path):
             assert not state["wide"], (page.name, state)
     finally:
         cdp.close()
+
+
+def test_zoo_descriptions_have_no_raw_rst():
+    """The zoo table showed docstrings' raw RST (````x````, ``:meth:``); it now carries Markdown."""
+    from recmetrics.recommenders import rst_to_markdown, zoo
+
+    assert rst_to_markdown("see ``p(i|C)`` and :meth:`predict`, :class:`~a.B`") == "see `p(i|C)` and `predict()`, `a.B`"
+    descriptions = " ".join(zoo(["Random", "SVD"]).description)
+    assert "``" not in descriptions and ":meth:" not in descriptions

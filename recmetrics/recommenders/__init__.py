@@ -9,6 +9,8 @@ LM-WSR), :mod:`.relevance` (Rocchio/RSV/CHI2/KLD, RM1/RM2), :mod:`.linear` (EASE
 :mod:`.graph` (HT, RP3beta), :mod:`.factorization` (SVD, PureSVD, WRMF, BPRMF), :mod:`.topic`
 (pLSA, LDA). Heavy back-ends (``implicit``, ``scikit-learn``) are imported when a model is fitted.
 """
+import re
+
 from .registry import create, get, names, register, table
 from .base import Recommender
 from . import baseline  # noqa: F401  (registers Random, Pop)
@@ -56,6 +58,14 @@ def _family(spec: str) -> str:
 FAMILIES: dict[str, str] = {spec: _family(spec) for spec in ZOO}
 
 
+def rst_to_markdown(text: str) -> str:
+    """Inline reStructuredText of a docstring as Markdown: ````x```` -> ```x```, ``:meth:`f``` -> ```f()```,
+    other roles (``:class:`C```) -> ```C```; the zoo table shows docstrings and must not show raw RST."""
+    text = re.sub(r":meth:`~?([^`]+)`", r"`\1()`", text)
+    text = re.sub(r":[a-z]+:`~?([^`]+)`", r"`\1`", text)
+    return re.sub(r"``([^`]+)``", r"`\1`", text)
+
+
 def zoo(systems=None):
     """The zoo (or the given specs) as a table: system, family, source (library or closed form),
     reference, description."""
@@ -70,6 +80,6 @@ def zoo(systems=None):
             "family": _NON_PERSONALISED.get(cls.name, getattr(cls, "family", "other")),
             "source": getattr(cls, "source", "numpy"),
             "reference": getattr(cls, "reference", ""),
-            "description": " ".join((cls.__doc__ or "").strip().split("\n\n")[0].split()),
+            "description": rst_to_markdown(" ".join((cls.__doc__ or "").strip().split("\n\n")[0].split())),
         })
     return pd.DataFrame(rows)
