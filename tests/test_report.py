@@ -466,25 +466,28 @@ def test_no_chart_overflows_the_text_column(built_book, tmp_path):
     cdp = DevTools(binary, tmp_path / "profile",
                    ["--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9",
                     "--proxy-bypass-list=<-loopback>"])
-    probe = """(() => {
+    probe = """((url) => {
         const column = document.querySelector('main article, article.bd-article, .bd-article, main');
+        if (location.href !== url || document.readyState !== 'complete' || !column) return null;
         const limit = column.getBoundingClientRect().right + 1;
         const charts = Array.from(document.querySelectorAll('.recmetrics-vega'));
         const drawn = charts.filter(e => e.querySelector('svg.marks, canvas.marks'));
         const wide = drawn.map((e, i) => [i, e.querySelector('svg.marks, canvas.marks').getBoundingClientRect().right])
                           .filter(([i, right]) => right > limit);
         return {charts: charts.length, drawn: drawn.length, wide: wide, limit: limit};
-    })()"""
+    })(%s)"""
     try:
         cdp.open_page()
         for page in pages:
-            cdp.send("Page.navigate", {"url": page.resolve().as_uri()})
-            cdp.wait_event("Page.loadEventFired", timeout=60)
+            url = page.resolve().as_uri()
+            cdp.send("Page.navigate", {"url": url})
+            # the DevTools event buffer keeps earlier pages' load events: poll until this page is loaded
             deadline = time.monotonic() + 60
-            state = cdp.evaluate(probe)
-            while state["drawn"] < state["charts"] and time.monotonic() < deadline:
+            state = cdp.evaluate(probe % json.dumps(url))
+            while (state is None or state["drawn"] < state["charts"]) and time.monotonic() < deadline:
                 time.sleep(0.25)
-                state = cdp.evaluate(probe)
+                state = cdp.evaluate(probe % json.dumps(url))
+            assert state is not None, (page.name, "page did not load")
             assert state["drawn"] == state["charts"], (page.name, state)
             assert not state["wide"], (page.name, state)
     finally:
