@@ -340,14 +340,17 @@ def show_parameters(nb, values: Mapping[str, Any]) -> None:
     nb.cells = cells
 
 
-def executed_parameters(notebook: str | os.PathLike, given: Mapping[str, Any]) -> dict[str, Any]:
+def executed_parameters(
+    notebook: str | os.PathLike, given: Mapping[str, Any], profile: str | None = None
+) -> dict[str, Any]:
     """Every parameter the notebook declares with the value it runs with: ``given`` where given,
-    else the default written in its ``parameters`` cell (evaluated when it is a literal)."""
+    else the default written in its ``parameters`` cell (evaluated when it is a literal); led by
+    the report ``profile`` when one is given (a notebook need not declare it to show it)."""
     import ast
 
     import papermill
 
-    values: dict[str, Any] = {}
+    values: dict[str, Any] = {} if profile is None else {"profile": profile}
     for name, spec in papermill.inspect_notebook(str(notebook)).items():
         if name in given:
             values[name] = given[name]
@@ -468,7 +471,7 @@ def execute_notebooks(
             t0 = time.perf_counter()
             log(f"executing {src.name} with {params}")
             done.append(execute_notebook(src, out_dir / src.name, params, kernel_name=kernel_name,
-                                         timeout=timeout, shown_parameters=executed_parameters(src, params),
+                                         timeout=timeout, shown_parameters=executed_parameters(src, params, profile=profile),
                                          log=log))
             log(f"executed {src.name} in {time.perf_counter() - t0:.1f}s")
     finally:

@@ -245,6 +245,9 @@ def test_executed_parameters_are_shown_under_the_title(tmp_path):
     declared = report.notebook_parameters("quick", "x", NOTEBOOK)
     assert set(values) == set(declared) and values["dataset"] == "insteval"
     assert isinstance(values["cutoffs"], list)  # the notebook's literal default, evaluated
+    with_profile = report.executed_parameters(NOTEBOOK, {"dataset": "insteval"}, profile="paper")
+    assert list(with_profile)[0] == "profile" and with_profile["profile"] == "paper"
+    assert "| `profile` | `'paper'` |" in report.parameters_markdown(with_profile)
     nb = nbformat.read(NOTEBOOK, as_version=4)
     n = len(nb.cells)
     report.show_parameters(nb, values)
