@@ -10,9 +10,10 @@ import importlib
 _LAZY = {
     "wilcoxon": "significance", "paired_t": "significance", "paired_test": "significance",
     "paired_pvalues": "significance", "kendall_tau": "agreement",
-    "system_ranking_tau": "agreement", "ranking_taus": "agreement",
+    "system_ranking_tau": "agreement", "ranking_taus": "agreement", "tau_ap": "agreement",
+    "agreement_matrix": "agreement",
 }
-_SUBMODULES = ("significance", "agreement", "perturbations", "findings")
+_SUBMODULES = ("significance", "agreement", "perturbations", "findings", "claims", "robustness")
 
 __all__ = sorted(_LAZY) + list(_SUBMODULES)
 

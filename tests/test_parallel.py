@@ -1,0 +1,34 @@
+"""parallel.map_tasks: joblib and Dask through one code path, same results for the same seed."""
+import numpy as np
+import pytest
+
+from recmetrics import parallel
+from recmetrics.errors import InputError
+
+
+def draw(seed, n):
+    return np.random.default_rng(seed).random(n).sum()
+
+
+def test_local_and_joblib_equal():
+    tasks = [(s, 50) for s in parallel.task_seeds(7, 6)]
+    serial = parallel.map_tasks(draw, tasks)
+    assert serial == parallel.map_tasks(draw, tasks, n_jobs=2)
+    assert parallel.task_seeds(7, 6) == parallel.task_seeds(7, 6) != parallel.task_seeds(8, 6)
+
+
+def test_dask_local_cluster_equals_local():
+    distributed = pytest.importorskip("dask.distributed")
+    tasks = [(s, 50) for s in parallel.task_seeds(3, 5)]
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        assert parallel.map_tasks(draw, tasks, client=client) == parallel.map_tasks(draw, tasks)
+        assert parallel.map_tasks(draw, tasks, client=cluster.scheduler_address) == parallel.map_tasks(draw, tasks)
+
+
+def test_unreachable_client():
+    pytest.importorskip("dask.distributed")
+    with pytest.raises(InputError, match="cannot reach the Dask scheduler"):
+        parallel.map_tasks(draw, [(1, 2), (2, 2)], client="tcp://127.0.0.1:1", )
+    with pytest.raises(InputError, match="Client or a scheduler address"):
+        parallel.get_client(42)
