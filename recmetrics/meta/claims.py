@@ -25,7 +25,7 @@ import pandas as pd
 
 from .findings import Claim, Evidence, agrees_if
 
-__all__ = ["MIN_SYSTEMS", "CUTOFF_CLAIMS", "METRIC_CLAIMS", "GEOMETRIC_CLAIMS", "robustness_scores"]
+__all__ = ["MIN_SYSTEMS", "CUTOFF_CLAIMS", "METRIC_CLAIMS", "GEOMETRIC_CLAIMS", "robustness_scores", "dp_summary"]
 
 #: below this many systems a ranking τ moves in steps too coarse to support a verdict
 MIN_SYSTEMS = 5
@@ -201,3 +201,18 @@ GEOMETRIC_CLAIMS = [
     Claim("gp-gndcg-large-users", "000", "GP and GnDCG are more robust than P and nDCG when large users are removed",
           "§7.2, Fig. 14 vs Fig. 8", _geo_beats_arith()),
 ]
+
+
+def dp_summary(dp_results: Mapping[str, Any], dataset: str = "dataset") -> tuple[pd.Series, pd.DataFrame, pd.DataFrame]:
+    """From ``rm.meta.discriminative_power``'s ``{metric: result}``: the DP per metric (a Series),
+    the tidy p-value curves (``metric, pair, p``; p sorted decreasing, Sakai's curve) and Table 3's
+    layout (rows metrics, columns DP, its rank (1 = most discriminative), share significant, median p)."""
+    dp = pd.Series({m: float(r.dp) for m, r in dp_results.items()}, name=dataset)
+    curves = pd.concat([pd.DataFrame({"metric": m, "pair": np.arange(1, len(r.curve) + 1),
+                                      "p": np.sort(np.asarray(r.curve, dtype=float))[::-1]})
+                        for m, r in dp_results.items()], ignore_index=True)
+    table = pd.DataFrame({"DP": dp, "rank": dp.rank(method="min").astype(int),
+                          "share significant": pd.Series({m: float(r.share_significant) for m, r in dp_results.items()}),
+                          "median p": pd.Series({m: float(r.median_p) for m, r in dp_results.items()})})
+    table.columns = pd.MultiIndex.from_product([[dataset], table.columns])
+    return dp, curves, table
