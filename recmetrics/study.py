@@ -521,23 +521,56 @@ class Study:
             systems = getattr(recommenders, "PAPER_SYSTEMS", recommenders.ZOO)
         self.runs = run_systems(self.ratings, systems, split, k=k, seed=seed, n=max(self.cutoffs),
                                 cache_dir=cache_dir, cache=cache, progress=progress, n_jobs=n_jobs, **split_kw)
+        key = _key({"runs": self.runs.params["split"], "n": self.runs.params["n"],
+                    "systems": [_spec_of(recommenders.create(s)) for s in self.runs.systems],
+                    "metrics": [s.name for s in self.specs], "threshold": self.threshold, "version": __version__})
+        path = (Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()).parent / "studies" \
+            / f"{key}.npz"
+        self._build(path if cache else None, progress, client, n_jobs)
+
+    @classmethod
+    def from_runs(cls, runs, folds, metrics=("P", "nDCG"), cutoffs=(100,), *, ratings=None,
+                  aggregate: str = "arithmetic", threshold: float = 4.0, progress: bool = True,
+                  dataset: str = "runs") -> "Study":
+        """A Study of runs made elsewhere: ``runs`` maps ``(system, fold)`` to a :class:`Run` (or is a
+        :class:`Runs`), ``folds`` lists ``(train, test)``; ``ratings`` (default: all folds' ratings)
+        gives the user profiles of the large-users robustness scenario. Not cached on disk."""
+        from .evaluation import parse_metrics
+        from .metrics.aggregate import method_name
+
+        self = cls.__new__(cls)
+        self.metrics = [str(m) for m in ([metrics] if isinstance(metrics, str) else metrics)]
+        self.cutoffs = [int(c) for c in ([cutoffs] if np.ndim(cutoffs) == 0 else cutoffs)]
+        self.aggregate = method_name(aggregate)
+        self.threshold = float(threshold)
+        self.specs = parse_metrics([f"{m}@{c}" for m in self.metrics for c in self.cutoffs])
+        if not folds:
+            raise InputError("from_runs needs the folds (list of (train, test)) the runs were made on")
+        self.ratings = ratings if ratings is not None else pd.concat(list(folds[0]), ignore_index=True)
+        self.dataset = dataset
+        systems = list(dict.fromkeys(s for s, _ in runs))
+        bad = [(s, f) for s in systems for f in range(len(folds)) if (s, f) not in runs]
+        if bad:
+            raise InputError(f"no run for system {bad[0][0]!r} on fold {bad[0][1]}; every system needs every fold")
+        self.runs = runs if isinstance(runs, Runs) else Runs(dict(runs), list(folds), systems)
+        self._build(None, progress, None, 1)
+        return self
+
+    def _build(self, path, progress, client, n_jobs):
         self.systems = list(self.runs.systems)
+        if len(self.systems) < 2:
+            raise InputError(f"a Study needs at least 2 systems to compare, got {self.systems}")
         self.n_folds = self.runs.n_folds
         self._client = client
         self._n_jobs = n_jobs
         self._judged: dict = {}
         self.qrels = [self.runs.qrels(f, self.threshold) for f in range(self.n_folds)]
-        key = _key({"runs": self.runs.params["split"], "n": self.runs.params["n"],
-                    "systems": [_spec_of(recommenders.create(s)) for s in self.systems],
-                    "metrics": [s.name for s in self.specs], "threshold": self.threshold, "version": __version__})
-        path = (Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()).parent / "studies" \
-            / f"{key}.npz"
-        if cache and path.exists():
+        if path is not None and path.exists():
             with np.load(path, allow_pickle=True) as z:
                 self.cube, users = z["cube"], z["users"]
         else:
             self.cube, users = self._compute(progress)
-            if cache:
+            if path is not None:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".npz")
                 os.close(fd)

@@ -1,0 +1,105 @@
+"""Benchmark: the full robustness study of paper 000 §4.2 at MovieLens-1M scale.
+
+5 scenarios x the paper's 12 test sizes (100% .. 1%) x 50 samples (1 for the deterministic
+popular-items / large-users scenarios) x 21 systems x 9 metrics at cut-off 100, 5 folds, on a
+generated data set with ML-1M's shape (6,040 users, 3,706 items, ~1M ratings, long-tailed
+popularity). The 21 systems are generated runs of graded quality (a popularity prior, noise, and
+a varying share of each user's test items boosted), so recommenders are not fitted here: the
+benchmark times what the study times, masking judged positions and re-scoring.
+
+    python benchmarks/bench_robustness.py                 # time --fraction of the samples, scale
+    python benchmarks/bench_robustness.py --fraction 1    # the whole study
+
+Goal: the whole study in <= 10 minutes on the 2-core machine.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import pandas as pd
+
+from recmetrics import study as st
+from recmetrics.data.run import Run
+from recmetrics.meta import robustness as rb
+
+METRICS = ["P", "Recall", "F1", "AP", "nDCG", "RR", "ERR", "bpref", "infAP"]
+
+
+def ml1m_like(seed: int = 0, n_users: int = 6040, n_items: int = 3706, n_ratings: int = 1_000_209) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    item_p = 1.0 / np.arange(1, n_items + 1) ** 0.9
+    item_p /= item_p.sum()
+    user_n = np.maximum(20, rng.lognormal(4.6, 1.0, n_users)).astype(int)
+    user_n = np.minimum(user_n, n_items // 2)
+    user_n = (user_n * n_ratings / user_n.sum()).astype(int).clip(20, n_items // 2)
+    users, items = [], []
+    for u, k in enumerate(user_n):
+        chosen = rng.choice(n_items, size=k, replace=False, p=item_p)
+        users.append(np.full(k, u))
+        items.append(chosen)
+    users, items = np.concatenate(users), np.concatenate(items)
+    ratings = np.clip(np.round(rng.normal(3.6, 1.1, len(users))), 1, 5)
+    return pd.DataFrame({"user": users, "item": items, "rating": ratings})
+
+
+def synthetic_runs(folds, n_systems: int = 21, n: int = 100, seed: int = 0) -> dict:
+    rng = np.random.default_rng(seed)
+    runs = {}
+    n_items = int(max(f[0]["item"].max() for f in folds)) + 1
+    for f, (train, test) in enumerate(folds):
+        users = np.sort(test["user"].unique())
+        uidx = pd.Index(users)
+        pop = np.log1p(np.bincount(train["item"], minlength=n_items))
+        seen = np.zeros((len(users), n_items), dtype=bool)
+        tr = train[train["user"].isin(users)]
+        seen[uidx.get_indexer(tr["user"]), tr["item"]] = True
+        target = np.zeros((len(users), n_items), dtype=np.float32)
+        target[uidx.get_indexer(test["user"]), test["item"]] = 1.0
+        for s in range(n_systems):
+            w_pop, boost = rng.uniform(0.2, 1.5), s / n_systems * 3.0
+            score = (w_pop * pop)[None, :] + rng.gumbel(size=(len(users), n_items)).astype(np.float32) \
+                + boost * target * (rng.random(target.shape, dtype=np.float32) < 0.5)
+            score[seen] = -np.inf
+            top = np.argpartition(-score, n, axis=1)[:, :n]
+            order = np.take_along_axis(top, np.argsort(-np.take_along_axis(score, top, 1), axis=1), 1)
+            runs[(f"S{s:02d}", f)] = Run(users, order, np.full(len(users), n), name=f"S{s:02d}")
+    return runs
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--fraction", type=float, default=0.02, help="share of the random samples to time (1 = all)")
+    ap.add_argument("--systems", type=int, default=21)
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--n-jobs", type=int, default=1)
+    args = ap.parse_args()
+
+    t0 = time.perf_counter()
+    ratings = ml1m_like()
+    folds = st.make_folds(ratings, "kfold", k=args.folds, seed=0)[0]
+    runs = synthetic_runs(folds, args.systems)
+    t1 = time.perf_counter()
+    study = st.Study.from_runs(runs, folds, METRICS, [100], ratings=ratings, progress=False)
+    t2 = time.perf_counter()
+    n_samples = max(1, int(round(50 * args.fraction)))
+    res = rb.robustness_study(study, rb.SCENARIOS, rb.PAPER_SIZES, n_samples=n_samples, seed=0,
+                              n_jobs=args.n_jobs, progress=True)
+    t3 = time.perf_counter()
+    reduced = len(rb.PAPER_SIZES) - 1
+    done = reduced * (3 * n_samples + 2)
+    full = reduced * (3 * 50 + 2)
+    per = (t3 - t2) / done
+    print(f"data {len(ratings):,} ratings, {ratings.user.nunique():,} users; {args.systems} systems x {args.folds} "
+          f"folds generated in {t1 - t0:.1f} s; cube (judge + score 9 metrics) {t2 - t1:.1f} s")
+    print(f"robustness: {done} reduced test sets (each: {args.folds} folds x {args.systems} systems x 9 metrics) "
+          f"in {t3 - t2:.1f} s = {per:.3f} s per test set")
+    print(f"full study ({full} test sets: 3 random scenarios x {reduced} sizes x 50 + 2 deterministic x {reduced}) "
+          f"{'measured' if n_samples == 50 else 'scaled'}: {per * full:.0f} s = {per * full / 60:.1f} min "
+          f"(goal <= 10 min)")
+    print(res.area().unstack("scenario").round(3))
+
+
+if __name__ == "__main__":
+    main()
