@@ -59,7 +59,7 @@ def synthetic_runs(folds, n_systems: int = 21, n: int = 100, seed: int = 0) -> d
         target[uidx.get_indexer(test["user"]), test["item"]] = 1.0
         for s in range(n_systems):
             w_pop, boost = rng.uniform(0.2, 1.5), s / n_systems * 3.0
-            score = (w_pop * pop)[None, :] + rng.gumbel(size=(len(users), n_items)).astype(np.float32) \
+            score = (w_pop * pop)[None, :] + rng.standard_normal((len(users), n_items), dtype=np.float32) \
                 + boost * target * (rng.random(target.shape, dtype=np.float32) < 0.5)
             score[seen] = -np.inf
             top = np.argpartition(-score, n, axis=1)[:, :n]

@@ -96,6 +96,19 @@ class _Fold:
         return sel[codes]
 
 
+def _subset_qrels(qrels: Qrels, keep: np.ndarray) -> Qrels:
+    """The judgments of ``qrels`` where ``keep`` (storage order, as :meth:`Qrels.to_frame`), without
+    re-validating or re-sorting: a subset of sorted storage stays sorted, and the user/item indices
+    are kept (a user left without judgments has zero counts). Equal, metric for metric, to
+    ``Qrels(qrels.to_frame()[keep], ...)`` (tested); ~10x cheaper at ML-1M scale."""
+    out = Qrels.__new__(Qrels)
+    out.threshold, out.max_rating = qrels.threshold, qrels.max_rating
+    out.user_index, out.item_index = qrels.user_index, qrels.item_index
+    out._ucodes, out._icodes = qrels._ucodes[keep], qrels._icodes[keep]
+    out._ratings, out._keys = qrels._ratings[keep], qrels._keys[keep]
+    return out
+
+
 def _hit_sources(j: Judged, fold: _Fold) -> np.ndarray:
     """Index (in ``fold.frame``) of the judgment behind each judged position of ``j``."""
     rows, cols = j.hits.rows, j.hits.cols
@@ -147,7 +160,7 @@ class _Context:
             keep = np.ones(len(fold.frame), dtype=bool) if size >= 1.0 else fold.keep(scenario, size, rng)
             if not keep.any():
                 continue
-            q = Qrels(fold.frame[keep], fold.qrels.threshold, fold.qrels.max_rating)
+            q = _subset_qrels(fold.qrels, keep)
             for s in self.systems:
                 j = self.judged[(s, f)]
                 mj = mask_judged(j, keep[self.sources[(s, f)]], q)
