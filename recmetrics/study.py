@@ -269,7 +269,7 @@ def _fit_recommend(spec: str, fold: int, train: pd.DataFrame, users: np.ndarray,
 
 def run_systems(ratings, systems: Sequence[str] | None = None, split: Any = "kfold", k: int = 5, seed: int = 0,
                 n: int = 100, cache_dir=None, progress: bool = True, *, test_size: float = 0.2,
-                exclude_seen: bool = True, cache: bool = True, n_jobs: int = 1, **split_kw) -> Runs:
+                exclude_seen: bool = True, cache: bool = True, n_jobs: int = 1, client=None, **split_kw) -> Runs:
     """Fit every system on every fold's training data and recommend ``n`` items to the fold's test
     users (AllItems: every item not rated by the user in training is a candidate).
 
@@ -283,6 +283,8 @@ def run_systems(ratings, systems: Sequence[str] | None = None, split: Any = "kfo
         reading and writing the cache
     progress : show a tqdm progress bar (one step per system and fold)
     n_jobs : fit runs in parallel with joblib (each job is one system on one fold)
+    client : a ``dask.distributed.Client`` or scheduler address: fit the runs on that Dask cluster
+        instead (through :func:`recmetrics.parallel.map_tasks`, the same code path as joblib)
 
     Returns
     -------
@@ -340,7 +342,11 @@ def run_systems(ratings, systems: Sequence[str] | None = None, split: Any = "kfo
         users = pd.unique(test["user"].to_numpy())
         return _fit_recommend(name, f, train, users, int(n), exclude_seen)
 
-    if n_jobs == 1 or len(todo) <= 1:
+    if client is not None and todo:
+        from .parallel import map_tasks
+
+        results = map_tasks(job, [(name, f) for name, f, _ in todo], client=client)
+    elif n_jobs == 1 or len(todo) <= 1:
         results = (job(name, f) for name, f, _ in todo)
     else:
         from joblib import Parallel, delayed
@@ -520,7 +526,8 @@ class Study:
         if systems is None:
             systems = getattr(recommenders, "PAPER_SYSTEMS", recommenders.ZOO)
         self.runs = run_systems(self.ratings, systems, split, k=k, seed=seed, n=max(self.cutoffs),
-                                cache_dir=cache_dir, cache=cache, progress=progress, n_jobs=n_jobs, **split_kw)
+                                cache_dir=cache_dir, cache=cache, progress=progress, n_jobs=n_jobs, client=client,
+                                **split_kw)
         key = _key({"runs": self.runs.params["split"], "n": self.runs.params["n"],
                     "systems": [_spec_of(recommenders.create(s)) for s in self.runs.systems],
                     "metrics": [s.name for s in self.specs], "threshold": self.threshold, "version": __version__})

@@ -32,3 +32,24 @@ def test_unreachable_client():
         parallel.map_tasks(draw, [(1, 2), (2, 2)], client="tcp://127.0.0.1:1", )
     with pytest.raises(InputError, match="Client or a scheduler address"):
         parallel.get_client(42)
+
+
+def test_study_and_robustness_on_dask_equal_local(tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    from test_recommenders import synthetic
+
+    from recmetrics import study
+    from recmetrics.meta import robustness as rb
+
+    data = synthetic(seed=5)
+    local = study.Study(data, ["Random", "Pop", "ItemKNN(k=20)"], ["P", "nDCG"], [10], k=2, seed=0,
+                        cache_dir=tmp_path / "a", progress=False)
+    r_local = rb.robustness_study(local, ["ratings", "random-users"], (1.0, 0.3), n_samples=3, seed=4, progress=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        remote = study.Study(data, ["Random", "Pop", "ItemKNN(k=20)"], ["P", "nDCG"], [10], k=2, seed=0,
+                             cache_dir=tmp_path / "b", progress=False, client=client)
+        r_remote = rb.robustness_study(remote, ["ratings", "random-users"], (1.0, 0.3), n_samples=3, seed=4,
+                                       progress=False)
+    assert np.array_equal(local.cube, remote.cube, equal_nan=True)
+    assert r_local.samples.equals(r_remote.samples)

@@ -218,7 +218,8 @@ def robustness_study(study, scenarios: Sequence[str] = SCENARIOS, sizes: Sequenc
     ``cutoffs`` select from the study (default: all metrics at every cut-off; a metric is named
     ``"nDCG@100"`` in the result). ``aggregate`` defaults to the study's. Work runs through
     :func:`recmetrics.parallel.map_tasks` (joblib ``n_jobs`` or a Dask ``client``); each sample has
-    its own seed derived from ``seed``, so results do not depend on the back-end.
+    its own seed derived from ``seed``, so results do not depend on the back-end (the study's client is
+    used when none is given).
     """
     from ..evaluation import parse_metrics
     from ..parallel import map_tasks, task_seeds
@@ -250,6 +251,7 @@ def robustness_study(study, scenarios: Sequence[str] = SCENARIOS, sizes: Sequenc
             for r, s in enumerate(task_seeds(_mix(seed, sc, size), reps)):
                 tasks.append((ctx, sc, size, s, aggregate))
                 labels.append((sc, size, r))
+    client = client if client is not None else getattr(study, "_client", None)
     results = map_tasks(_task, tasks, n_jobs=n_jobs, client=client, progress=progress, desc="robustness")
     rows = []
     for sc in scenarios:
