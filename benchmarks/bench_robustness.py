@@ -15,7 +15,10 @@ Goal: the whole study in <= 10 minutes on the 2-core machine.
 from __future__ import annotations
 
 import argparse
+import pickle
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -77,9 +80,14 @@ def main():
     args = ap.parse_args()
 
     t0 = time.perf_counter()
-    ratings = ml1m_like()
-    folds = st.make_folds(ratings, "kfold", k=args.folds, seed=0)[0]
-    runs = synthetic_runs(folds, args.systems)
+    cache = Path(tempfile.gettempdir()) / f"recmetrics-bench-robustness-{args.systems}-{args.folds}.pkl"
+    if cache.exists():  # the generated data and runs (generating them takes ~100 s)
+        ratings, folds, runs = pickle.loads(cache.read_bytes())
+    else:
+        ratings = ml1m_like()
+        folds = st.make_folds(ratings, "kfold", k=args.folds, seed=0)[0]
+        runs = synthetic_runs(folds, args.systems)
+        cache.write_bytes(pickle.dumps((ratings, folds, runs)))
     t1 = time.perf_counter()
     study = st.Study.from_runs(runs, folds, METRICS, [100], ratings=ratings, progress=False)
     t2 = time.perf_counter()

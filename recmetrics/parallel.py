@@ -46,9 +46,11 @@ def get_client(client: Any, timeout: float = 5.0):
 
 
 def map_tasks(func: Callable, tasks: Sequence[tuple] | Iterable[tuple], *, n_jobs: int = 1, client: Any = None,
-              progress: bool = False, desc: str = "tasks") -> list:
+              progress: bool = False, desc: str = "tasks", prefer: str | None = None) -> list:
     """``[func(*task) for task in tasks]``, in parallel: joblib with ``n_jobs`` workers, or the Dask
-    cluster of ``client`` (a Client or scheduler address). Order is kept; a progress bar on request."""
+    cluster of ``client`` (a Client or scheduler address). Order is kept; a progress bar on request.
+    ``prefer="threads"`` runs local workers as threads (no pickling of large shared arguments; numpy
+    releases the GIL in its kernels), ``"processes"`` (joblib's default) as processes."""
     tasks = list(tasks)
     bar = None
     if progress:
@@ -78,7 +80,9 @@ def map_tasks(func: Callable, tasks: Sequence[tuple] | Iterable[tuple], *, n_job
                 if isinstance(client, str):
                     c.close()
             return out
-        for r in Parallel(n_jobs=n_jobs, return_as="generator")(delayed(func)(*t) for t in tasks):
+        if prefer not in (None, "threads", "processes"):
+            raise InputError(f"prefer must be 'threads' or 'processes', got {prefer!r}")
+        for r in Parallel(n_jobs=n_jobs, prefer=prefer, return_as="generator")(delayed(func)(*t) for t in tasks):
             out.append(r)
             if bar is not None:
                 bar.update(1)

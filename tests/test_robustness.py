@@ -75,3 +75,14 @@ def test_robustness_bad_input(st):
         rb.robustness_study(st, scenarios=["popular-users"], progress=False)
     with pytest.raises(InputError, match="n_samples"):
         rb.robustness_study(st, n_samples=0, progress=False)
+
+
+def test_user_scenarios_shortcut_equals_masking(st):
+    specs = parse_metrics(["P@10", "nDCG@10", "RR@10", "AP@10", "bpref@10"])
+    ctx = rb._Context(st, specs, st.ratings.groupby("user").size())
+    for scenario in ("random-users", "large-users"):
+        fast = ctx.sample(scenario, 0.4, 11, "arithmetic")
+        ctx.users_shortcut = False
+        slow = ctx.sample(scenario, 0.4, 11, "arithmetic")
+        ctx.users_shortcut = True
+        assert np.allclose(fast, slow)

@@ -148,6 +148,17 @@ class _Context:
         self.folds = [_Fold(q, profile) for q in study.qrels]
         self.judged = {(s, f): study.judged(s, f) for s in self.systems for f in range(len(self.folds))}
         self.sources = {(s, f): _hit_sources(j, self.folds[f]) for (s, f), j in self.judged.items()}
+        self.users_shortcut = True
+        self._full: dict | None = None
+
+    @property
+    def full_scores(self) -> dict:
+        """``(system, fold) -> (n_specs, n_users)`` scores on the full test set (computed once)."""
+        from ..evaluation import score_judged
+
+        if self._full is None:
+            self._full = {key: score_judged(j, self.specs) for key, j in self.judged.items()}
+        return self._full
 
     def sample(self, scenario: str, size: float, seed: int, aggregate: str) -> np.ndarray:
         """(n_specs, n_systems) aggregated values on one reduced test set (NaN if nobody is left)."""
@@ -159,6 +170,16 @@ class _Context:
         for f, fold in enumerate(self.folds):
             keep = np.ones(len(fold.frame), dtype=bool) if size >= 1.0 else fold.keep(scenario, size, rng)
             if not keep.any():
+                continue
+            if scenario.endswith("users") and self.users_shortcut:
+                # removing a user's judgments changes no other user's scores: take the kept users'
+                # full-test-set scores (equal to re-scoring the mask; tested)
+                kept = np.unique(fold.ucodes[keep])
+                for s in self.systems:
+                    j = self.judged[(s, f)]
+                    rows = np.isin(fold.qrels.user_index.get_indexer(j.users), kept)
+                    if rows.any():
+                        per_system[s].append(self.full_scores[(s, f)][:, rows])
                 continue
             q = _subset_qrels(fold.qrels, keep)
             for s in self.systems:
@@ -211,13 +232,15 @@ class Robustness:
 def robustness_study(study, scenarios: Sequence[str] = SCENARIOS, sizes: Sequence[float] = PAPER_SIZES,
                      n_samples: int = 50, seed: int = 0, metrics: Sequence[str] | None = None,
                      cutoffs: Sequence[int] | int | None = None, aggregate: str | None = None,
-                     n_jobs: int = 1, client: Any = None, progress: bool = True) -> Robustness:
+                     n_jobs: int = 1, client: Any = None, progress: bool = True,
+                     prefer: str | None = "threads") -> Robustness:
     """Kendall's τ between each metric's system ranking on reduced test sets and on the full one.
 
     ``study``: a :class:`~recmetrics.study.Study` (its judged runs are reused). ``metrics`` and
     ``cutoffs`` select from the study (default: all metrics at every cut-off; a metric is named
     ``"nDCG@100"`` in the result). ``aggregate`` defaults to the study's. Work runs through
-    :func:`recmetrics.parallel.map_tasks` (joblib ``n_jobs`` or a Dask ``client``); each sample has
+    :func:`recmetrics.parallel.map_tasks` (joblib ``n_jobs``, threads by default since every sample
+    shares the judged runs, or a Dask ``client``); each sample has
     its own seed derived from ``seed``, so results do not depend on the back-end (the study's client is
     used when none is given).
     """
@@ -252,7 +275,8 @@ def robustness_study(study, scenarios: Sequence[str] = SCENARIOS, sizes: Sequenc
                 tasks.append((ctx, sc, size, s, aggregate))
                 labels.append((sc, size, r))
     client = client if client is not None else getattr(study, "_client", None)
-    results = map_tasks(_task, tasks, n_jobs=n_jobs, client=client, progress=progress, desc="robustness")
+    results = map_tasks(_task, tasks, n_jobs=n_jobs, client=client, progress=progress, desc="robustness",
+                        prefer=prefer)
     rows = []
     for sc in scenarios:
         if 1.0 in sizes:
