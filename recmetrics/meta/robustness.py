@@ -171,7 +171,7 @@ class _Context:
             keep = np.ones(len(fold.frame), dtype=bool) if size >= 1.0 else fold.keep(scenario, size, rng)
             if not keep.any():
                 continue
-            if scenario.endswith("users") and self.users_shortcut:
+            if (size >= 1.0 or scenario.endswith("users")) and self.users_shortcut:
                 # removing a user's judgments changes no other user's scores: take the kept users'
                 # full-test-set scores (equal to re-scoring the mask; tested)
                 kept = np.unique(fold.ucodes[keep])
@@ -264,7 +264,7 @@ def robustness_study(study, scenarios: Sequence[str] = SCENARIOS, sizes: Sequenc
     specs = parse_metrics(names)
     profile = study.ratings.groupby("user").size()
     ctx = _Context(study, specs, profile)
-    full = ctx.sample("ratings", 1.0, 0, aggregate)
+    full = ctx.sample("random-users", 1.0, 0, aggregate)       # size 1: the full test sets' scores
     tasks, labels = [], []
     for sc in scenarios:
         reps = 1 if sc in _DETERMINISTIC else n_samples
