@@ -48,3 +48,19 @@ def test_agreement_matrix():
         ag.tau_ap([1, 2], [1, 2, 3])
     with pytest.raises(InputError, match="NaN"):
         ag.tau_ap([1, np.nan], [1, 2])
+
+
+def test_plain_scores_and_study_agree(tmp_path):
+    from test_recommenders import synthetic
+
+    from recmetrics import study
+
+    st = study.Study(synthetic(seed=3), ["Random", "Pop", "ItemKNN(k=20)"], ["P", "nDCG", "RR"], [5, 10], k=2,
+                     cache_dir=tmp_path, progress=False)
+    plain = {m: st.scores(m, 10) for m in st.metrics}
+    assert ag.metric_agreement(st, 10).equals(ag.metric_agreement(plain))
+    assert ag.mean_agreement(st, 10).equals(ag.mean_agreement(plain))
+    by_cut = {c: st.scores("nDCG", c) for c in st.cutoffs}
+    assert np.allclose(ag.cutoff_agreement(st, "nDCG").to_numpy(), ag.cutoff_agreement(by_cut).to_numpy())
+    with pytest.raises(InputError, match="NaN"):
+        ag.metric_agreement({"P": pd.DataFrame([[np.nan, 1.0], [0.0, 1.0]])})

@@ -121,27 +121,58 @@ def agreement_matrix(rankings, method: str = "tau", variant: str = "b"):
     return pd.DataFrame(out, index=pd.Index(names), columns=pd.Index(names))
 
 
+def _per_system(scores: dict, aggregate: str | None):
+    """``{name: systems x users scores}`` (plain per-user scores) -> systems x names aggregated table."""
+    import pandas as pd
+
+    from ..study import per_user_scores
+
+    out = {}
+    for name, frame in scores.items():
+        frame = per_user_scores(frame)
+        out[name] = pd.Series(_aggregate(frame.to_numpy(dtype=np.float64), aggregate or "arithmetic", axis=1),
+                              index=frame.index)
+    return pd.DataFrame(out)
+
+
 def metric_agreement(study, cutoff=None, method: str = "tau", aggregate: str | None = None, pool: str = "concat"):
-    """τ (or τ_ap) among the metrics' system orderings of a Study at one cut-off (000 Fig. 1/9)."""
+    """τ (or τ_ap) among the metrics' system orderings at one cut-off (000 Fig. 1/9).
+
+    ``study``: a :class:`~recmetrics.study.Study`, or plain per-user scores ``{metric: systems x users}``."""
+    if isinstance(study, dict):
+        return agreement_matrix(_per_system(study, aggregate), method)
     return agreement_matrix(study.table(cutoff, pool=pool, aggregate=aggregate), method)
 
 
-def cutoff_agreement(study, metric: str, method: str = "tau", aggregate: str | None = None, pool: str = "concat"):
-    """τ (or τ_ap) among the cut-offs of one metric's system orderings (003 Fig. 1)."""
+def cutoff_agreement(study, metric: str | None = None, method: str = "tau", aggregate: str | None = None,
+                     pool: str = "concat"):
+    """τ (or τ_ap) among the cut-offs of one metric's system orderings (003 Fig. 1).
+
+    ``study``: a Study (with ``metric``), or plain per-user scores ``{cutoff: systems x users}``."""
     import pandas as pd
 
+    if isinstance(study, dict):
+        return agreement_matrix(_per_system(study, aggregate), method)
+    if metric is None:
+        raise InputError("give the metric whose cut-offs to compare")
     frame = pd.DataFrame({c: study.system_scores(metric, c, pool, aggregate) for c in study.cutoffs})
     return agreement_matrix(frame, method)
 
 
 def mean_agreement(study, cutoff=None, method: str = "tau", pool: str = "concat"):
-    """Per metric: τ (or τ_ap, geometric ranking against the arithmetic one as reference) between the
-    system ordering under the arithmetic mean and under the geometric mean (000 §7.1)."""
+    """Per metric: τ and τ_ap (geometric ranking against the arithmetic one as reference) between the
+    system ordering under the arithmetic mean and under the geometric mean (000 §7.1).
+
+    ``study``: a Study, or plain per-user scores ``{metric: systems x users}``."""
     import pandas as pd
 
     rows = []
-    for m in study.metrics:
-        a = study.system_scores(m, cutoff, pool, "arithmetic")
-        g = study.system_scores(m, cutoff, pool, "geometric")
+    metrics = list(study) if isinstance(study, dict) else study.metrics
+    for m in metrics:
+        if isinstance(study, dict):
+            a, g = (_per_system({m: study[m]}, agg)[m] for agg in ("arithmetic", "geometric"))
+        else:
+            a = study.system_scores(m, cutoff, pool, "arithmetic")
+            g = study.system_scores(m, cutoff, pool, "geometric")
         rows.append({"metric": m, "tau": kendall_tau(a, g), "tau_ap": tau_ap(g, a)})
     return pd.DataFrame(rows).set_index("metric")
