@@ -45,3 +45,19 @@ def test_cutoff_and_geometric_claims():
            "robustness": fake_robustness("bpref", ("P", "nDCG")), "n_systems": 21}
     table = findings.assess(claims.GEOMETRIC_CLAIMS, geo)
     assert (table.verdict == "agrees").all(), table[["id", "our_evidence"]]
+
+
+def test_ties_share_the_best_rank():
+    dp = pd.Series([0.01, 0.01, 0.5], index=["P@100", "nDCG@100", "RR@100"])
+    table = findings.assess(claims.METRIC_CLAIMS[:1], {"dp": dp, "n_systems": 21})
+    assert table.verdict.iloc[0] == "agrees" and table.value.iloc[0] == 1
+
+
+def test_dp_summary_layout():
+    import types
+    res = {m: types.SimpleNamespace(dp=d, curve=np.array([0.001, 0.2, 0.01]), share_significant=2 / 3, median_p=0.01)
+           for m, d in [("P", 0.211), ("nDCG", 0.1)]}
+    dp, curves, table = claims.dp_summary(res, "ml")
+    assert dp.idxmin() == "nDCG" and list(curves.columns) == ["metric", "pair", "p"]
+    assert curves[curves.metric == "P"].p.tolist() == [0.2, 0.01, 0.001]
+    assert table[("ml", "rank")].to_dict() == {"P": 2, "nDCG": 1}

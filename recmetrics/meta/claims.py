@@ -50,8 +50,9 @@ def robustness_scores(rob, scenario: str) -> pd.Series:
 
 
 def _rank_of(series: pd.Series, metric: str, ascending: bool) -> int:
-    order = series.sort_values(ascending=ascending)
-    return int(list(order.index).index(metric)) + 1
+    """1 + how many metrics are strictly better (ties share the better rank)."""
+    v = series[metric]
+    return 1 + int((series < v).sum() if ascending else (series > v).sum())
 
 
 def _top(key: str, metric: str, what: str, *, lowest: bool):
