@@ -229,3 +229,17 @@ def test_study_bad_input(small_study, data):
         study.per_user_scores(pd.DataFrame([[1.0, np.nan], [0.0, 1.0]]))
     with pytest.raises(InputError, match="2 systems"):
         study.per_user_scores(np.zeros((1, 4)))
+
+
+def test_study_needs_two_systems(data, tmp_path):
+    with pytest.raises(InputError, match="at least 2 systems"):
+        study.Study(data, ["Pop"], ["P"], [5], k=2, cache_dir=tmp_path, progress=False)
+
+
+def test_study_from_runs_equals_study(small_study):
+    st, _ = small_study
+    again = study.Study.from_runs(dict(st.runs.runs), st.runs.folds, ["P", "nDCG", "RR"], [5, 15], progress=False)
+    assert np.array_equal(again.cube, st.cube, equal_nan=True)
+    with pytest.raises(InputError, match="no run for system"):
+        study.Study.from_runs({("Pop", 0): st.runs[("Pop", 0)], ("Random", 1): st.runs[("Random", 1)]},
+                              st.runs.folds[:2], ["P"], [5], progress=False)
