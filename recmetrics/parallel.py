@@ -46,11 +46,13 @@ def get_client(client: Any, timeout: float = 5.0):
 
 
 def map_tasks(func: Callable, tasks: Sequence[tuple] | Iterable[tuple], *, n_jobs: int = 1, client: Any = None,
-              progress: bool = False, desc: str = "tasks", prefer: str | None = None) -> list:
+              progress: bool = False, desc: str = "tasks", prefer: str | None = None,
+              scatter: Sequence[Any] | None = None) -> list:
     """``[func(*task) for task in tasks]``, in parallel: joblib with ``n_jobs`` workers, or the Dask
     cluster of ``client`` (a Client or scheduler address). Order is kept; a progress bar on request.
     ``prefer="threads"`` runs local workers as threads (no pickling of large shared arguments; numpy
-    releases the GIL in its kernels), ``"processes"`` (joblib's default) as processes."""
+    releases the GIL in its kernels), ``"processes"`` (joblib's default) as processes. ``scatter``:
+    large arguments shared by every task, sent to the Dask workers once (joblib's ``scatter``)."""
     tasks = list(tasks)
     bar = None
     if progress:
@@ -70,7 +72,7 @@ def map_tasks(func: Callable, tasks: Sequence[tuple] | Iterable[tuple], *, n_job
         if client is not None:
             c = get_client(client)
             try:
-                with parallel_config(backend="dask", client=c):
+                with parallel_config(backend="dask", client=c, scatter=list(scatter) if scatter else None):
                     gen = Parallel(return_as="generator")(delayed(func)(*t) for t in tasks)
                     for r in gen:
                         out.append(r)

@@ -276,7 +276,7 @@ def robustness_study(study, scenarios: Sequence[str] = SCENARIOS, sizes: Sequenc
                 labels.append((sc, size, r))
     client = client if client is not None else getattr(study, "_client", None)
     results = map_tasks(_task, tasks, n_jobs=n_jobs, client=client, progress=progress, desc="robustness",
-                        prefer=prefer)
+                        prefer=prefer, scatter=[ctx])
     rows = []
     for sc in scenarios:
         if 1.0 in sizes:
