@@ -13,6 +13,8 @@ _LAZY = {
     "system_ranking_tau": "agreement", "ranking_taus": "agreement",
     "discriminative_power": "discriminative", "DiscriminativePower": "discriminative",
     "sign_flip_pvalues": "discriminative",
+    "permutation_test": "significance", "paired_bootstrap": "significance", "tukey_hsd": "significance",
+    "correct": "significance", "effect_size": "significance", "pairwise": "significance",
 }
 _SUBMODULES = ("significance", "agreement", "perturbations", "findings", "discriminative")
 
