@@ -64,22 +64,26 @@ def _block_bits(seed: int, k: int, n_users: int) -> np.ndarray:
 
 
 def sign_blocks(n_users: int, n_permutations: int, seed: int = 0, chunk_size: int | None = None,
-                dtype=np.float64):
+                dtype=np.float64, *, reuse: bool = False):
     """Yield the 0/1 sign matrix (1 = keep the user's difference, 0 = flip it) in chunks of rows.
 
     Monte Carlo only. The concatenation of the chunks is the same for every ``chunk_size`` (rounded
     up to a multiple of :data:`BLOCK`): it depends on ``seed``, ``n_users`` and ``n_permutations``.
+    ``reuse=True`` yields views of one buffer overwritten at each step (the fast path: no fresh
+    pages per chunk); copy a chunk if you keep it.
     """
     if chunk_size is None:
         chunk_size = max(BLOCK, _CHUNK_BYTES // (8 * max(n_users, 1)))
     blocks_per_chunk = max(1, -(-int(chunk_size) // BLOCK))
     n_blocks = -(-n_permutations // BLOCK)
+    buf = np.empty((blocks_per_chunk * BLOCK, n_users), dtype=dtype)
     for start in range(0, n_blocks, blocks_per_chunk):
+        if not reuse and start:
+            buf = np.empty_like(buf)
         ks = range(start, min(start + blocks_per_chunk, n_blocks))
-        bits = np.concatenate([_block_bits(seed, k, n_users) for k in ks]) if len(ks) > 1 \
-            else _block_bits(seed, ks[0], n_users)
-        last = min(n_permutations - ks[0] * BLOCK, bits.shape[0])
-        yield bits[:last].astype(dtype)
+        for r, k in enumerate(ks):
+            buf[r * BLOCK:(r + 1) * BLOCK] = _block_bits(seed, k, n_users)
+        yield buf[:min(n_permutations - ks[0] * BLOCK, len(ks) * BLOCK)]
 
 
 def _exact_blocks(n_users: int, chunk_size: int, dtype=np.float64):
@@ -135,29 +139,47 @@ def sign_flip_pvalues(x, ia, ib, *, n_permutations: int = 100_000, seed: int = 0
         exact = n_users <= EXACT_MAX_USERS
     if exact and n_users > 30:
         raise InputError(f"exact enumeration of 2**{n_users} sign vectors is infeasible; use Monte Carlo")
-    xt = np.ascontiguousarray(x.T, dtype=dtype)                 # (n_users, n_columns)
+    xt = np.ascontiguousarray(x.T, dtype=dtype)                # (n_users, n_columns)
     total = x.sum(axis=1)                                       # float64 sums (= observed, s = +1)
     obs = total[ia] - total[ib]
     absx = np.abs(x).sum(axis=1)
     tol = TIE_RTOL * (absx[ia] + absx[ib])
+    if alternative == "two-sided":
+        thr = (np.abs(obs) - tol)[:, None]
+    elif alternative == "greater":
+        thr = (obs - tol)[:, None]
+    else:
+        thr = (obs + tol)[:, None]
     counts = np.zeros(len(ia), dtype=np.int64)
     if exact:
         chunk = int(chunk_size or max(BLOCK, _CHUNK_BYTES // (8 * n_users)))
         blocks = _exact_blocks(n_users, chunk, dtype)
     else:
-        blocks = sign_blocks(n_users, n_perm, seed, chunk_size, dtype)
-    total_d = total.astype(dtype)
+        blocks = sign_blocks(n_users, n_perm, seed, chunk_size, dtype, reuse=True)
+    total_d = total.astype(dtype)[:, None]
+    bufs = {}
     for bits in blocks:
-        sums = bits @ xt                                        # (chunk, n_columns)
+        k = bits.shape[0]
+        if bufs.get("k") != k:  # (re)allocate the work buffers once per chunk shape
+            bufs = {"k": k, "p": np.empty((k, xt.shape[1]), dtype), "s": np.empty((xt.shape[1], k), dtype),
+                    "a": np.empty((len(ia), k), dtype), "b": np.empty((len(ia), k), dtype),
+                    "hit": np.empty((len(ia), k), bool)}
+        prod, sums, da, db, hit = bufs["p"], bufs["s"], bufs["a"], bufs["b"], bufs["hit"]
+        np.matmul(bits, xt, out=prod)                           # (chunk, n_columns): THE product
+        sums[...] = prod.T                                      # system-major for the pair gathers
         sums *= 2
-        sums -= total_d                                         # s @ x with s = 2 bits - 1
-        diff = sums[:, ia] - sums[:, ib]
+        sums -= total_d                                         # s @ x with s = 2 t - 1
+        np.take(sums, ia, axis=0, out=da)
+        np.take(sums, ib, axis=0, out=db)
+        np.subtract(da, db, out=da)                             # permuted pair differences
         if alternative == "two-sided":
-            counts += (np.abs(diff) >= np.abs(obs) - tol).sum(axis=0)
+            np.abs(da, out=da)
+            np.greater_equal(da, thr, out=hit)
         elif alternative == "greater":
-            counts += (diff >= obs - tol).sum(axis=0)
+            np.greater_equal(da, thr, out=hit)
         else:
-            counts += (diff <= obs + tol).sum(axis=0)
+            np.less_equal(da, thr, out=hit)
+        counts += np.count_nonzero(hit, axis=1)
     if exact:
         return counts / float(1 << n_users)
     return (counts + 1.0) / (n_perm + 1.0)
