@@ -64,6 +64,10 @@ def _top(key: str, metric: str, what: str, *, lowest: bool):
         s = pd.Series(s).rename(index=_base)
         rank = _rank_of(s, metric, ascending=lowest)
         best = s.idxmin() if lowest else s.idxmax()
+        tied = [m for m in s.index if m != metric and s[m] == s[metric]]
+        if rank == 1 and tied:  # e.g. every p-value at the Monte Carlo floor: the test cannot separate them
+            return Evidence("inconclusive", rank, f"{metric} shares the best {what} ({s[metric]:.4g}) with "
+                                                  f"{', '.join(tied)}")
         return agrees_if(rank == 1, rank, f"{metric} ranks {rank} of {len(s)} by {what} (best: {best}, "
                                           f"{s[best]:.4g}; {metric}: {s[metric]:.4g})")
     return check
