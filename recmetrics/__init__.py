@@ -17,6 +17,8 @@ _LAZY = {
     "recommenders": "recmetrics.recommenders",
     "axioms": "recmetrics.axioms",
     "study": "recmetrics.study",
+    "parallel": "recmetrics.parallel",
+    "Study": "recmetrics.study:Study",
     "widgets": "recmetrics.widgets",
     "meta": "recmetrics.meta",
     "protocols": "recmetrics.protocols",

@@ -111,6 +111,16 @@ NOTEBOOK_PARAMETERS: dict[str, dict[str, dict[str, Any]]] = {
         "08_popularity_bias": {"users": None, "removed": [0.0, 0.2, 0.4, 0.6, 0.8], "sizes": [100, 200, 400, 800],
                                "alphas": [0.0, 0.5, 1.0, 1.5, 2.0],
                                "sweep_systems": ["Random", "Pop", "UserKNN", "PureSVD", "pLSA"]},
+        # 003 §6 / 000 §4-7: 5 folds, the 21 systems, 100% .. 1% test sizes, 50 samples, 100,000 permutations
+        "05_cutoffs": {"folds": 5, "systems": None, "cutoff_grid": [5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100],
+                       "sizes": [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05, 0.01], "n_samples": 50,
+                       "n_permutations": 100_000},
+        "06_comparing_metrics": {"folds": 5, "systems": None,
+                                 "sizes": [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05, 0.01],
+                                 "n_samples": 50, "n_permutations": 100_000},
+        "07_arithmetic_vs_geometric": {"folds": 5, "systems": None,
+                                       "sizes": [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05, 0.01],
+                                       "n_samples": 50, "n_permutations": 100_000},
     },
 }
 

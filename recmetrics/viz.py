@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import altair as alt
     import pandas as pd
 
-__all__ = ["bar_distribution", "long_tail", "metric_lines"]
+__all__ = ["bar_distribution", "long_tail", "metric_lines", "tau_heatmap", "pvalue_curves"]
 
 #: default width of a chart that spans the book's text column (pixels)
 WIDTH = 560
@@ -225,7 +225,7 @@ def metric_lines(
 
 
 # --- diversity (notebook 03: Parapar & Radlinski 2021, Figs. 1-4)
-__all__ += ["swap_decay", "tau_bars", "pvalue_curves", "robustness_lines"]
+__all__ += ["swap_decay", "tau_bars", "perturbation_pvalues", "robustness_lines"]
 
 
 def swap_decay(level_means: "pd.DataFrame", *, title: str | None = None, width: int = WIDTH,
@@ -264,13 +264,13 @@ def tau_bars(tau: "pd.DataFrame", *, by: str = "tie_break", families: Sequence[s
     ).properties(title=title or alt.Undefined)
 
 
-def pvalue_curves(pvalues: "pd.DataFrame", *, row: str = "tie_break", families: Sequence[str] | None = None,
+def perturbation_pvalues(pvalues: "pd.DataFrame", *, row: str = "tie_break", families: Sequence[str] | None = None,
                   floor: float = 1e-12, title: str | None = None, width: int = WIDTH) -> "alt.FacetChart":
     """Fig. 3: p-value (log scale, floored at ``floor`` for display) of the ideal against each
     level, one line per metric; panels: family (columns) x ``row``.
     ``pvalues``: columns ``family, metric, level, pvalue, row``."""
     alt = _alt()
-    _require_columns(pvalues, ["family", "metric", "level", "pvalue", row], "pvalue_curves")
+    _require_columns(pvalues, ["family", "metric", "level", "pvalue", row], "perturbation_pvalues")
     data = pvalues[["family", "metric", "level", "pvalue", row]].copy()
     data["p (floored)"] = data.pvalue.clip(lower=floor)
     n = len(families) if families else max(data.family.nunique(), 1)
@@ -342,3 +342,49 @@ def bound_band(df: "pd.DataFrame", *, x: str = "x", x_title: str = "x", title: s
 
 
 __all__ += ["design_bars", "bound_band"]
+
+
+# --- meta
+def tau_heatmap(matrix: "pd.DataFrame", *, title: str | None = None, label: str = "τ",
+                width: int = 320, height: int = 320) -> "alt.Chart":
+    """Heatmap of a square agreement matrix (rows and columns: metrics or cut-offs), values printed.
+
+    ``matrix`` is e.g. :func:`recmetrics.meta.agreement.agreement_matrix`'s result; the colour
+    scale runs from -1 to 1 (the range of Kendall's τ and τ_ap)."""
+    alt = _alt()
+    names = [str(c) for c in matrix.columns]
+    data = matrix.copy()
+    data.index, data.columns = [str(i) for i in data.index], names
+    long = data.rename_axis("row").reset_index().melt(id_vars="row", var_name="column", value_name="value")
+    enc = dict(x=alt.X("column:N", sort=names, title=None), y=alt.Y("row:N", sort=[str(i) for i in data.index], title=None))
+    base = alt.Chart(long, width=width, height=height, title=title or alt.Undefined).encode(**enc)
+    cells = base.mark_rect().encode(
+        color=alt.Color("value:Q", title=label, scale=alt.Scale(scheme="viridis", domain=[-1, 1])),
+        tooltip=[alt.Tooltip("row:N"), alt.Tooltip("column:N"), alt.Tooltip("value:Q", format=".3f", title=label)])
+    text = base.mark_text(fontSize=9).encode(
+        text=alt.Text("value:Q", format=".2f"),
+        color=alt.condition(alt.datum.value > 0.5, alt.value("black"), alt.value("white")))
+    return cells + text
+
+
+def pvalue_curves(curves: "pd.DataFrame", *, x: str = "pair", y: str = "p", color: str = "metric",
+                  title: str | None = None, alpha: float | None = 0.05, width: int = WIDTH,
+                  height: int = HEIGHT) -> "alt.Chart":
+    """Sakai's p-value curves: each metric's p-values of every system pair sorted by decreasing
+    value (``curves`` tidy: one row per metric and pair rank), with a rule at ``alpha``."""
+    alt = _alt()
+    _require_columns(curves, [x, y, color], "pvalue_curves")
+    pick = alt.selection_point(fields=[color], bind="legend")
+    lines = alt.Chart(curves, width=width, height=height, title=title or alt.Undefined).mark_line().encode(
+        x=alt.X(f"{x}:Q", title="system pairs sorted by p-value"),
+        y=alt.Y(f"{y}:Q", title="p-value"),
+        color=alt.Color(f"{color}:N"),
+        opacity=alt.condition(pick, alt.value(1.0), alt.value(0.15)),
+        tooltip=[alt.Tooltip(f"{color}:N"), alt.Tooltip(f"{x}:Q"), alt.Tooltip(f"{y}:Q", format=".4f")],
+    ).add_params(pick)
+    if alpha is None:
+        return lines
+    import pandas as pd
+
+    rule = alt.Chart(pd.DataFrame({"alpha": [alpha]})).mark_rule(strokeDash=[4, 4], color="gray").encode(y="alpha:Q")
+    return lines + rule

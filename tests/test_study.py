@@ -178,3 +178,70 @@ def test_load_runs_bad_input(tmp_path):
     (tmp_path / "b.trec").write_text("1 Q0 2 1\n")
     with pytest.raises(InputError, match="b.trec:1"):
         study.load_runs([tmp_path / "b.trec"])
+
+
+# ------------------------------------------------------------------------------------ Study cube
+@pytest.fixture(scope="module")
+def small_study(data, tmp_path_factory):
+    root = tmp_path_factory.mktemp("study")
+    return study.Study(data, SYSTEMS, ["P", "nDCG", "RR"], [5, 15], k=3, seed=0, cache_dir=root / "runs",
+                       progress=False), root
+
+
+def test_study_cube_matches_evaluate_systems(small_study):
+    st, _ = small_study
+    assert st.cube.shape == (3, 2, 3, 3, len(st.users))
+    long = study.evaluate_systems(st.runs, metrics=["nDCG@15", "P@5"])
+    for name, (m, c) in {"nDCG@15": ("nDCG", 15), "P@5": ("P", 5)}.items():
+        want = long[long.metric == name].set_index(["system", "fold", "user"])["value"]
+        got = st.scores(m, c).stack(["fold", "user"]).reindex(want.index)
+        assert np.allclose(got.to_numpy(), want.to_numpy())
+    tidy = st.long()
+    assert len(tidy) == np.isfinite(st.cube).sum() and set(tidy.columns) == {*study.AXES, "value"}
+
+
+def test_study_pooling_and_cache(small_study, data):
+    st, root = small_study
+    concat, mean = st.scores("nDCG@5"), st.scores("nDCG", 5, pool="mean")
+    assert concat.columns.names == ["fold", "user"] and mean.shape[1] <= concat.shape[1]
+    u = mean.columns[0]
+    assert np.allclose(mean[u], concat.xs(u, axis=1, level="user").mean(axis=1))
+    assert np.allclose(st.system_scores("nDCG", 5), concat.mean(axis=1))
+    again = study.Study(data, SYSTEMS, ["P", "nDCG", "RR"], [5, 15], k=3, seed=0, cache_dir=root / "runs",
+                        progress=False)
+    assert np.array_equal(again.cube, st.cube, equal_nan=True)
+    assert len(list((root / "studies").glob("*.npz"))) == 1
+
+
+def test_study_bad_input(small_study, data):
+    st, _ = small_study
+    with pytest.raises(InputError, match="cut-off 10 is not in the study"):
+        st.scores("nDCG", 10)
+    with pytest.raises(UnknownNameError):
+        st.scores("MAP", 5)
+    with pytest.raises(InputError, match="say which cut-off"):
+        st.scores("nDCG")
+    with pytest.raises(InputError, match="pool"):
+        st.scores("nDCG@5", pool="sum")
+    with pytest.raises(InputError, match="without its cut-off"):
+        study.Study(data, SYSTEMS, ["nDCG@10"], [5], progress=False)
+    with pytest.raises(InputError, match="positive integers"):
+        study.Study(data, SYSTEMS, ["nDCG"], [0], progress=False)
+    with pytest.raises(InputError, match="NaN"):
+        study.per_user_scores(pd.DataFrame([[1.0, np.nan], [0.0, 1.0]]))
+    with pytest.raises(InputError, match="2 systems"):
+        study.per_user_scores(np.zeros((1, 4)))
+
+
+def test_study_needs_two_systems(data, tmp_path):
+    with pytest.raises(InputError, match="at least 2 systems"):
+        study.Study(data, ["Pop"], ["P"], [5], k=2, cache_dir=tmp_path, progress=False)
+
+
+def test_study_from_runs_equals_study(small_study):
+    st, _ = small_study
+    again = study.Study.from_runs(dict(st.runs.runs), st.runs.folds, ["P", "nDCG", "RR"], [5, 15], progress=False)
+    assert np.array_equal(again.cube, st.cube, equal_nan=True)
+    with pytest.raises(InputError, match="no run for system"):
+        study.Study.from_runs({("Pop", 0): st.runs[("Pop", 0)], ("Random", 1): st.runs[("Random", 1)]},
+                              st.runs.folds[:2], ["P"], [5], progress=False)

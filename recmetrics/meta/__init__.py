@@ -1,7 +1,7 @@
 """Meta-evaluation: significance tests, agreement (Kendall's τ), perturbation experiments, findings.
 
-Submodules load on first use (``rm.meta.significance``, ``rm.meta.agreement``,
-``rm.meta.perturbations``); the common helpers are re-exported here.
+Submodules load on first use (``rm.meta.significance``, ``rm.meta.discriminative``,
+``rm.meta.agreement``, ``rm.meta.perturbations``); the common helpers are re-exported here.
 """
 from __future__ import annotations
 
@@ -10,9 +10,14 @@ import importlib
 _LAZY = {
     "wilcoxon": "significance", "paired_t": "significance", "paired_test": "significance",
     "paired_pvalues": "significance", "kendall_tau": "agreement",
-    "system_ranking_tau": "agreement", "ranking_taus": "agreement",
+    "system_ranking_tau": "agreement", "ranking_taus": "agreement", "tau_ap": "agreement",
+    "agreement_matrix": "agreement",
+    "discriminative_power": "discriminative", "DiscriminativePower": "discriminative",
+    "sign_flip_pvalues": "discriminative",
+    "permutation_test": "significance", "paired_bootstrap": "significance", "tukey_hsd": "significance",
+    "correct": "significance", "effect_size": "significance", "pairwise": "significance",
 }
-_SUBMODULES = ("significance", "agreement", "perturbations", "findings")
+_SUBMODULES = ("significance", "agreement", "perturbations", "findings", "discriminative", "claims", "robustness")
 
 __all__ = sorted(_LAZY) + list(_SUBMODULES)
 

@@ -1,0 +1,88 @@
+"""Robustness to incompleteness (000 §4.2): masks over judged positions equal re-judging."""
+import numpy as np
+import pytest
+
+from recmetrics import study
+from recmetrics.data.qrels import Qrels
+from recmetrics.errors import InputError, UnknownNameError
+from recmetrics.evaluation import evaluate, parse_metrics, score_judged
+from recmetrics.meta import robustness as rb
+
+from test_recommenders import synthetic
+
+SYSTEMS = ["Random", "Pop", "ItemKNN(k=20)"]
+
+
+@pytest.fixture(scope="module")
+def st(tmp_path_factory):
+    root = tmp_path_factory.mktemp("rob")
+    return study.Study(synthetic(seed=3), SYSTEMS, ["P", "nDCG", "RR", "AP", "bpref"], [10], k=2, seed=0,
+                       cache_dir=root / "runs", progress=False)
+
+
+@pytest.mark.filterwarnings("ignore:run .* have no judgments")
+@pytest.mark.parametrize("scenario", rb.SCENARIOS)
+def test_mask_equals_rejudging(st, scenario):
+    fold = rb._Fold(st.qrels[0], st.ratings.groupby("user").size())
+    keep = fold.keep(scenario, 0.4, np.random.default_rng(1))
+    q = Qrels(fold.frame[keep], st.qrels[0].threshold, st.qrels[0].max_rating)
+    fast = rb._subset_qrels(st.qrels[0], keep)
+    specs = parse_metrics(["P@10", "nDCG@10", "RR@10", "AP@10", "bpref@10"])
+    for s in SYSTEMS:
+        j = st.judged(s, 0)
+        want = evaluate(st.runs[(s, 0)], q, specs).per_user
+        for qq in (q, fast):
+            mj = rb.mask_judged(j, keep[rb._hit_sources(j, fold)], qq)
+            assert np.array_equal(mj.users, want.index.to_numpy())
+            assert np.allclose(score_judged(mj, specs).T, want.to_numpy())
+
+
+def test_scenario_sizes(st):
+    fold = rb._Fold(st.qrels[0], None)
+    rng = np.random.default_rng(0)
+    assert fold.keep("ratings", 0.25, rng).sum() == round(0.25 * len(fold.frame))
+    items = fold.frame["item"][fold.keep("popular-items", 0.5, rng)]
+    kept_pop = fold.item_pop[fold.qrels.item_index.get_indexer(items.unique())]
+    assert kept_pop.max() <= np.sort(fold.item_pop)[len(fold.item_pop) // 2]
+    users = fold.frame["user"][fold.keep("random-users", 0.5, rng)].nunique()
+    assert users == round(0.5 * len(fold.qrels.user_index))
+
+
+def test_robustness_study(st):
+    r = rb.robustness_study(st, sizes=(1.0, 0.5, 0.1), n_samples=3, seed=0, progress=False)
+    assert np.allclose(r.full.to_numpy(), st.table(10).to_numpy())
+    s = r.summary()
+    assert set(s.scenario) == set(rb.SCENARIOS) and (s[s["size"] == 1.0].tau == 1.0).all()
+    assert (s[s.scenario.isin(["popular-items", "large-users"]) & (s["size"] < 1)].samples == 1).all()
+    assert (s[(s.scenario == "ratings") & (s["size"] < 1)].samples == 3).all()
+    again = rb.robustness_study(st, sizes=(1.0, 0.5, 0.1), n_samples=3, seed=0, progress=False, n_jobs=2)
+    assert r.samples.equals(again.samples)
+    other = rb.robustness_study(st, ["ratings"], sizes=(0.1,), n_samples=3, seed=1, progress=False)
+    assert not np.allclose(other.samples.mean_value, r.samples.query("scenario == 'ratings' and size == 0.1")
+                           .mean_value)
+    assert r.curve("ratings").index[0] == 1.0
+
+
+def test_robustness_bad_input(st):
+    for size in (0.0, 1.5, -0.1):
+        with pytest.raises(InputError, match="outside"):
+            rb.robustness_study(st, sizes=(size,), progress=False)
+    with pytest.raises(InputError, match="cut-off 100 is not in the study"):
+        rb.robustness_study(st, cutoffs=100, progress=False)
+    with pytest.raises(UnknownNameError):
+        rb.robustness_study(st, metrics=["ERR"], progress=False)
+    with pytest.raises(UnknownNameError):
+        rb.robustness_study(st, scenarios=["popular-users"], progress=False)
+    with pytest.raises(InputError, match="n_samples"):
+        rb.robustness_study(st, n_samples=0, progress=False)
+
+
+def test_user_scenarios_shortcut_equals_masking(st):
+    specs = parse_metrics(["P@10", "nDCG@10", "RR@10", "AP@10", "bpref@10"])
+    ctx = rb._Context(st, specs, st.ratings.groupby("user").size())
+    for scenario in ("random-users", "large-users"):
+        fast = ctx.sample(scenario, 0.4, 11, "arithmetic")
+        ctx.users_shortcut = False
+        slow = ctx.sample(scenario, 0.4, 11, "arithmetic")
+        ctx.users_shortcut = True
+        assert np.allclose(fast, slow)
