@@ -15,8 +15,11 @@ _LAZY = {
     "sign_flip_pvalues": "discriminative",
     "permutation_test": "significance", "paired_bootstrap": "significance", "tukey_hsd": "significance",
     "correct": "significance", "effect_size": "significance", "pairwise": "significance",
+    "Comparison": "compare",
 }
-_SUBMODULES = ("significance", "agreement", "perturbations", "findings", "discriminative")
+_SUBMODULES = ("significance", "agreement", "perturbations", "findings", "discriminative", "compare")
+# rm.meta.compare is the module (importing a submodule rebinds the package attribute, so a function of
+# the same name could not stay exported): call rm.meta.compare.compare(...)
 
 __all__ = sorted(_LAZY) + list(_SUBMODULES)
 
