@@ -151,9 +151,10 @@ def sign_flip_pvalues(x, ia, ib, *, n_permutations: int = 100_000, seed: int = 0
     else:
         thr = (obs + tol)[:, None]
     counts = np.zeros(len(ia), dtype=np.int64)
+    if chunk_size is None:  # sign chunk and the two (pairs × chunk) work buffers within ~48 MB each
+        chunk_size = max(BLOCK, min(_CHUNK_BYTES // (8 * n_users), _CHUNK_BYTES // (8 * max(len(ia), 1))))
     if exact:
-        chunk = int(chunk_size or max(BLOCK, _CHUNK_BYTES // (8 * n_users)))
-        blocks = _exact_blocks(n_users, chunk, dtype)
+        blocks = _exact_blocks(n_users, int(chunk_size), dtype)
     else:
         blocks = sign_blocks(n_users, n_perm, seed, chunk_size, dtype, reuse=True)
     total_d = total.astype(dtype)[:, None]
@@ -192,7 +193,7 @@ class DiscriminativePower:
     ``pvalues``: DataFrame ``a, b, p`` (one row per unordered pair, ``a`` before ``b`` in the input
     order); ``dp``: sum of the p-values = area under the p-value curve (Sakai; lower = more
     discriminative); ``curve``: the sorted p-values; ``share_significant``: share of pairs with
-    ``p < alpha``; ``median_p``.
+    ``p < alpha``; ``median_p``; ``n_permutations``: sign vectors used (``2**n_users`` when exact).
     """
 
     pvalues: pd.DataFrame
@@ -281,6 +282,7 @@ def discriminative_power(scores, n_permutations: int = 100_000, seed: int = 0,
         out[m] = DiscriminativePower(
             pvalues=pd.DataFrame({"a": names_a, "b": names_b, "p": pm}),
             dp=float(pm.sum()), curve=curve, share_significant=float(np.mean(pm < alpha)),
-            median_p=float(np.median(pm)), alpha=float(alpha), n_permutations=int(n_permutations),
+            median_p=float(np.median(pm)), alpha=float(alpha),
+            n_permutations=(1 << len(users)) if is_exact else int(n_permutations),
             exact=is_exact, alternative=alternative, seed=int(seed))
     return out[None] if single else out
