@@ -166,3 +166,15 @@ def test_agrees_with_ranx_fisher_within_monte_carlo_error():
 def test_exact_result_reports_enumerated_sign_vectors():
     res = dpm.discriminative_power(_scores(3, 8), n_permutations=123)
     assert res.exact and res.n_permutations == 2**8
+
+
+def test_same_pvalues_whatever_the_number_of_workers():
+    s = {"A": _scores(5, 300, 1), "B": _scores(5, 300, 2, discrete=True)}
+    one = dpm.discriminative_power(s, n_permutations=2000, seed=3)
+    for n_jobs in (2, 3):
+        many = dpm.discriminative_power(s, n_permutations=2000, seed=3, n_jobs=n_jobs, chunk_size=256)
+        for m in s:
+            pd.testing.assert_frame_equal(one[m].pvalues, many[m].pvalues)
+    small = _scores(3, 12, 4)
+    pd.testing.assert_frame_equal(dpm.discriminative_power(small).pvalues,
+                                  dpm.discriminative_power(small, n_jobs=2, chunk_size=300).pvalues)
