@@ -163,7 +163,10 @@ def sign_flip_pvalues(x, ia, ib, *, n_permutations: int = 100_000, seed: int = 0
     if n_jobs == 1:
         counts = _count(xt, ia, ib, thr, total_d, alternative, exact, n_users, n_perm, seed, chunk_size, dtype, None)
     else:  # contiguous shares of the sign matrix, one per task; counts add up to the 1-worker counts
-        from joblib import Parallel, delayed
+        try:
+            from joblib import Parallel, delayed
+        except ImportError:  # pragma: no cover - joblib ships with the [models] extra
+            raise InputError("n_jobs != 1 needs joblib (pip install 'recmetrics[models]')") from None
 
         n_units = (1 << n_users) if exact else -(-n_perm // BLOCK)
         n_tasks = max(1, min(abs(n_jobs) if n_jobs > 0 else 8, n_units))
