@@ -373,6 +373,10 @@ def add_commands(sub) -> None:
                    help="rebuild the book from the notebooks already executed in book/generated/")
     r.set_defaults(func=_report)
 
+    from .meta.compare import add_parser as add_compare  # argparse set-up only; the analysis loads on use
+
+    add_compare(sub)
+
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="recmetrics", description="Evaluate top-N recommenders and their metrics.")

@@ -149,3 +149,32 @@ def test_bad_input():
         dpm.discriminative_power({"a": s, "b": s.rename(index={"s0": "zz"})}, n_permutations=10)
     with pytest.raises(InputError):
         dpm.discriminative_power({})
+
+
+def test_agrees_with_ranx_fisher_within_monte_carlo_error():
+    ranx_tests = pytest.importorskip("ranx.statistical_tests")
+    s = _scores(3, 200, seed=8)
+    B = 10_000
+    res = dpm.discriminative_power(s, n_permutations=B, seed=0)
+    x = s.to_numpy()
+    for (i, j), p in zip(itertools.combinations(range(3), 2), res.pvalues.p):
+        ref, _ = ranx_tests.fisher_randomization_test(x[i], x[j], B, 0.05, 42)
+        se = np.sqrt(max(ref, 1e-3) * (1 - ref) / B) * np.sqrt(2)
+        assert abs(p - ref) <= 5 * se + 2 / B
+
+
+def test_exact_result_reports_enumerated_sign_vectors():
+    res = dpm.discriminative_power(_scores(3, 8), n_permutations=123)
+    assert res.exact and res.n_permutations == 2**8
+
+
+def test_same_pvalues_whatever_the_number_of_workers():
+    s = {"A": _scores(5, 300, 1), "B": _scores(5, 300, 2, discrete=True)}
+    one = dpm.discriminative_power(s, n_permutations=2000, seed=3)
+    for n_jobs in (2, 3):
+        many = dpm.discriminative_power(s, n_permutations=2000, seed=3, n_jobs=n_jobs, chunk_size=256)
+        for m in s:
+            pd.testing.assert_frame_equal(one[m].pvalues, many[m].pvalues)
+    small = _scores(3, 12, 4)
+    pd.testing.assert_frame_equal(dpm.discriminative_power(small).pvalues,
+                                  dpm.discriminative_power(small, n_jobs=2, chunk_size=300).pvalues)

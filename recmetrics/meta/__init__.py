@@ -1,7 +1,10 @@
-"""Meta-evaluation: significance tests, agreement (Kendall's τ), perturbation experiments, findings.
+"""Meta-evaluation: one module per question.
 
-Submodules load on first use (``rm.meta.significance``, ``rm.meta.discriminative``,
-``rm.meta.agreement``, ``rm.meta.perturbations``); the common helpers are re-exported here.
+``significance`` (paired tests, corrections, effect sizes), ``discriminative`` (discriminative
+power from one shared sign matrix), ``compare`` (ranx-style comparison tables), ``agreement``
+(Kendall's τ, τ_ap), ``robustness`` (incompleteness scenarios), ``perturbations`` (the diversity
+experiments), ``claims`` and ``findings`` (the papers' claims as data, verdicts computed).
+Submodules load on first use; the common helpers are re-exported here.
 """
 from __future__ import annotations
 
@@ -16,8 +19,12 @@ _LAZY = {
     "sign_flip_pvalues": "discriminative",
     "permutation_test": "significance", "paired_bootstrap": "significance", "tukey_hsd": "significance",
     "correct": "significance", "effect_size": "significance", "pairwise": "significance",
+    "Comparison": "compare",
 }
-_SUBMODULES = ("significance", "agreement", "perturbations", "findings", "discriminative", "claims", "robustness")
+_SUBMODULES = ("significance", "discriminative", "compare", "agreement", "robustness", "perturbations",
+               "claims", "findings")
+# rm.meta.compare is the module (importing a submodule rebinds the package attribute, so a function of
+# the same name could not stay exported): call rm.meta.compare.compare(...)
 
 __all__ = sorted(_LAZY) + list(_SUBMODULES)
 

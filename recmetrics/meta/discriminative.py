@@ -64,34 +64,36 @@ def _block_bits(seed: int, k: int, n_users: int) -> np.ndarray:
 
 
 def sign_blocks(n_users: int, n_permutations: int, seed: int = 0, chunk_size: int | None = None,
-                dtype=np.float64, *, reuse: bool = False):
+                dtype=np.float64, *, reuse: bool = False, block_range: tuple[int, int] | None = None):
     """Yield the 0/1 sign matrix (1 = keep the user's difference, 0 = flip it) in chunks of rows.
 
     Monte Carlo only. The concatenation of the chunks is the same for every ``chunk_size`` (rounded
     up to a multiple of :data:`BLOCK`): it depends on ``seed``, ``n_users`` and ``n_permutations``.
     ``reuse=True`` yields views of one buffer overwritten at each step (the fast path: no fresh
-    pages per chunk); copy a chunk if you keep it.
+    pages per chunk); copy a chunk if you keep it. ``block_range=(first, stop)`` yields only blocks
+    ``first..stop-1`` (a worker's share; shares concatenate to the whole matrix).
     """
     if chunk_size is None:
         chunk_size = max(BLOCK, _CHUNK_BYTES // (8 * max(n_users, 1)))
     blocks_per_chunk = max(1, -(-int(chunk_size) // BLOCK))
     n_blocks = -(-n_permutations // BLOCK)
+    first, stop = (0, n_blocks) if block_range is None else (int(block_range[0]), min(int(block_range[1]), n_blocks))
     buf = np.empty((blocks_per_chunk * BLOCK, n_users), dtype=dtype)
-    for start in range(0, n_blocks, blocks_per_chunk):
+    for start in range(first, stop, blocks_per_chunk):
         if not reuse and start:
             buf = np.empty_like(buf)
-        ks = range(start, min(start + blocks_per_chunk, n_blocks))
+        ks = range(start, min(start + blocks_per_chunk, stop))
         for r, k in enumerate(ks):
             buf[r * BLOCK:(r + 1) * BLOCK] = _block_bits(seed, k, n_users)
         yield buf[:min(n_permutations - ks[0] * BLOCK, len(ks) * BLOCK)]
 
 
-def _exact_blocks(n_users: int, chunk_size: int, dtype=np.float64):
+def _exact_blocks(n_users: int, chunk_size: int, dtype=np.float64, row_range: tuple[int, int] | None = None):
     """All ``2**n_users`` 0/1 sign vectors, in chunks (row ``i`` = binary digits of ``i``)."""
-    total = 1 << n_users
+    first, stop = (0, 1 << n_users) if row_range is None else row_range
     shifts = np.arange(n_users, dtype=np.int64)
-    for start in range(0, total, chunk_size):
-        idx = np.arange(start, min(start + chunk_size, total), dtype=np.int64)
+    for start in range(first, stop, chunk_size):
+        idx = np.arange(start, min(start + chunk_size, stop), dtype=np.int64)
         yield ((idx[:, None] >> shifts) & 1).astype(dtype)
 
 
@@ -117,13 +119,17 @@ def _check_matrix(x, what: str = "scores") -> np.ndarray:
 
 def sign_flip_pvalues(x, ia, ib, *, n_permutations: int = 100_000, seed: int = 0,
                       alternative: str = "two-sided", exact: bool | None = None,
-                      chunk_size: int | None = None, dtype=np.float64) -> np.ndarray:
+                      chunk_size: int | None = None, dtype=np.float64, n_jobs: int | None = 1) -> np.ndarray:
     """Paired randomisation-test p-values of ``mean(x[ia] - x[ib])`` for many pairs at once.
 
     ``x``: (n_columns, n_users) scores (systems of one or several metrics stacked as rows);
     ``ia``, ``ib``: row indices of each pair. One product ``signs @ x.T`` per chunk serves all
     pairs. ``exact=None`` enumerates all ``2**n`` sign vectors when n ≤ 20 users. ``dtype``
-    exists for the float32-vs-float64 benchmark only; keep float64.
+    exists for the float32-vs-float64 benchmark only; keep float64. ``n_jobs``: split the sign
+    matrix into contiguous shares counted by joblib workers (threads by default; inside
+    ``joblib.parallel_backend("dask")`` they run on a Dask cluster) — counts add up, so the
+    p-values are identical for any ``n_jobs``. BLAS already uses every core for one product, so
+    ``n_jobs > 1`` helps only with more machines/cores than one product can use.
     """
     alternative = _check_alternative(alternative)
     x = _check_matrix(x)
@@ -150,13 +156,38 @@ def sign_flip_pvalues(x, ia, ib, *, n_permutations: int = 100_000, seed: int = 0
         thr = (obs - tol)[:, None]
     else:
         thr = (obs + tol)[:, None]
+    total_d = total.astype(dtype)[:, None]
+    if chunk_size is None:  # sign chunk and the two (pairs × chunk) work buffers within ~48 MB each
+        chunk_size = max(BLOCK, min(_CHUNK_BYTES // (8 * n_users), _CHUNK_BYTES // (8 * max(len(ia), 1))))
+    n_jobs = 1 if n_jobs is None else int(n_jobs)
+    if n_jobs == 1:
+        counts = _count(xt, ia, ib, thr, total_d, alternative, exact, n_users, n_perm, seed, chunk_size, dtype, None)
+    else:  # contiguous shares of the sign matrix, one per task; counts add up to the 1-worker counts
+        try:
+            from joblib import Parallel, delayed
+        except ImportError:  # pragma: no cover - joblib ships with the [models] extra
+            raise InputError("n_jobs != 1 needs joblib (pip install 'recmetrics[models]')") from None
+
+        n_units = (1 << n_users) if exact else -(-n_perm // BLOCK)
+        n_tasks = max(1, min(abs(n_jobs) if n_jobs > 0 else 8, n_units))
+        edges = np.linspace(0, n_units, n_tasks + 1).astype(np.int64)
+        parts = Parallel(n_jobs=n_jobs, prefer="threads")(
+            delayed(_count)(xt, ia, ib, thr, total_d, alternative, exact, n_users, n_perm, seed, chunk_size,
+                            dtype, (int(lo), int(hi))) for lo, hi in zip(edges[:-1], edges[1:]) if hi > lo)
+        counts = np.sum(parts, axis=0)
+    if exact:
+        return counts / float(1 << n_users)
+    return (counts + 1.0) / (n_perm + 1.0)
+
+
+def _count(xt, ia, ib, thr, total_d, alternative, exact, n_users, n_perm, seed, chunk_size, dtype, share):
+    """Count, for each pair, the sign vectors of ``share`` (rows when exact, blocks otherwise; None =
+    all) whose permuted difference is at least as extreme as the observed one."""
     counts = np.zeros(len(ia), dtype=np.int64)
     if exact:
-        chunk = int(chunk_size or max(BLOCK, _CHUNK_BYTES // (8 * n_users)))
-        blocks = _exact_blocks(n_users, chunk, dtype)
+        blocks = _exact_blocks(n_users, int(chunk_size), dtype, share)
     else:
-        blocks = sign_blocks(n_users, n_perm, seed, chunk_size, dtype, reuse=True)
-    total_d = total.astype(dtype)[:, None]
+        blocks = sign_blocks(n_users, n_perm, seed, chunk_size, dtype, reuse=True, block_range=share)
     bufs = {}
     for bits in blocks:
         k = bits.shape[0]
@@ -180,9 +211,7 @@ def sign_flip_pvalues(x, ia, ib, *, n_permutations: int = 100_000, seed: int = 0
         else:
             np.less_equal(da, thr, out=hit)
         counts += np.count_nonzero(hit, axis=1)
-    if exact:
-        return counts / float(1 << n_users)
-    return (counts + 1.0) / (n_perm + 1.0)
+    return counts
 
 
 @dataclass(frozen=True)
@@ -192,7 +221,7 @@ class DiscriminativePower:
     ``pvalues``: DataFrame ``a, b, p`` (one row per unordered pair, ``a`` before ``b`` in the input
     order); ``dp``: sum of the p-values = area under the p-value curve (Sakai; lower = more
     discriminative); ``curve``: the sorted p-values; ``share_significant``: share of pairs with
-    ``p < alpha``; ``median_p``.
+    ``p < alpha``; ``median_p``; ``n_permutations``: sign vectors used (``2**n_users`` when exact).
     """
 
     pvalues: pd.DataFrame
@@ -232,7 +261,7 @@ def _as_frame(scores, what: str) -> pd.DataFrame:
 
 def discriminative_power(scores, n_permutations: int = 100_000, seed: int = 0,
                          alternative: str = "two-sided", alpha: float = 0.05, *,
-                         exact: bool | None = None, chunk_size: int | None = None):
+                         exact: bool | None = None, chunk_size: int | None = None, n_jobs: int | None = 1):
     """Sakai's discriminative power from paired randomisation tests of every pair of systems.
 
     ``scores``: systems × users DataFrame (index = system names; users paired by column), or a dict
@@ -240,7 +269,7 @@ def discriminative_power(scores, n_permutations: int = 100_000, seed: int = 0,
     returns ``{metric: DiscriminativePower}`` computed from the *same* sign vectors in one stacked
     product. Exact enumeration when ≤ 20 users (``exact=None``), else ``n_permutations`` Monte
     Carlo sign vectors, ``p = (b+1)/(B+1)``. Same ``seed`` ⇒ identical p-values whatever the
-    ``chunk_size`` and whichever metrics are computed together.
+    ``chunk_size``, the number of workers ``n_jobs`` and whichever metrics are computed together.
     """
     alternative = _check_alternative(alternative)
     if not 0 < float(alpha) < 1:
@@ -272,7 +301,7 @@ def discriminative_power(scores, n_permutations: int = 100_000, seed: int = 0,
     ib = (offsets[:, None] + ju[None, :]).ravel()
     is_exact = (len(users) <= EXACT_MAX_USERS) if exact is None else bool(exact)
     p = sign_flip_pvalues(x, ia, ib, n_permutations=n_permutations, seed=seed, alternative=alternative,
-                          exact=is_exact, chunk_size=chunk_size).reshape(len(blocks), len(iu))
+                          exact=is_exact, chunk_size=chunk_size, n_jobs=n_jobs).reshape(len(blocks), len(iu))
     names_a = [systems[i] for i in iu]
     names_b = [systems[j] for j in ju]
     out = {}
@@ -281,6 +310,7 @@ def discriminative_power(scores, n_permutations: int = 100_000, seed: int = 0,
         out[m] = DiscriminativePower(
             pvalues=pd.DataFrame({"a": names_a, "b": names_b, "p": pm}),
             dp=float(pm.sum()), curve=curve, share_significant=float(np.mean(pm < alpha)),
-            median_p=float(np.median(pm)), alpha=float(alpha), n_permutations=int(n_permutations),
+            median_p=float(np.median(pm)), alpha=float(alpha),
+            n_permutations=(1 << len(users)) if is_exact else int(n_permutations),
             exact=is_exact, alternative=alternative, seed=int(seed))
     return out[None] if single else out
