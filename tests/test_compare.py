@@ -116,3 +116,15 @@ def test_cli_compare(trec_files, capsys):
     np.testing.assert_allclose([p["p"] for p in js["pairs"]], res.pairs.p)
     assert _cli(["compare", q, *runs, "-m", "P@10", "--format", "latex", "--test", "wilcoxon"]) == 0
     assert "\\begin{tabular}" in capsys.readouterr().out
+
+
+def test_compare_is_a_cli_subcommand(tmp_path, capsys):
+    from recmetrics import cli
+
+    (tmp_path / "q.txt").write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n2 0 d 1\n3 0 e 1\n")
+    (tmp_path / "r1.txt").write_text("1 Q0 a 1 2 r1\n1 Q0 b 2 1 r1\n2 Q0 c 1 2 r1\n2 Q0 d 2 1 r1\n3 Q0 e 1 1 r1\n")
+    (tmp_path / "r2.txt").write_text("1 Q0 b 1 2 r2\n1 Q0 a 2 1 r2\n2 Q0 x 1 2 r2\n2 Q0 c 2 1 r2\n3 Q0 e 1 1 r2\n")
+    assert cli.main(["compare", str(tmp_path / "q.txt"), str(tmp_path / "r1.txt"), str(tmp_path / "r2.txt"),
+                     "-m", "P@1", "nDCG@2", "--format", "csv"]) == 0
+    out = capsys.readouterr().out
+    assert "r1" in out and "r2" in out and "P@1" in out
