@@ -13,6 +13,7 @@ from .data.run import Run
 from .errors import InputError, show
 from .judged import judge
 from .metrics import aggregate as _aggregate, parse
+from .metrics.aggregate import MIN_GEO_MEAN
 from .metrics.registry import MetricSpec
 
 
@@ -109,7 +110,7 @@ def check_train_test_overlap(qrels: Qrels, train: pd.DataFrame, users: np.ndarra
 
 
 def evaluate(run, qrels, metrics, *, users="relevant", aggregate: str = "arithmetic",
-             threshold: float | None = None, **context) -> Evaluation:
+             threshold: float | None = None, floor: float | None = MIN_GEO_MEAN, **context) -> Evaluation:
     """Evaluate one run.
 
     ``run``/``qrels``: :class:`Run`/:class:`Qrels`, DataFrames, nested dicts ``{user: {item: value}}``
@@ -118,7 +119,8 @@ def evaluate(run, qrels, metrics, *, users="relevant", aggregate: str = "arithme
     ``users``: ``"relevant"`` (test users with >= 1 relevant item; default), ``"all"`` (every test
     user; trec_eval -c), ``"run"`` (judged users the run has a list for; trec_eval without -c) or an
     array of user ids. Users the run has no list for score 0 on every metric.
-    ``aggregate``: arithmetic | geometric | harmonic | quadratic.
+    ``aggregate``: arithmetic | geometric | harmonic | quadratic; ``floor``: the value the geometric and
+    harmonic means raise smaller values to (1e-5, trec_eval's gm_map; ``None``: the plain means).
     An empty run is an error; a run none of whose items is judged gets a warning naming the likely cause.
     """
     specs = parse_metrics(metrics)
@@ -136,6 +138,6 @@ def evaluate(run, qrels, metrics, *, users="relevant", aggregate: str = "arithme
     values = score_judged(judged, specs, **context)
     names = [str(s) for s in specs]
     per_user = pd.DataFrame(values.T, index=pd.Index(judged.users, name="user"), columns=names)
-    agg = pd.Series(_aggregate(values, aggregate, axis=1), index=names, name=run.name)
-    meta = dict(judged.metadata, aggregate=aggregate, users_policy=users if isinstance(users, str) else "given")
+    agg = pd.Series(_aggregate(values, aggregate, axis=1, floor=floor), index=names, name=run.name)
+    meta = dict(judged.metadata, aggregate=aggregate, floor=floor, users_policy=users if isinstance(users, str) else "given")
     return Evaluation(per_user, agg, meta)

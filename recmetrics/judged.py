@@ -103,9 +103,9 @@ class Judged:
         return np.bincount(self.hits.rows[mask], weights=weights[mask] if np.ndim(weights) else None,
                            minlength=len(self)).astype(np.float64)
 
-    def ideal_dcg(self, k: int | None) -> np.ndarray:
+    def ideal_dcg(self, k: int | None, relevant_only: bool = False) -> np.ndarray:
         """DCG of the ideal ranking of all the user's judgments, truncated at ``k`` (None: all)."""
-        return self.qrels.ideal_dcg(self.users, k)
+        return self.qrels.ideal_dcg(self.users, k, relevant_only)
 
     # ---------------------------------------------------------------- dense views (lazy)
     @cached_property

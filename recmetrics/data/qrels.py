@@ -223,15 +223,19 @@ class Qrels:
         self.__dict__["_entries_memo"] = (key, out)
         return out
 
-    def ideal_dcg(self, users: np.ndarray, k: int | None = None) -> np.ndarray:
-        """DCG of each user's ideal ranking (all judgments, rating as gain) truncated at ``k``."""
+    def ideal_dcg(self, users: np.ndarray, k: int | None = None, relevant_only: bool = False) -> np.ndarray:
+        """DCG of each user's ideal ranking (all judgments, rating as gain) truncated at ``k``.
+
+        Positive grades are gains (trec_eval); ``relevant_only``: only grades >= the threshold."""
         memo = self.__dict__.setdefault("_idcg_memo", {})
-        if k not in memo:  # computed once per cut-off for every judged user
+        key = (k, relevant_only)
+        if key not in memo:  # computed once per cut-off for every judged user
             rows, offs, src, _ = self._gather(self.users, k)
             gains = self._desc[src]
-            memo[k] = np.bincount(rows, weights=np.where(gains > 0, gains, 0.0) / np.log2(offs + 2.0),
-                                  minlength=len(self.users))
-        return self.per_user(users, memo[k])
+            keep = gains >= self.threshold if relevant_only else gains > 0
+            memo[key] = np.bincount(rows, weights=np.where(keep, gains, 0.0) / np.log2(offs + 2.0),
+                                    minlength=len(self.users))
+        return self.per_user(users, memo[key])
 
     def per_user(self, users: np.ndarray, values: np.ndarray) -> np.ndarray:
         """Align a per-qrels-user vector (e.g. :attr:`n_relevant`) to ``users`` (0 where unknown)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import InputError
 from ..judged import exclusive_cumsum_by_row
 from .registry import register
 
@@ -63,15 +64,27 @@ def dcg(gains: np.ndarray, k: int | None = None) -> np.ndarray:
     return (g / np.log2(np.arange(2, g.shape[1] + 2))).sum(axis=1)
 
 
-@register("nDCG", aliases=("ndcg_cut",), trec_eval="ndcg_cut_k",
-          description="nDCG@k with the rating as gain and log2(i+1) discount; ideal from all judgments (Eq. 5)")
-def ndcg(j, k):
-    """Without a cut-off the ideal ranks every judgment (trec_eval's ``ndcg``)."""
+NDCG_GAINS = ("grade", "relevant")
+
+
+@register("nDCG", aliases=("ndcg_cut",), trec_eval="ndcg_cut_k", params={"gain": "grade"},
+          description="nDCG@k with the rating as gain and log2(i+1) discount; ideal from all judgments (Eq. 5); "
+                      "gain=relevant: only grades >= threshold are gain")
+def ndcg(j, k, gain="grade"):
+    """Without a cut-off the ideal ranks every judgment (trec_eval's ``ndcg``).
+
+    ``gain="grade"`` (default, trec_eval's ``ndcg``/``ndcg_cut``): every positive grade is gain,
+    relevant or not — a run ranking grades 2 then 5 scores 0.823 at k = 2. ``gain="relevant"``:
+    only grades at or above the relevance threshold are gain, in the run and in the ideal ranking
+    (the same run scores 0.631)."""
+    if gain not in NDCG_GAINS:
+        raise InputError(f"nDCG: gain must be one of {NDCG_GAINS}, got {gain!r}")
     kk = j.cut(k)
     h = j.hits
-    sel = (h.cols < kk) & (h.vals > 0)  # trec_eval counts positive gains only
-    gain = j.per_user(h.vals / np.log2(h.cols + 2.0), sel)
-    return safe_div(gain, j.ideal_dcg(k))
+    relevant_only = gain == "relevant"
+    sel = (h.cols < kk) & ((h.vals >= j.threshold) if relevant_only else (h.vals > 0))  # trec_eval: positive gains
+    dcg_u = j.per_user(h.vals / np.log2(h.cols + 2.0), sel)
+    return safe_div(dcg_u, j.ideal_dcg(k, relevant_only))
 
 
 @register("RR", aliases=("mrr", "recip_rank", "reciprocalrank"), trec_eval="recip_rank",
@@ -90,7 +103,13 @@ def expected_reciprocal_rank(j, k, max_rating=0.0):
     k = j.cut(k)
     h = j.hits
     rmax = max_rating or j.max_rating
-    g = (np.exp2(h.vals) - 1.0) / np.exp2(rmax)
+    top = float(h.vals.max()) if len(h.vals) else 0.0
+    if max_rating and top > max_rating:
+        raise InputError(f"ERR: max_rating={max_rating:g} is below the largest grade in the judged lists ({top:g}); "
+                         "the gain (2^r - 1)/2^r_max would exceed 1 (the cascade's probabilities) — give "
+                         f"max_rating >= {top:g} or leave it out (the qrels' maximum rating)")
+    # negative labels (trec_eval's "pooled, unjudged") carry no gain
+    g = (np.exp2(np.maximum(h.vals, 0.0)) - 1.0) / np.exp2(rmax)
     reach = np.exp(exclusive_cumsum_by_row(np.log1p(-g), h.rows))  # prod_{p<i} (1 - g_p)
     return j.per_user(reach * g / (h.cols + 1.0), h.cols < k)
 
