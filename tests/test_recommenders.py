@@ -112,25 +112,52 @@ def _dense_probs(rec):
 
 @pytest.mark.parametrize("smoothing,param", [("jm", 0.5), ("dirichlet", 50.0), ("additive", 0.1)])
 def test_rm1_rm2_match_brute_force(data, smoothing, param):
-    for cls, name in [("RM1", "RM1"), ("RM2", "RM2")]:
-        rec = create(f"{cls}(k=10,smoothing={smoothing},smoothing_param={param})").fit(data)
-        P = _dense_probs(rec)
+    """RM1/RM2 from the definitions, with p(i|v) smoothed from the raw ratings here (not from the
+    model's internals). RM2 as Valcarce's reference code computes it (filmyou-core,
+    AbstractRM2Reducer.java): uniform item prior, sum_j log sum_v p(i|v) p(j|v); both rank only the
+    items rated by a neighbour, then all the others."""
+    for name in ("RM1", "RM2"):
+        rec = create(f"{name}(k=10,smoothing={smoothing},smoothing_param={param})").fit(data)
+        R = rec.R_.toarray()
+        length, p_c = R.sum(1), R.sum(0) / R.sum()
+        if smoothing == "jm":
+            P = (1 - param) * R / length[:, None] + param * p_c[None, :]
+        elif smoothing == "dirichlet":
+            P = (R + param * p_c[None, :]) / (length[:, None] + param)
+        else:
+            P = (R + param) / (length[:, None] + param * R.shape[1])
         N = rec.N_.toarray() > 0
-        B = rec.R_.toarray() > 0
         got = rec._score(np.arange(5))
         for u in range(5):
             V = np.flatnonzero(N[u])
-            I = np.flatnonzero(B[u])
+            I = np.flatnonzero(R[u] > 0)
+            assert u not in V  # the user is not its own neighbour
+            cand = (R[V] > 0).any(axis=0)
             if name == "RM1":
-                w = np.exp(np.log(P[V][:, I]).sum(axis=1))
-                want = np.log(w @ P[V])
+                want = np.log(np.exp(np.log(P[V][:, I]).sum(axis=1)) @ P[V])
+                mine = np.log(got[u][cand])
             else:
-                p_i = P[V].mean(axis=0)
-                M = (P[V].T @ P[V][:, I]) / len(V)
-                want = np.log(p_i) + np.log(M / p_i[:, None]).sum(axis=1)
-            # RM1 is computed up to a per-user factor, RM2 in the log domain: compare rankings
-            mine = np.log(got[u]) if name == "RM1" else got[u]
+                want = np.log(P[V].T @ P[V][:, I]).sum(axis=1)
+                mine = got[u][cand]
+            want = want[cand]
             np.testing.assert_allclose(mine - mine.mean(), want - want.mean(), rtol=1e-4, atol=1e-4)
+            if (~cand).any():  # every non-candidate after every candidate
+                assert got[u][~cand].max() < got[u][cand].min()
+
+
+def test_rm2_hand_example():
+    """Two neighbours, three items, JM lambda = 0.5: the RM2 scores worked by hand."""
+    train = pd.DataFrame({"user": [0, 0, 1, 1, 2, 2], "item": [0, 1, 0, 2, 0, 1],
+                          "rating": [1.0, 1.0, 1.0, 1.0, 1.0, 1.0]})
+    rec = create("RM2(k=2,smoothing=jm,smoothing_param=0.5)").fit(train)
+    # p(i|C) = (3, 2, 1)/6; p(i|v) = 0.5 r(v,i)/2 + 0.5 p(i|C); user 0 rated {0, 1}, neighbours {1, 2}
+    pc = np.array([3, 2, 1]) / 6
+    p1 = 0.25 * np.array([1, 0, 1]) + 0.5 * pc
+    p2 = 0.25 * np.array([1, 1, 0]) + 0.5 * pc
+    want_2 = np.log(p1[2] * p1[0] + p2[2] * p2[0]) + np.log(p1[2] * p1[1] + p2[2] * p2[1])
+    want_0 = np.log(p1[0] * p1[0] + p2[0] * p2[0]) + np.log(p1[0] * p1[1] + p2[0] * p2[1])
+    got = rec._score(np.array([0]))[0]
+    assert got[2] - got[0] == pytest.approx(want_2 - want_0)
 
 
 def test_prf_formulas(data):

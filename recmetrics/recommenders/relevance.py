@@ -23,8 +23,11 @@ language modelling for recommender systems", IP&M 49(4), 2013), uniform ``p(v)``
 smoothed ``p(i|v)``:
 
 * RM1: ``p(i|R_u) ∝ sum_{v in V_u} p(v) p(i|v) prod_{j in I_u} p(j|v)``
-* RM2: ``p(i|R_u) ∝ p(i) prod_{j in I_u} sum_{v in V_u} p(i|v) p(v) p(j|v) / p(i)`` with
-  ``p(i) = sum_{v in V_u} p(v) p(i|v)``
+* RM2: ``p(i|R_u) ∝ p(i) prod_{j in I_u} sum_{v in V_u} p(i|v) p(v) p(j|v) / p(i)`` with a
+  uniform item prior ``p(i)``, as in Valcarce's reference code (``dvalcarce/filmyou-core``,
+  ``AbstractRM2Reducer.java``), so candidates score ``sum_j log sum_v p(i|v) p(j|v)``
+
+Both rank only the items rated in the neighbourhood, then every other item.
 
 Smoothing of ``p(i|v)`` (``smoothing=``): ``"jm"`` Jelinek-Mercer
 ``(1-lambda) r(v,i)/|v| + lambda p(i|C)``; ``"dirichlet"`` ``(r(v,i) + mu p(i|C)) / (|v| + mu)``;
@@ -187,15 +190,22 @@ class RM1(_RM):
         np.maximum.at(top, N.row, ll)
         w = np.exp(ll - top[N.row])
         W = sp.csr_matrix((w, (N.row, pos)), shape=(len(uidx), len(V)))
-        return (W @ self.S_[V]).toarray() + np.asarray(W @ self.c_[V])[:, None] * self.base_[None, :]
+        scores = (W @ self.S_[V]).toarray() + np.asarray(W @ self.c_[V])[:, None] * self.base_[None, :]
+        rated = (self.N_[uidx] @ binary(self.R_)).toarray() > 0  # items rated by a neighbour
+        return below_candidates(scores, rated)
 
 
 @register("RM2")
 class RM2(_RM):
-    """Relevance model RM2 over the user's neighbourhood (conditional sampling), in the log domain,
-    one user at a time. Only items rated by a neighbour need the ``(|C_u|, |I_u|)`` product: for
-    the others ``p(i|v) = c_v base(i)``, whose RM2 score is ``log base(i)`` plus a per-user constant,
-    computed in closed form."""
+    """Relevance model RM2 over the user's neighbourhood (conditional sampling), as Valcarce's
+    reference implementation computes it (``dvalcarce/filmyou-core``, ``AbstractRM2Reducer.java``,
+    checked): uniform item prior ``p(i)`` and uniform ``p(v)``, so up to per-user constants a
+    candidate scores ``sum_{j in I_u} log sum_{v in V_u} p(i|v) p(j|v)``; only items rated by a
+    neighbour are candidates (the user is not its own neighbour), and every other item is ranked
+    after all candidates. ``p(i|v)`` is smoothed as in :class:`_RM` (JM in the reference code)."""
+
+    def __init__(self, k: int = 50, smoothing: str = "jm", smoothing_param: float = 0.1):
+        super().__init__(k, smoothing, smoothing_param)
 
     def _score(self, uidx):
         with single_thread_blas():  # many small products: BLAS threads only add overhead
@@ -203,26 +213,21 @@ class RM2(_RM):
 
     def _score_users(self, uidx):
         n_items = self.R_.shape[1]
-        out = np.empty((len(uidx), n_items))
+        out = np.zeros((len(uidx), n_items))
+        candidates = np.zeros((len(uidx), n_items), dtype=bool)
         R, N, S = self.R_, self.N_, self.S_
-        log_base = np.log(self.base_)
         for row, u in enumerate(uidx):
             neigh = N.indices[N.indptr[u]:N.indptr[u + 1]]
             items = R.indices[R.indptr[u]:R.indptr[u + 1]]
-            out[row] = log_base
-            if len(neigh) == 0:
+            if len(neigh) == 0 or len(items) == 0:
                 continue
-            k = len(neigh)
-            c = self.c_[neigh]
             ml = S[neigh].toarray()                         # (k, n_items) sparse part of p(i|v)
             cand = np.flatnonzero(ml.any(axis=0))           # items rated by some neighbour
-            P = ml + c[:, None] * self.base_[None, :]       # p(i|v)
-            Pj = P[:, items]                                # (k, |I_u|)
-            # non-candidates: M[i, j] = base(i) mean_v c_v p(j|v) and p(i) = base(i) mean_v c_v
-            out[row] += np.log(c @ Pj / k).sum() - (len(items) - 1) * np.log(c.mean())
-            if len(cand):
-                A = P[:, cand]
-                M = A.T.astype(np.float32) @ Pj.astype(np.float32)   # k * sum_v p(v) p(i|v) p(j|v)
-                logs = np.log(M).sum(axis=1, dtype=np.float64) - len(items) * np.log(k)
-                out[row, cand] = logs - (len(items) - 1) * np.log(A.mean(axis=0))
-        return out
+            if not len(cand):
+                continue
+            P = ml[:, cand] + self.c_[neigh][:, None] * self.base_[None, cand]     # p(i|v), candidates
+            Pj = ml[:, items] + self.c_[neigh][:, None] * self.base_[None, items]  # p(j|v), user's items
+            M = P.T @ Pj                                    # sum_v p(i|v) p(j|v): (|cand|, |I_u|)
+            out[row, cand] = np.log(M).sum(axis=1)
+            candidates[row, cand] = True
+        return below_candidates(out, candidates)
