@@ -3,12 +3,15 @@
 * :class:`UserKNN` / :class:`ItemKNN`: cosine kNN on the rating matrix (weighted sum of
   neighbour ratings, no normalisation, as is usual for top-N recommendation).
 * :class:`NNCosNgbr` (``NNCosNgbr-IB`` / ``NNCosNgbr-UB``): Cremonesi, Koren & Turrin (RecSys
-  2010). Ratings minus the baseline ``b_ui = mu + b_u + b_i`` (Koren's regularised estimates),
-  cosine similarity on those residuals shrunk by ``n_ij / (n_ij + shrink)`` (``n_ij`` = common
-  raters), and the non-normalised prediction ``b_ui + sum_j d_ij (r_uj - b_uj)``.
-  Approximation: the neighbours of ``i`` are its ``k`` most similar items overall (the usual
-  model-based pruning) intersected with the user's items, rather than the ``k`` most similar
-  among the user's items.
+  2010). Default ``form="topn"``, the top-N form of the authors' toolkit (checked against its
+  Matlab code, ``createModel_cosineIIknn.m`` / ``onLineRecom_NNCosNgbr_II_knn.m``: the rating
+  matrix's columns normalised, ``drCos = URM' URM`` shrunk by ``n_ij / (n_ij + lambdaS)`` with
+  ``n_ij`` common raters and ``lambdaS = 100``, the ``knn`` largest kept per column, then
+  ``recomList = userProfile * drCos``): a shrunk cosine on *raw* ratings and the non-normalised
+  score ``sum_j d_ij r_uj``. ``form="rating"`` is the rating-prediction form of the paper's
+  Sec. 3: ratings minus the baseline ``b_ui = mu + b_u + b_i`` (Koren's regularised estimates), the
+  shrunk cosine on those residuals, and ``b_ui + sum_j d_ij (r_uj - b_uj)``. In both, the
+  neighbours of ``i`` are its ``k`` most similar items overall (the toolkit's model-based pruning).
 * :class:`LMWSR` (``LM-WSR-UB`` / ``LM-WSR-IB``): Valcarce, Parapar & Barreiro, "Language models
   for collaborative filtering neighbourhoods" (ECIR 2016). The Weighted Sum Recommender
   ``sum_{v in V_u} cos(u, v) r(v, i)`` whose neighbourhood ``V_u`` is retrieved with the query
@@ -21,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ._util import check_float, check_int, cosine_rows, knn_graph, neighbourhoods, product_rows, row_normalise
+from ._util import check_choice, check_float, check_int, cosine_rows, knn_graph, neighbourhoods, product_rows, row_normalise
 from .base import Recommender
 from .registry import register
 
@@ -77,15 +80,18 @@ def baseline_estimates(R: sp.csr_matrix, reg_item: float = 25.0, reg_user: float
 
 @register("NNCosNgbr-IB", aliases=("NNCosNgbr", "nncosngbr-item"))
 class NNCosNgbr(Recommender):
-    """Cremonesi et al.'s NNCosNgbr: baseline + shrunk-cosine neighbourhood on residuals (item-based)."""
+    """Cremonesi et al.'s NNCosNgbr, item-based: ``sum_j d_ij r_uj`` over a shrunk cosine kNN
+    (``form="topn"``, default), or ``b_ui + sum_j d_ij (r_uj - b_uj)`` (``form="rating"``)."""
 
     family = "neighbourhood (item-based)"
     source = "scipy.sparse (closed form)"
     reference = "Cremonesi, Koren & Turrin 2010"
     user_based = False
 
-    def __init__(self, k: int = 200, shrink: float = 100.0, reg_item: float = 25.0, reg_user: float = 10.0):
+    def __init__(self, k: int = 200, shrink: float = 100.0, reg_item: float = 25.0, reg_user: float = 10.0,
+                 form: str = "topn"):
         owner = type(self).name
+        self.form = check_choice(owner, "form", form, ("topn", "rating"))
         self.k = check_int(owner, "k", k)
         self.shrink = check_float(owner, "shrink", shrink, 0.0)
         self.reg_item = check_float(owner, "reg_item", reg_item, 0.0)
@@ -93,10 +99,13 @@ class NNCosNgbr(Recommender):
 
     def _fit(self):
         R = self.R_
-        self.mu_, self.b_u_, self.b_i_ = baseline_estimates(R, self.reg_item, self.reg_user)
-        coo = R.tocoo()
-        Z = sp.csr_matrix((coo.data - self.mu_ - self.b_u_[coo.row] - self.b_i_[coo.col], (coo.row, coo.col)),
-                          shape=R.shape)
+        if self.form == "topn":
+            Z = sp.csr_matrix(R, dtype=np.float64)
+        else:
+            self.mu_, self.b_u_, self.b_i_ = baseline_estimates(R, self.reg_item, self.reg_user)
+            coo = R.tocoo()
+            Z = sp.csr_matrix((coo.data - self.mu_ - self.b_u_[coo.row] - self.b_i_[coo.col], (coo.row, coo.col)),
+                              shape=R.shape)
         self.Z_ = Z
         X = Z if self.user_based else sp.csr_matrix(Z.T)  # rows = the entities compared
         B = X.copy()
@@ -114,21 +123,26 @@ class NNCosNgbr(Recommender):
         self.D_ = knn_graph(sim, X.shape[0], self.k, positive=False)
 
     def _score(self, uidx):
-        base = self.mu_ + self.b_u_[uidx][:, None] + self.b_i_[None, :]
         if self.user_based:
-            return base + (self.D_[uidx] @ self.Z_).toarray()
-        return base + (self.Z_[uidx] @ self.D_.T).toarray()
+            scores = (self.D_[uidx] @ self.Z_).toarray()
+        else:
+            scores = (self.Z_[uidx] @ self.D_.T).toarray()
+        if self.form == "topn":
+            return scores
+        return scores + self.mu_ + self.b_u_[uidx][:, None] + self.b_i_[None, :]
 
 
 @register("NNCosNgbr-UB", aliases=("nncosngbr-user",))
 class NNCosNgbrUB(NNCosNgbr):
-    """Cremonesi et al.'s NNCosNgbr, user-based: ``b_ui + sum_{v in N_k(u)} d_uv (r_vi - b_vi)``."""
+    """Cremonesi et al.'s NNCosNgbr, user-based: ``sum_{v in N_k(u)} d_uv r_vi`` (``form="topn"``,
+    default) or ``b_ui + sum_{v in N_k(u)} d_uv (r_vi - b_vi)`` (``form="rating"``)."""
 
     family = "neighbourhood (user-based)"
     user_based = True
 
-    def __init__(self, k: int = 50, shrink: float = 100.0, reg_item: float = 25.0, reg_user: float = 10.0):
-        super().__init__(k, shrink, reg_item, reg_user)
+    def __init__(self, k: int = 50, shrink: float = 100.0, reg_item: float = 25.0, reg_user: float = 10.0,
+                 form: str = "topn"):
+        super().__init__(k, shrink, reg_item, reg_user, form)
 
 
 def query_likelihood_rows(X: sp.csr_matrix, mu: float):
