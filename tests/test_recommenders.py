@@ -322,3 +322,22 @@ def test_nncosngbr_topn_form_matches_the_toolkit_definition():
     # the rating-prediction form stays available and differs
     other = create("NNCosNgbr-IB(k=4,form=rating)").fit(train)._score(np.arange(30))
     assert not np.allclose(other, topn)
+
+
+def test_svd_biases_do_not_put_single_five_star_items_on_top():
+    """Count-proportional bias regularisation left items with one 5-star rating unshrunk at the
+    top of every list (P@10 0.002 on movielens-small); the count-independent shrinkage does not."""
+    rng = np.random.default_rng(0)
+    users, items, ratings = [], [], []
+    for u in range(60):
+        for i in rng.choice(20, size=12, replace=False):  # 20 popular items: 0-4 loved, the rest 2-4
+            users.append(u), items.append(int(i)), ratings.append(5.0 if i < 5 else float(rng.integers(2, 5)))
+    for k in range(10):  # 10 obscure items, one 5-star rating each
+        users.append(k), items.append(100 + k), ratings.append(5.0)
+    train = pd.DataFrame({"user": users, "item": items, "rating": ratings})
+    run = create("SVD").fit(train).recommend(np.arange(20, 60), n=5)
+    top = run.to_frame()
+    seen = train.groupby("user").item.apply(set)
+    for u, lst in top.groupby("user").item:
+        loved = {i for i in range(5) if i not in seen[u]}  # the user's unseen, universally loved items
+        assert set(lst.iloc[:len(loved)]) == loved, (u, list(lst), loved)
