@@ -330,8 +330,8 @@ def test_svd_biases_do_not_put_single_five_star_items_on_top():
     rng = np.random.default_rng(0)
     users, items, ratings = [], [], []
     for u in range(60):
-        for i in rng.choice(20, size=12, replace=False):  # 20 popular items: 0-4 loved, the rest 2-4
-            users.append(u), items.append(int(i)), ratings.append(5.0 if i < 5 else float(rng.integers(2, 5)))
+        for i in rng.choice(20, size=12, replace=False):  # 20 popular items: 0-4 loved (4-5), the rest 2-4
+            users.append(u), items.append(int(i)), ratings.append(float(rng.integers(4, 6) if i < 5 else rng.integers(2, 5)))
     for k in range(10):  # 10 obscure items, one 5-star rating each
         users.append(k), items.append(100 + k), ratings.append(5.0)
     train = pd.DataFrame({"user": users, "item": items, "rating": ratings})
