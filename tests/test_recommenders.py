@@ -44,7 +44,7 @@ def test_zoo_size_families_and_table():
     assert len(table) == len(ZOO) and table.source.str.len().gt(0).all()
     # paper 000 section 5.3 systems are all there
     for s in ["Random", "Pop", "CHI2", "KLD", "RSV", "Rocchio", "RM1", "RM2", "LM-WSR-UB", "LM-WSR-IB",
-              "NNCosNgbr-UB", "NNCosNgbr-IB", "SLIM", "HT", "SVD", "PureSVD", "BPRMF", "WRMF", "LDA"]:
+              "NNCosNgbr-UB", "NNCosNgbr-IB", "SLIM", "HT", "SVD", "PureSVD", "BPRMF", "WRMF", "LDA", "UIR-Item"]:
         assert s in ZOO
 
 
@@ -341,3 +341,32 @@ def test_svd_biases_do_not_put_single_five_star_items_on_top():
     for u, lst in top.groupby("user").item:
         loved = {i for i in range(5) if i not in seen[u]}  # the user's unseen, universally loved items
         assert set(lst.iloc[:len(loved)]) == loved, (u, list(lst), loved)
+
+
+def test_uir_item_matches_its_formula():
+    """sum_{b in L_u} log(1 + (1-lam)/lam * P_ml(b|m) / P(b)) + log P(m), by brute force."""
+    rng = np.random.default_rng(5)
+    B = (rng.random((25, 10)) < 0.4).astype(float)
+    B[np.arange(10), np.arange(10)] = 1.0
+    rows, cols = np.nonzero(B)
+    train = pd.DataFrame({"user": rows, "item": cols, "rating": rng.integers(1, 6, len(rows)).astype(float)})
+    rec = create("UIR-Item(lam=0.3)").fit(train)
+    c = B.sum(0)
+    p = c / c.sum()
+    C = B.T @ B
+    want = np.zeros((25, 10))
+    for u in range(25):
+        for m in range(10):
+            want[u, m] = np.log(p[m]) + sum(np.log1p(0.7 / 0.3 * C[b, m] / c[m] / p[b])
+                                            for b in np.flatnonzero(B[u]) if b != m)
+    np.testing.assert_allclose(rec._score(np.arange(25)), want, rtol=1e-10)
+
+
+def test_paper_systems_are_the_21_of_paper_000():
+    from recmetrics.recommenders import PAPER_SYSTEMS, ZOO
+
+    assert len(PAPER_SYSTEMS) == len(set(PAPER_SYSTEMS)) == 21
+    assert set(PAPER_SYSTEMS) <= set(ZOO)
+    assert set(ZOO) - set(PAPER_SYSTEMS) == {"UserKNN", "ItemKNN", "EASE", "RP3beta"}
+    for spec in PAPER_SYSTEMS:
+        create(spec)

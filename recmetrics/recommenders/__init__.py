@@ -1,11 +1,11 @@
 """Recommender zoo: ``rm.recommenders.create("Pop").fit(train).recommend(users, n=100)``.
 
-:data:`ZOO` lists the systems compared by the analyses (the recommenders of paper 000, §5.3,
-plus a few common references), :data:`FAMILIES` maps each to its algorithm family and
+:data:`ZOO` lists every system (the 21 recommenders of paper 000, §5.3, in
+:data:`PAPER_SYSTEMS`, plus the common references UserKNN, ItemKNN, EASE and RP3beta), :data:`FAMILIES` maps each to its algorithm family and
 :func:`zoo` tabulates them with their implementation source and reference.
 
 Modules by family: :mod:`.baseline` (Random, Pop), :mod:`.neighbourhood` (kNN, NNCosNgbr,
-LM-WSR), :mod:`.relevance` (Rocchio/RSV/CHI2/KLD, RM1/RM2), :mod:`.linear` (EASE, SLIM),
+LM-WSR), :mod:`.relevance` (Rocchio/RSV/CHI2/KLD, RM1/RM2, UIR-Item), :mod:`.linear` (EASE, SLIM),
 :mod:`.graph` (HT, RP3beta), :mod:`.factorization` (SVD, PureSVD, WRMF, BPRMF), :mod:`.topic`
 (pLSA, LDA). Heavy back-ends (``implicit``, ``scikit-learn``) are imported when a model is fitted.
 """
@@ -16,7 +16,7 @@ from .base import Recommender
 from . import baseline  # noqa: F401  (registers Random, Pop)
 from . import neighbourhood, relevance, linear, graph, factorization, topic  # noqa: F401  (register the zoo)
 
-__all__ = ["Recommender", "create", "get", "names", "register", "table", "ZOO", "FAMILIES", "zoo"]
+__all__ = ["Recommender", "create", "get", "names", "register", "table", "ZOO", "PAPER_SYSTEMS", "FAMILIES", "zoo"]
 
 #: The systems compared by the analyses (spec strings for :func:`create`), in display order.
 ZOO: list[str] = [
@@ -44,6 +44,21 @@ ZOO: list[str] = [
     "BPRMF",
     "pLSA",
     "LDA",
+    "UIR-Item",
+]
+
+#: The 21 systems of paper 000 (Valcarce et al., IRJ 2020, §5.3), in the paper's order, as the
+#: meta-evaluation studies use them (the zoo's extra references UserKNN, ItemKNN, EASE and
+#: RP3beta are not among them).
+PAPER_SYSTEMS: list[str] = [
+    "Random", "Pop",
+    "CHI2", "KLD", "RSV", "Rocchio",
+    "RM1", "RM2",
+    "LM-WSR-UB", "LM-WSR-IB",
+    "NNCosNgbr-UB", "NNCosNgbr-IB",
+    "SLIM", "HT",
+    "SVD", "PureSVD", "BPRMF", "WRMF",
+    "LDA", "pLSA", "UIR-Item",
 ]
 
 _NON_PERSONALISED = {"Random": "non-personalised (random)", "Pop": "non-personalised (popularity)"}

@@ -231,3 +231,45 @@ class RM2(_RM):
             out[row, cand] = np.log(M).sum(axis=1)
             candidates[row, cand] = True
         return below_candidates(out, candidates)
+
+
+@register("UIR-Item", aliases=("UIR", "UIRItem", "user-item-relevance"))
+class UIRItem(Recommender):
+    """Item-based user-item relevance model (Wang, de Vries & Reinders, "A user-item relevance
+    model for log-based collaborative filtering", ECIR 2006), on the binary (log) view of the
+    ratings. Ranking by ``log P(r | i_m, u)`` with the user's items ``L_u`` as independent evidence
+    and linear-interpolation smoothing gives the TF×IDF-like score the paper derives:
+    ``sum_{i_b in L_u} log(1 + (1 - lambda)/lambda * P_ml(i_b|i_m) / P(i_b)) + log P(i_m)``,
+    with ``P_ml(i_b|i_m) = c(i_b, i_m) / c(i_m)`` (users who have both / users of ``i_m``) and
+    ``P(i) = c(i) / sum_j c(j)``. Checked against the paper's abstract and derivation as
+    summarised by its authors (the full text and code were not retrievable here).
+
+    Measured (movielens-small holdout, seed 0): P@10 0.016, nDCG@100 0.053 — below Popularity.
+    The maximum-likelihood ``P_ml(i_b|i_m)`` is 1 for every item of the one user of a rarely rated
+    ``i_m``, so the IDF-like terms favour rare items: the median training count of its top-10
+    items is 8, against 198 for Popularity and 173 for RM2 (``lam`` 0.1 / 0.9: P@10 0.021 / 0.012)."""
+
+    family = "probabilistic relevance model"
+    source = "scipy.sparse (closed form)"
+    reference = "Wang, de Vries & Reinders 2006 (ECIR)"
+
+    def __init__(self, lam: float = 0.5):
+        self.lam = check_float(type(self).name, "lam", lam, 0.0, 1.0, lo_open=True)
+
+    def _fit(self):
+        B = binary(self.R_)
+        count = np.asarray(B.sum(axis=0)).ravel()                # c(i): users of each item
+        p = count / count.sum()                                   # P(i)
+        C = sp.csr_matrix(B.T @ B)                                # c(i_b, i_m), rows b, columns m
+        C.setdiag(0)
+        C.eliminate_zeros()
+        coo = C.tocoo()
+        odds = (1.0 - self.lam) / self.lam
+        weights = np.log1p(odds * coo.data / (count[coo.col] * p[coo.row]))
+        self.L_ = sp.csr_matrix((weights, (coo.row, coo.col)), shape=C.shape)
+        with np.errstate(divide="ignore"):
+            self.log_prior_ = np.where(count > 0, np.log(np.maximum(p, 1e-300)), -np.inf)
+
+    def _score(self, uidx):
+        scores = (binary(self.R_[uidx]) @ self.L_).toarray() + self.log_prior_[None, :]
+        return np.where(np.isfinite(scores), scores, np.finfo(np.float64).min / 2)
