@@ -526,7 +526,7 @@ class Study:
         from . import recommenders
 
         if systems is None:
-            systems = getattr(recommenders, "PAPER_SYSTEMS", recommenders.ZOO)
+            systems = recommenders.PAPER_SYSTEMS
         self.runs = run_systems(self.ratings, systems, split, k=k, seed=seed, n=max(self.cutoffs),
                                 cache_dir=cache_dir, cache=cache, progress=progress, n_jobs=n_jobs, client=client,
                                 **split_kw)
