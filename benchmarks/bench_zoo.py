@@ -1,13 +1,15 @@
 """Time the recommender zoo: fit + top-100 runs of every system on every fold.
 
-Workload: ``rm.recommenders.ZOO`` (24 systems) on movielens-small (671 users, 9,066 items,
+Workload: ``rm.recommenders.ZOO`` (25 systems; the 21 of paper 000 are ``PAPER_SYSTEMS``) on movielens-small (671 users, 9,066 items,
 100k ratings), 5-fold cross-validation (seed 0), AllItems top-100 lists for every test user.
 The cache is bypassed (``cache=False``), so every run is fitted. Goal: the whole zoo in at most
 10 minutes on a 2-core machine.
 
 Usage: python benchmarks/bench_zoo.py [--dataset movielens-small] [--folds 5] [--n 100]
                                       [--systems Pop EASE ...] [--n-jobs 1]
-Prints, per system, the fit and recommend seconds summed over the folds, then the total wall time.
+Prints, per system, the fit and recommend seconds summed over the folds and the sanity table
+(nDCG@100 and P@10, users averaged per fold, then folds averaged; ``*`` = in PAPER_SYSTEMS), then
+the total wall time.
 """
 from __future__ import annotations
 
@@ -44,7 +46,10 @@ def main(argv=None):
     t["total_s"] = t.fit_s + t.recommend_s
     t["per_fold_s"] = t.total_s / args.folds
     t.insert(0, "family", [rm.recommenders.FAMILIES.get(s, "") for s in t.index])
-    print(t.round(2).to_string())
+    quality = study.summarise(study.evaluate_systems(runs, metrics=("nDCG@100", "P@10")))
+    t = t.join(quality)
+    t.index = [f"{s}{' *' if s in rm.recommenders.PAPER_SYSTEMS else ''}" for s in t.index]
+    print(t.round({"fit_s": 2, "recommend_s": 2, "total_s": 2, "per_fold_s": 2, "nDCG@100": 3, "P@10": 3}).to_string())
     print(f"\nsum of fit+recommend: {t.total_s.sum():.1f} s; wall time incl. splitting: {wall:.1f} s "
           f"({wall / 60:.2f} min; goal <= 10 min)")
 

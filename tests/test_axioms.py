@@ -3,7 +3,7 @@ import math
 
 import pytest
 
-from recmetrics import axioms as ax
+from recmetrics.meta import axioms as ax
 from recmetrics.errors import InputError
 from recmetrics.metrics import diversity as dv
 

@@ -154,7 +154,7 @@ def test_roc_curve_area_equals_auc():
 def test_lauc_properties_of_section_5_2():
     # ten judged items, four relevant, top-4 list
     def lauc(pattern, k=4):
-        from recmetrics.guidelines import toy_case
+        from recmetrics.meta.guidelines import toy_case
 
         case = toy_case([pattern])
         return rm.evaluate(case.run, case.qrels, [f"LAUC@{k}", "AUC"], users="all", **case.context).per_user.iloc[0]
@@ -241,7 +241,7 @@ def test_users_without_list_without_relevant_or_without_judged_items():
 
 # ------------------------------------------------------------------------------ aggregation
 def test_negative_values_and_geometric_harmonic_means():
-    from recmetrics.guidelines import toy_case
+    from recmetrics.meta.guidelines import toy_case
 
     case = toy_case([[1, 0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0, 1]])
     signed = ["markedness@4", "informedness@4", "MCC@4", "BKTau@4"]
@@ -259,9 +259,10 @@ def test_negative_values_and_geometric_harmonic_means():
         others = ["fallout@4", "missrate@4", "inverse_precision@4", "inverse_recall@4", "Fbeta@4", "LAUC@4", "AUC"]
         agg = rm.evaluate(case.run, case.qrels, others, users="all", aggregate=method, **case.context).aggregate
         assert agg.between(0, 1).all()
-    # arithmetic and quadratic means take the signed values as they are
-    for method in ("arithmetic", "quadratic"):
-        rm.evaluate(case.run, case.qrels, signed, users="all", aggregate=method, **case.context)
+    # the arithmetic mean takes the signed values as they are; the quadratic mean would drop the sign
+    rm.evaluate(case.run, case.qrels, signed, users="all", aggregate="arithmetic", **case.context)
+    with pytest.raises(InputError, match="unit=true"):
+        rm.evaluate(case.run, case.qrels, signed, users="all", aggregate="quadratic", **case.context)
 
 
 def test_registry_entries():

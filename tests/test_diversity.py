@@ -513,7 +513,7 @@ def test_eu_labelled_a_reconstruction_and_err_ia_parity_scope_stated():
 
 def test_paper_claims_verdicts_from_results():
     """The paper's claims (notebook 03) are data; their verdicts are computed from results."""
-    from recmetrics import axioms as ax
+    from recmetrics.meta import axioms as ax
     from recmetrics.meta import findings
     from recmetrics.meta import perturbations as pt
 

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 import recmetrics as rm
-from recmetrics import guidelines as g
+from recmetrics.meta import guidelines as g
 from recmetrics.errors import InputError
 
 

@@ -3,7 +3,8 @@
 ``significance`` (paired tests, corrections, effect sizes), ``discriminative`` (discriminative
 power from one shared sign matrix), ``compare`` (ranx-style comparison tables), ``agreement``
 (Kendall's τ, τ_ap), ``robustness`` (incompleteness scenarios), ``perturbations`` (the diversity
-experiments), ``claims`` and ``findings`` (the papers' claims as data, verdicts computed).
+experiments), ``axioms`` (executable axioms of diversity metrics), ``guidelines`` (Schröder et
+al.'s toy cases and metric-choice rules), ``claims`` and ``findings`` (the papers' claims as data, verdicts computed).
 Submodules load on first use; the common helpers are re-exported here.
 """
 from __future__ import annotations
@@ -22,7 +23,7 @@ _LAZY = {
     "Comparison": "compare",
 }
 _SUBMODULES = ("significance", "discriminative", "compare", "agreement", "robustness", "perturbations",
-               "claims", "findings")
+               "axioms", "guidelines", "claims", "findings")
 # rm.meta.compare is the module (importing a submodule rebinds the package attribute, so a function of
 # the same name could not stay exported): call rm.meta.compare.compare(...)
 

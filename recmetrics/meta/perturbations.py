@@ -605,7 +605,7 @@ def paper_claims() -> list:
     (:func:`rank_correlation`), ``"pshape"`` (:func:`pvalue_summary`) and ``"robustness"``
     (:func:`robustness_summary`); a missing key makes a claim inconclusive.
     """
-    from .. import axioms as ax
+    from . import axioms as ax
     from .findings import Claim, Evidence, agrees_if
 
     claims = []

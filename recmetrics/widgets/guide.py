@@ -1,7 +1,7 @@
 """Guideline explorer: the paper's §6 questions as toggle buttons, its advice underneath.
 
 No logic here: the questions, the decision rules, the reasons and the measured properties all
-come from :mod:`recmetrics.guidelines`; this module only lays them out as ipywidgets.
+come from :mod:`recmetrics.meta.guidelines`; this module only lays them out as ipywidgets.
 
     from recmetrics.widgets.guide import guide
     guide(k=10)          # in a notebook
@@ -15,7 +15,7 @@ from __future__ import annotations
 import html
 from typing import Any, Mapping
 
-from .. import guidelines as _g
+from ..meta import guidelines as _g
 
 
 def _family_html(rec, k: int, properties) -> str:
@@ -50,7 +50,7 @@ def render(answers: Mapping[str, Any] | None = None, k: int = 10, results=None) 
 
 
 def guide(answers: Mapping[str, Any] | None = None, k: int = 10, results=None):
-    """The explorer widget: one toggle row per question of :data:`recmetrics.guidelines.QUESTIONS`."""
+    """The explorer widget: one toggle row per question of :data:`recmetrics.meta.guidelines.QUESTIONS`."""
     import ipywidgets as widgets
 
     start = _g.normalise_answers(answers)

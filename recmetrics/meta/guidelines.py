@@ -33,7 +33,7 @@ from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 import numpy as np
 import pandas as pd
 
-from .errors import InputError, unknown_name
+from ..errors import InputError, unknown_name
 
 # ============================================================================ toy cases
 N_ITEMS = 10
@@ -83,8 +83,8 @@ class ToyCase:
 def toy_case(relevance: Sequence[Sequence[int]], panels: pd.DataFrame | None = None) -> ToyCase:
     """One user per relevance pattern: user ``u`` ranks items ``0..n-1`` in that order and item ``j``
     (rank ``j + 1``) is relevant when ``relevance[u][j]`` is true. All items are judged."""
-    from .data.qrels import Qrels
-    from .data.run import Run
+    from ..data.qrels import Qrels
+    from ..data.run import Run
 
     rel = np.asarray(relevance, dtype=bool)
     if rel.ndim != 2 or rel.shape[1] == 0 or rel.shape[0] == 0:
@@ -121,7 +121,7 @@ def toy_scores(case: ToyCase, metrics=None, k: int = TOY_K) -> pd.DataFrame:
     in a template becomes ``k``.
     """
     names = _metric_names(metrics, k)
-    from .evaluation import evaluate
+    from ..evaluation import evaluate
 
     ev = evaluate(case.run, case.qrels, [n for _, n in names], users="all", **case.context)
     values = ev.per_user.loc[case.panels["user"].to_numpy()].to_numpy()
@@ -388,7 +388,7 @@ def measured_properties(metrics: Iterable[str], path: str | os.PathLike | None =
     (property, dataset); returns ``None`` while no table exists (the meta-evaluation has not been
     run yet). Metric names are matched case-insensitively after parsing (``map@10`` = ``AP@10``).
     """
-    from .metrics import parse
+    from ..metrics import parse
 
     def canon(name):
         try:

@@ -77,9 +77,9 @@ from typing import Callable, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from .errors import unknown_name
-from .metrics import diversity as dv
-from .metrics.registry import MetricSpec, parse
+from ..errors import unknown_name
+from ..metrics import diversity as dv
+from ..metrics.registry import MetricSpec, parse
 
 AXIOMS = ("Pri", "Deep", "NonPriSatAsp", "TopHeav", "TopHeavComp", "AspRel", "MoreAsp", "MissOverNon")
 QUANTIFIER = {"Pri": "forall", "Deep": "forall", "NonPriSatAsp": "exists", "TopHeav": "exists",
