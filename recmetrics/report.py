@@ -96,7 +96,7 @@ PROFILES: dict[str, dict[str, Any]] = {
 #: :data:`PROFILES`). Notebooks added to ``notebooks/`` put their profile-specific settings here.
 NOTEBOOK_PARAMETERS: dict[str, dict[str, dict[str, Any]]] = {
     "quick": {
-        "02_recommender_zoo": {"folds": 2, "systems": ["Random", "Pop", "UserKNN", "EASE", "PureSVD", "WRMF"]},
+        "02_recommender_zoo": {"folds": 2, "systems": ["Random", "Pop", "UserKNN", "RM2", "HT", "EASE", "PureSVD", "WRMF"]},
         "03_unified_accuracy_diversity": {},   # the notebook's defaults are the quick settings
         "04_choosing_a_metric": {"svd": "SVD(factors=10,iterations=5)"},
         "08_popularity_bias": {"users": 150, "removed": [0.0, 0.4, 0.8], "sizes": [50, 100, 200],

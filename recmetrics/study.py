@@ -40,7 +40,7 @@ from .errors import InputError
 
 __all__ = ["Runs", "run_systems", "evaluate_systems", "summarise", "load_runs", "default_cache_dir",
            "ratings_hash", "make_folds", "save_run", "load_run", "RUN_SUFFIXES", "Study", "per_user_scores", "POOLS",
-           "AXES"]
+           "AXES", "tail_folds"]
 
 #: file suffixes :func:`load_runs` picks up in a directory (TREC runs have many conventional names)
 RUN_SUFFIXES = tuple(s + z for s in (".csv", ".tsv", ".parquet", ".trec", ".run", ".res", ".txt")
@@ -403,6 +403,22 @@ def evaluate_systems(runs, folds=None, metrics=("nDCG@100", "P@100"), threshold:
     if not parts:
         return pd.DataFrame(columns=["system", "fold", "user", "metric", "value"])
     return pd.concat(parts, ignore_index=True)
+
+
+def tail_folds(folds, head_share: float = 0.2) -> list:
+    """The folds with each test set restricted to long-tail items: the items outside the
+    ``head_share`` most rated items of the fold's training data (ties at the boundary stay in
+    the head). Recall on these judgments is a system's long-tail recall (e.g. HT, whose
+    hitting-time ranking favours rare items, Yin et al. 2012)."""
+    if not 0 < head_share < 1:
+        raise InputError(f"head_share must be in (0, 1), got {head_share!r}")
+    out = []
+    for train, test in folds:
+        counts = train.groupby("item").size().sort_values(ascending=False, kind="stable")
+        n_head = int(np.ceil(head_share * len(counts)))
+        head = set(counts.index[counts >= counts.iloc[n_head - 1]]) if n_head else set()
+        out.append((train, test[~test.item.isin(head)]))
+    return out
 
 
 def summarise(scores: pd.DataFrame, statistic: str = "mean") -> pd.DataFrame:

@@ -388,3 +388,34 @@ def pvalue_curves(curves: "pd.DataFrame", *, x: str = "pair", y: str = "p", colo
 
     rule = alt.Chart(pd.DataFrame({"alpha": [alpha]})).mark_rule(strokeDash=[4, 4], color="gray").encode(y="alpha:Q")
     return lines + rule
+
+
+# --- zoo
+__all__ += ["system_bars"]
+
+
+def system_bars(mean: "pd.DataFrame", std: "pd.DataFrame", family: "Mapping[str, str]", *,
+                title: str | None = None, width: int = WIDTH) -> "alt.FacetChart":
+    """Horizontal bars of each system's mean (± the spread) per metric, coloured by family.
+
+    ``mean``/``std``: system x metric tables (e.g. :func:`recmetrics.study.summarise`); systems are
+    sorted by the first metric. One panel per metric, sized so the panels fit ``width``."""
+    alt = _alt()
+    metrics = list(mean.columns)
+    long = mean.reset_index(names="system").melt(id_vars="system", var_name="metric", value_name="mean")
+    long["sd"] = std.reindex(index=mean.index, columns=metrics).to_numpy().T.ravel()
+    long["family"] = long.system.map(dict(family))
+    long["low"], long["high"] = long["mean"] - long["sd"], long["mean"] + long["sd"]
+    order = list(mean.sort_values(metrics[0], ascending=False).index)
+    base = alt.Chart(long).encode(y=alt.Y("system:N", sort=order, title=None))
+    bars = base.mark_bar().encode(
+        x=alt.X("mean:Q", title="mean over folds"),
+        color=alt.Color("family:N", scale=alt.Scale(scheme="tableau20"),
+                        legend=alt.Legend(title="family", orient="bottom", columns=2, labelLimit=260)),
+        tooltip=["system", "family", "metric", alt.Tooltip("mean:Q", format=".4f"), alt.Tooltip("sd:Q", format=".4f")],
+    )
+    errors = base.mark_rule().encode(x="low:Q", x2="high:Q")
+    panel = max((width - 140) // max(len(metrics), 1) - 20, 120)
+    return (bars + errors).properties(width=panel, height=alt.Step(14)).facet(
+        column=alt.Column("metric:N", title=None, sort=metrics)
+    ).resolve_scale(x="independent").properties(title=title or alt.Undefined)

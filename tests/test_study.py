@@ -245,3 +245,17 @@ def test_study_from_runs_equals_study(small_study):
     with pytest.raises(InputError, match="no run for system"):
         study.Study.from_runs({("Pop", 0): st.runs[("Pop", 0)], ("Random", 1): st.runs[("Random", 1)]},
                               st.runs.folds[:2], ["P"], [5], progress=False)
+
+
+def test_tail_folds_keep_only_long_tail_test_items():
+    import pandas as pd
+
+    from recmetrics import study
+
+    train = pd.DataFrame({"user": [0, 1, 2, 0, 1, 0, 3, 3, 2, 3], "item": [1, 1, 1, 2, 2, 3, 4, 5, 6, 7],
+                          "rating": 5.0})
+    test = pd.DataFrame({"user": [2, 3, 0, 1], "item": [2, 1, 7, 6], "rating": 5.0})
+    (tr, te), = study.tail_folds([(train, test)], head_share=0.2)  # 7 items: the 2 most rated are the head
+    assert tr is train and sorted(te.item) == [6, 7]
+    with pytest.raises(ValueError, match="head_share"):
+        study.tail_folds([(train, test)], head_share=1.0)
