@@ -1,6 +1,7 @@
 """``rm.evaluate(run, qrels, metrics)``: per-user scores and their aggregate."""
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -109,7 +110,7 @@ def check_train_test_overlap(qrels: Qrels, train: pd.DataFrame, users: np.ndarra
             f"(user, item) pair is in both, or use universe=judged")
 
 
-def evaluate(run, qrels, metrics, *, users="relevant", aggregate: str = "arithmetic",
+def evaluate(run, qrels, metrics, *, users=None, aggregate: str = "arithmetic",
              threshold: float | None = None, floor: float | None = MIN_GEO_MEAN, **context) -> Evaluation:
     """Evaluate one run.
 
@@ -118,12 +119,20 @@ def evaluate(run, qrels, metrics, *, users="relevant", aggregate: str = "arithme
     to the last three). Ids are compared as strings when their types differ on the two sides.
     ``users``: ``"relevant"`` (test users with >= 1 relevant item; default), ``"all"`` (every test
     user; trec_eval -c), ``"run"`` (judged users the run has a list for; trec_eval without -c) or an
-    array of user ids. Users the run has no list for score 0 on every metric.
+    array of user ids. Users the run has no list for score 0 on every metric. Unset: ``"relevant"``,
+    or ``"all"`` when every metric is an error metric (a rating predictor is judged on every user).
     ``aggregate``: arithmetic | geometric | harmonic | quadratic; ``floor``: the value the geometric and
     harmonic means raise smaller values to (1e-5, trec_eval's gm_map; ``None``: the plain means).
     An empty run is an error; a run none of whose items is judged gets a warning naming the likely cause.
     """
     specs = parse_metrics(metrics)
+    error = [s.definition.family == "error" for s in specs]
+    if users is None:
+        users = "all" if all(error) else "relevant"
+        if any(error) and not all(error):
+            warnings.warn("error metrics evaluated with the ranking metrics' default users='relevant' leave out "
+                          "the users without a relevant test item; pass users='all' (or evaluate them apart)",
+                          stacklevel=2)
     run = as_run(run)
     qrels = as_qrels(qrels, threshold)
     if len(run) == 0:

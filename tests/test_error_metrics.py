@@ -19,13 +19,13 @@ def evaluate(names, test=TEST, pred=PRED, **kw):
 
 
 def test_values_per_user():
-    ev = evaluate(["MAE", "MSE", "RMSE", "NMAE(rmin=1,rmax=5)", "NMAE"]).per_user
+    ev = evaluate(["MAE", "MSE", "RMSE", "NMAE(rmin=1,rmax=5)", "NMAE"], rating_scale=(1, 5)).per_user
     ev.columns = ["MAE", "MSE", "RMSE", "NMAE15", "NMAE"]
     assert np.allclose(ev["MAE"], [(1 + 0.5 + 1) / 3, (0 + 2) / 2])
     assert np.allclose(ev["MSE"], [(1 + 0.25 + 1) / 3, 4 / 2])
     assert np.allclose(ev["RMSE"], np.sqrt(ev["MSE"]))
     assert np.allclose(ev["NMAE15"], ev["MAE"] / 4)
-    assert np.allclose(ev["NMAE"], ev["MAE"] / 4)  # inferred: qrels max 5, smallest test rating 1
+    assert np.allclose(ev["NMAE"], ev["MAE"] / 4)  # the declared scale 1-5
     table = prediction_errors(TEST, PRED)
     assert table["n"].tolist() == [3, 2]
 
@@ -72,8 +72,9 @@ def test_bad_predictions_and_test_tables():
 
 def test_test_ratings_default_to_the_evaluated_qrels():
     names = ["MAE", "MSE", "RMSE", "NMAE"]
-    implicit = rm.evaluate(RUN, rm.Qrels(TEST), names, users="all", predictions=PRED).per_user
-    explicit = rm.evaluate(RUN, rm.Qrels(TEST), names, users="all", predictions=PRED, test=TEST).per_user
+    implicit = rm.evaluate(RUN, rm.Qrels(TEST), names, users="all", predictions=PRED, rating_scale=(1, 5)).per_user
+    explicit = rm.evaluate(RUN, rm.Qrels(TEST), names, users="all", predictions=PRED, test=TEST,
+                           rating_scale=(1, 5)).per_user
     pd.testing.assert_frame_equal(implicit, explicit)
 
 
@@ -96,3 +97,31 @@ def test_with_the_zoo_rating_predictor():
     ev = rm.evaluate(model.recommend(q.users, n=5), q, ["MAE", "RMSE", "NMAE(rmin=1,rmax=5)"], users="all",
                      predictions=pred, test=test)
     assert (ev.aggregate["RMSE"] >= ev.aggregate["MAE"]) and 0 < ev.aggregate["MAE"] < 4
+
+
+def test_nmae_scale_is_declared_not_taken_from_the_test_data():
+    # the test ratings span 1-5 here; a split whose test data spans 2-5 must not change NMAE's scale
+    with pytest.raises(InputError, match="rating scale"):
+        evaluate(["NMAE"])
+    with pytest.raises(InputError, match="both rmin and rmax"):
+        evaluate(["NMAE(rmin=1)"])
+    narrow = TEST[TEST.rating >= 2]
+    pred = PRED[PRED.item != 12]
+    ev = rm.evaluate(RUN, rm.Qrels(narrow), ["NMAE", "MAE"], predictions=pred, rating_scale=(1, 5)).per_user
+    assert np.allclose(ev.iloc[:, 0], ev.iloc[:, 1] / 4)
+
+
+def test_error_metrics_default_to_every_user_and_pool():
+    # user 2 has no relevant item (ratings 4? no: threshold 5 makes only user 1's 5 relevant)
+    q = rm.Qrels(TEST, threshold=5)
+    ev = rm.evaluate(RUN, q, ["MAE", "RMSE"], predictions=PRED)
+    assert list(ev.per_user.index) == [1, 2]  # not only the users with a relevant item
+    with pytest.warns(UserWarning, match="users='all'"):
+        mixed = rm.evaluate(RUN, q, ["MAE", "P@1"], predictions=PRED)
+    assert list(mixed.per_user.index) == [1]
+    from recmetrics.metrics.error import pooled_errors
+
+    pooled = pooled_errors(TEST, PRED)
+    assert pooled["MAE"] == pytest.approx((1 + 0.5 + 1 + 0 + 2) / 5)
+    assert pooled["RMSE"] == pytest.approx(np.sqrt((1 + 0.25 + 1 + 0 + 4) / 5))
+    assert pooled["MAE"] != pytest.approx(ev.aggregate["MAE"])  # the mean of per-user MAEs weights users equally

@@ -84,7 +84,7 @@ def _context(qrels_df, lists, rnd):
 
 
 def _every_metric(k=5):
-    # NMAE's scale defaults to the ratings present, which a tiny case may collapse to one value
+    # NMAE needs the declared rating scale
     params = {"NMAE": "(rmin=1,rmax=5)"}
     names = []
     for name in rm.metrics.names():

@@ -24,9 +24,16 @@ Missing predictions (parameter ``fill``):
 Predictions for pairs that are not test ratings are ignored; duplicate (user, item) predictions
 and non-finite predictions raise. An evaluated user without any test rating in ``test`` raises.
 
-NMAE's scale: ``NMAE(rmin=1,rmax=5)``; unset, ``rmax`` is the judgments' ``max_rating`` (the
-Qrels' declared maximum, by default the largest test rating) and ``rmin`` the smallest rating in
-``test`` -- pass the dataset's scale (``Dataset.rating_scale``) to make values comparable.
+NMAE's scale is the dataset's declared rating scale, never the test data's range (which changes
+with the split): ``NMAE(rmin=1,rmax=5)``, or ``rm.evaluate(..., rating_scale=ds.rating_scale)``
+(``Dataset.rating_scale``); without either it is an error.
+
+Users: error metrics describe a rating predictor over *every* user with test ratings. When every
+metric asked of :func:`recmetrics.evaluate` is an error metric, its default user policy is
+``"all"``; mixed with ranking metrics the ranking default (users with a relevant item) applies
+and a warning says so (pass ``users="all"``). :func:`pooled_errors` gives the rating-level
+(pooled) MAE / MSE / RMSE, which weight users by their number of test ratings, beside the
+per-user means the metrics aggregate.
 
 All four are non-negative (lower is better), so every aggregation (arithmetic, geometric,
 harmonic, quadratic) applies; note that the geometric and harmonic means floor a zero error at
@@ -186,18 +193,32 @@ def rmse(j, k, fill=None, predictions=None, test=None):
 
 
 @register("NMAE", aliases=("normalised_mae", "normalized_mae"), params={"fill": None, "rmin": None, "rmax": None},
-          **_ERR, description="MAE divided by the width of the rating scale (rmax - rmin)")
-def nmae(j, k, fill=None, rmin=None, rmax=None, predictions=None, test=None):
+          cutoff="none", needs=("predictions",), optional=("test", "rating_scale"), family="error",
+          bounds=(0.0, np.inf), perfect=0.0,
+          description="MAE divided by the width of the dataset's rating scale (rmax - rmin)")
+def nmae(j, k, fill=None, rmin=None, rmax=None, predictions=None, test=None, rating_scale=None):
     table = _per_user(j, predictions, test, fill)
-    hi = float(j.max_rating if rmax is None else rmax)
+    if (rmin is None) != (rmax is None):
+        raise InputError("NMAE: give both rmin and rmax (e.g. 'NMAE(rmin=1,rmax=5)'), or neither and "
+                         "rating_scale=(min, max)")
     if rmin is None:
-        lo = float(pd.to_numeric(_test_frame(j.qrels if test is None else test)["rating"], errors="coerce").min())
-    else:
-        lo = float(rmin)
+        if rating_scale is None:
+            raise InputError("NMAE needs the dataset's rating scale, not the test data's range: pass "
+                             "rating_scale=ds.rating_scale to rm.evaluate, or 'NMAE(rmin=1,rmax=5)'")
+        rmin, rmax = rating_scale
+    lo, hi = float(rmin), float(rmax)
     if not (np.isfinite(lo) and np.isfinite(hi)) or hi <= lo:
-        raise InputError(f"NMAE needs a rating scale with rmax > rmin, got rmin={lo:g}, rmax={hi:g}; "
-                         f"pass it, e.g. 'NMAE(rmin=1,rmax=5)'")
+        raise InputError(f"NMAE needs a rating scale with rmax > rmin, got rmin={lo:g}, rmax={hi:g}")
     return table["MAE"].to_numpy() / (hi - lo)
 
 
-__all__ = ["prediction_errors", "FILL_SKIP"]
+def pooled_errors(test, predictions, fill=None) -> pd.Series:
+    """Rating-level MAE, MSE and RMSE over every test rating of ``test`` (users weighted by their
+    number of ratings), from the same checked join as the per-user metrics."""
+    table = prediction_errors(test, predictions, fill=_check_fill(fill))
+    n = table["n"].sum()
+    mse = table["sq"].sum() / n
+    return pd.Series({"MAE": table["abs"].sum() / n, "MSE": mse, "RMSE": float(np.sqrt(mse)), "ratings": int(n)})
+
+
+__all__ = ["prediction_errors", "pooled_errors", "FILL_SKIP"]
