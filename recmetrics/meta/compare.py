@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import Mapping
 
 import numpy as np
-import pandas as pd
 
 from ..errors import InputError, unknown_name
 from .significance import CORRECTIONS, PAIRWISE_TESTS, pairwise
@@ -57,6 +56,8 @@ class Comparison:
         return out
 
     def _marked(self, fmt) -> pd.DataFrame:
+        import pandas as pd
+
         beats, letters = self.beats(), self.letters
         cells = {m: [fmt(self.means.loc[s, m], "".join(letters[x] for x in sorted(beats[(s, m)], key=list(self.means.index).index)))
                      for s in self.means.index] for m in self.means.columns}
@@ -98,6 +99,8 @@ class Comparison:
 
 
 def _scores_from_runs(runs, qrels, metrics, users="relevant") -> dict:
+    import pandas as pd
+
     from ..evaluation import evaluate
 
     if qrels is None or metrics is None:
@@ -123,6 +126,8 @@ def compare(scores_by_metric: Mapping | None = None, *, runs=None, qrels=None, m
     (users paired), or ``runs`` (recmetrics ``Run`` objects, distinct names) + ``qrels`` + ``metrics``
     evaluated with :func:`recmetrics.evaluate`. ``correction`` is applied per metric over the tested
     pairs (``None`` for none); ``baseline`` = a system name to test baseline-vs-each only."""
+    import pandas as pd
+
     if test not in PAIRWISE_TESTS:
         raise unknown_name("test", str(test), PAIRWISE_TESTS)
     if correction is not None and correction not in CORRECTIONS:
