@@ -170,3 +170,21 @@ def test_guide_widget_shows_the_library_advice(tmp_path):
     w.answers["decay"].value = "slow"
     assert "LAUC@5" in w.advice.value
     assert render({"limited_list": "no", "decay": "slow"}, k=3, results=tmp_path).count("<li>") >= 2
+
+
+def test_catalogue_identities_hold_at_catalogue_scale_and_fail_on_judged_items():
+    import recmetrics as rm
+
+    rng = np.random.default_rng(0)
+    n_users, n_items = 40, 2000
+    rows = [(u, int(i), float(rng.integers(1, 6))) for u in range(n_users)
+            for i in rng.choice(n_items, size=30, replace=False)]
+    ratings = pd.DataFrame(rows, columns=["user", "item", "rating"])
+    train, test = rm.splits.holdout(ratings, test_size=0.5, seed=0)
+    qrels = rm.Qrels(test, threshold=4)
+    run = rm.recommenders.create("Pop").fit(train).recommend(qrels.users, n=10)
+    table = g.catalogue_identities(run, qrels, 10, train=train, catalog=np.arange(n_items))
+    at = table.set_index(["universe", "identity"])["max |difference|"]
+    for identity in ["informedness ≈ recall", "markedness ≈ precision", "LAUC ≈ (1 + informedness)/2"]:
+        assert at[("all", identity)] < 0.02, identity
+    assert at[("judged", "informedness ≈ recall")] > 0.05

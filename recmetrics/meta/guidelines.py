@@ -419,7 +419,48 @@ def measured_properties(metrics: Iterable[str], path: str | os.PathLike | None =
     return wide
 
 
-__all__ = ["ToyCase", "toy_case", "toy_scores", "figure1", "figure2", "figure3", "figure4", "FIGURE_METRICS",
+def catalogue_identities(run, qrels, k: int, universes=("all", "judged"), **context) -> pd.DataFrame:
+    """How far Schröder et al.'s measures sit from their catalogue-scale approximations.
+
+    With the AllItems universe a user's true negatives ``tn`` dwarf every other cell of the
+    confusion matrix at list length ``k``, so fallout ``fp/(fp+tn)`` and the false omission rate
+    ``fn/(fn+tn)`` vanish and:
+
+    * informedness = recall − fallout ≈ recall@k;
+    * markedness = precision − fn/(fn+tn) ≈ precision@k;
+    * MCC = ±sqrt(informedness · markedness) ≈ sqrt(P@k · R@k);
+    * LAUC@k, the area under a ROC that is a straight line behind the list, equals
+      (1 + TPR − FPR)/2 = (1 + informedness)/2 up to the order *within* the top k;
+    * boolean τ@k (ordered) ≈ MCC@k: with the unordered top k it is exactly MCC (τ-b of a 2x2
+      table is the φ coefficient), and the order inside a short list moves few of the
+      ``~|U|²/2`` pairs.
+
+    For each universe (``"all"``: catalogue minus training items; ``"judged"``: the user's test
+    items only, where ``tn`` is small and the approximations fail), returns the mean and maximum
+    absolute difference over users of each identity."""
+    from ..evaluation import evaluate
+
+    rows = []
+    for universe in universes:
+        u = f"(universe={universe})"
+        names = {"P": f"P@{k}", "R": f"Recall@{k}", "mk": f"markedness@{k}{u}", "inf": f"informedness@{k}{u}",
+                 "mcc": f"MCC@{k}{u}", "lauc": f"LAUC@{k}{u}", "bkt": f"BKTau@{k}{u}"}
+        ev = evaluate(run, qrels, list(names.values()), **context).per_user
+        v = {key: ev.iloc[:, j].to_numpy() for j, key in enumerate(names)}
+        pairs = {
+            "informedness ≈ recall": v["inf"] - v["R"],
+            "markedness ≈ precision": v["mk"] - v["P"],
+            "MCC ≈ sqrt(P·R)": v["mcc"] - np.sqrt(v["P"] * v["R"]),
+            "LAUC ≈ (1 + informedness)/2": v["lauc"] - (1 + v["inf"]) / 2,
+            "BKTau ≈ MCC": v["bkt"] - v["mcc"],
+        }
+        for identity, diff in pairs.items():
+            rows.append({"universe": universe, "identity": identity, "mean |difference|": float(np.abs(diff).mean()),
+                         "max |difference|": float(np.abs(diff).max())})
+    return pd.DataFrame(rows)
+
+
+__all__ = ["catalogue_identities", "ToyCase", "toy_case", "toy_scores", "figure1", "figure2", "figure3", "figure4", "FIGURE_METRICS",
            "FIGURE1_RANKING", "QUESTIONS", "DEFAULT_ANSWERS", "FAMILIES", "RULES", "CAUTIONS", "Recommendation",
            "normalise_answers", "recommend_metrics", "cautions", "family_metrics", "decision_table",
            "rules_table", "meta_results_dir", "measured_properties", "META_TABLES", "META_RESULTS_ENV"]
