@@ -77,6 +77,8 @@ def main():
     ap.add_argument("--systems", type=int, default=21)
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--n-jobs", type=int, default=1)
+    ap.add_argument("--prefer", choices=["threads", "processes"], default="threads",
+                    help="joblib workers for --n-jobs > 1")
     args = ap.parse_args()
 
     t0 = time.perf_counter()
@@ -104,7 +106,7 @@ def main():
         setup = time.perf_counter() - t
         t = time.perf_counter()
         res = rb.robustness_study(study, [scenario], rb.PAPER_SIZES, n_samples=n_samples, seed=0,
-                                  n_jobs=args.n_jobs, progress=True)
+                                  n_jobs=args.n_jobs, prefer=args.prefer, progress=True)
         dt = time.perf_counter() - t
         scaled = setup + (dt - setup) * full_reps / reps
         total += scaled
