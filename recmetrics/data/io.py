@@ -221,6 +221,28 @@ def _check_not_table(path, what: str) -> None:
         raise InputError(f"{path}: a {what} named {fmt} is read as a table; expected TREC layout here")
 
 
+def _slow_trec(raw, fname, ncols, layout, kind, value_col, value_name, duplicate):
+    """The reference (line-by-line) reader of a TREC run or qrels file: columns, the checked
+    numeric column ``value_col`` and the id codes; every problem names ``fname:line``. ``kind`` is
+    ``"run"`` (extra fields allowed, as trec_eval 10) or ``"qrels"``; ``duplicate`` the message
+    tail for a repeated (qid, docno), formatted with ``qid``."""
+    lines, cols = _slow_columns(raw, fname, ncols, layout, extra_ok=kind == "run")
+    if not len(lines):
+        noun = "run" if kind == "run" else "judgment"
+        raise InputError(f"{kind} file {fname!r} holds no {noun} line ({layout})")
+    raw_values = cols[value_col]
+    values = _floats(raw_values, fname, lines, value_name)
+    _reject(~np.isfinite(values), fname, lines,
+            lambda i: f"{value_name} {raw_values[i]!r} is not a finite number")
+    qid, docno = cols[0], cols[2]
+    ucodes, users = _codes_of(qid)
+    icodes, vocab = _codes_of(docno)
+    d = _first_duplicate(ucodes, icodes, len(vocab))
+    if d >= 0:
+        raise FormatError(f"{fname}:{lines[d]}: docno {docno[d]!r} " + duplicate.format(qid=qid[d]))
+    return lines, cols, values, (ucodes, users, icodes, vocab)
+
+
 # --------------------------------------------------------------------------- runs
 def read_trec_run(path, *, name: str | None = None, max_docs: int | None = None, ids: str = "str") -> Run:
     """Read a TREC run file (``qid Q0 docno rank score tag``; further fields are ignored, as
@@ -233,7 +255,6 @@ def read_trec_run(path, *, name: str | None = None, max_docs: int | None = None,
         ucodes, users = _encode(fast[0])
         icodes, vocab = _encode(fast[2])
         scores = fast[4].to_numpy()
-        fast = None
         _release_arrow_memory()
         first = raw[: raw.find(b"\n")] if b"\n" in raw else raw
         tag = first.decode("utf-8", "replace").split()[5]
@@ -244,17 +265,9 @@ def read_trec_run(path, *, name: str | None = None, max_docs: int | None = None,
             fast = None  # the reference reader reports the line
             raw = read_bytes(path, "run") if str(path) != "-" else raw
     if fast is None:
-        lines, (qid, _, docno, _rank, score, tags) = _slow_columns(raw, fname, 6, RUN_LAYOUT, extra_ok=True)
-        if not len(lines):
-            raise InputError(f"run file {fname!r} holds no run line ({RUN_LAYOUT})")
-        scores = _floats(score, fname, lines, "score")
-        _reject(~np.isfinite(scores), fname, lines, lambda i: f"score {score[i]!r} is not a finite number")
-        ucodes, users = _codes_of(qid)
-        icodes, vocab = _codes_of(docno)
-        d = _first_duplicate(ucodes, icodes, len(vocab))
-        if d >= 0:
-            raise FormatError(f"{fname}:{lines[d]}: docno {docno[d]!r} appears twice for qid {qid[d]!r}")
-        tag = tags[0]
+        lines, cols, scores, (ucodes, users, icodes, vocab) = _slow_trec(
+            raw, fname, 6, RUN_LAYOUT, "run", 4, "score", "appears twice for qid {qid!r}")
+        tag = cols[5][0]
     return Run.from_codes(ucodes, users, icodes, vocab, scores, name=name or tag, max_docs=max_docs)
 
 
@@ -289,17 +302,9 @@ def read_trec_qrels(path, *, threshold: float = 1.0, max_rating: float | None = 
         if not np.isfinite(rels).all() or _first_duplicate(ucodes, icodes, len(vocab)) >= 0:
             fast = None
     if fast is None:
-        lines, (qid, _, docno, rel) = _slow_columns(raw, fname, 4, QRELS_LAYOUT, extra_ok=False)
-        if not len(lines):
-            raise InputError(f"qrels file {fname!r} holds no judgment line ({QRELS_LAYOUT})")
-        rels = _floats(rel, fname, lines, "relevance")
-        _reject(~np.isfinite(rels), fname, lines, lambda i: f"relevance {rel[i]!r} is not a finite number")
-        ucodes, users = _codes_of(qid)
-        icodes, vocab = _codes_of(docno)
-        d = _first_duplicate(ucodes, icodes, len(vocab))
-        if d >= 0:
-            raise FormatError(f"{fname}:{lines[d]}: docno {docno[d]!r} is judged twice for qid {qid[d]!r}; "
-                              "one judgment per (qid, docno) expected")
+        lines, _, rels, (ucodes, users, icodes, vocab) = _slow_trec(
+            raw, fname, 4, QRELS_LAYOUT, "qrels", 3, "relevance",
+            "is judged twice for qid {qid!r}; one judgment per (qid, docno) expected")
     frac = rels != np.trunc(rels)
     if frac.any():
         i = int(np.flatnonzero(frac)[0])
