@@ -206,14 +206,18 @@ class WRMF(Recommender):
 
 @register("BPRMF", aliases=("BPR", "BPR-MF"))
 class BPRMF(Recommender):
-    """Bayesian personalised ranking MF (``implicit.cpu.bpr``; one thread for determinism)."""
+    """Bayesian personalised ranking MF (``implicit.cpu.bpr``; one thread for determinism).
+
+    Defaults tuned on a movielens-small holdout (test 20 %, seed 0; nDCG@100 / P@10):
+    ``learning_rate=0.005, iterations=200`` 0.281 / 0.129; implicit-style 0.01 / 100: 0.274 / 0.122;
+    0.01 / 50: 0.265 / 0.132; 0.05 / 50: 0.225 / 0.083."""
 
     family = "matrix factorisation (pairwise ranking)"
     source = "implicit (BayesianPersonalizedRanking)"
     reference = "Rendle et al. 2009"
 
-    def __init__(self, factors: int = 50, learning_rate: float = 0.01, reg: float = 0.01,
-                 iterations: int = 100, seed: int = 0):
+    def __init__(self, factors: int = 50, learning_rate: float = 0.005, reg: float = 0.01,
+                 iterations: int = 200, seed: int = 0):
         owner = type(self).name
         self.factors = check_int(owner, "factors", factors)
         self.learning_rate = check_float(owner, "learning_rate", learning_rate, 0.0, lo_open=True)
