@@ -196,12 +196,11 @@ def _evaluate(args) -> int:
                 res = evaluate(run, qrels, ["num_ret"], users=policy, aggregate=args.aggregate)
         _warn(caught)
         meta = res.metadata
-        per_user = res.per_user
-        values = per_user.to_numpy().T
-        n_users = len(per_user)
+        values = res.values  # metrics x users
+        n_users = len(res.users)
         summary = {}
         if args.format == "trec":  # trec_eval adds per-query values in qid order, then divides
-            qids = [str(u) for u in per_user.index.tolist()]
+            qids = [str(u) for u in res.users.tolist()]
             order = sorted(range(n_users), key=qids.__getitem__)
         for (label, trec), col in zip([l for l in labels if l[0] != "num_q"], range(values.shape[0])):
             if args.format == "trec" and args.aggregate == "arithmetic":
@@ -213,7 +212,8 @@ def _evaluate(args) -> int:
                     # m_num_rel.c: with -c the summary counts rel > 0 over the whole qrels, ignoring -l
                     summary[label] = float((qrels.to_frame()["rating"] > 0).sum())
             else:
-                summary[label] = float(res.aggregate.iloc[col])
+                summary[label] = float(res.means[col])
+        per_user = {"users": res.users.tolist(), **{n: v.tolist() for n, v in zip(res.names, values)}}
         if args.format == "trec":
             _print_trec(out, run.name if several else None, labels, per_user, summary, n_users, args)
         elif args.format == "table":
@@ -223,7 +223,7 @@ def _evaluate(args) -> int:
                 if label == "num_q":
                     continue
                 if args.per_query:
-                    rows += [(run.name, label, str(u), float(v)) for u, v in per_user[label].items()]
+                    rows += [(run.name, label, str(u), float(v)) for u, v in zip(per_user["users"], per_user[label])]
                 if not args.no_summary:
                     rows.append((run.name, label, "all", summary[label]))
     if args.format in ("csv", "json"):
@@ -249,14 +249,15 @@ def _warn(caught) -> None:
 
 
 def _print_trec(out, prefix, labels, per_user, summary, n_users, args) -> None:
-    """trec_eval's layout: per query (sorted by qid as strings), then ``all``; measures in its order."""
+    """trec_eval's layout: per query (sorted by qid as strings), then ``all``; measures in its order.
+    ``per_user``: ``{"users": [...], label: [value per user]}``."""
     named = [(label, trec or label) for label, trec in labels]
     named.sort(key=lambda lt: _order_key(lt[1]))
     pre = f"{prefix}\t" if prefix else ""
     integer = {label for label, trec in named if trec in SUMMED or trec == "num_q"}
     if args.per_query:
-        qids = [str(u) for u in per_user.index.tolist()]
-        cols = {label: per_user[label].tolist() for label, _ in named if label != "num_q"}
+        qids = [str(u) for u in per_user["users"]]
+        cols = per_user
         for n in sorted(range(len(qids)), key=qids.__getitem__):
             out.write("".join(f"{pre}{trec:<22}\t{qids[n]}\t{_fmt_trec(cols[label][n], label in integer)}\n"
                               for label, trec in named if label != "num_q"))
@@ -279,12 +280,12 @@ def _print_table(out, name, labels, per_user, summary, meta, policy, qrels, args
         if label == "num_q":
             continue
         if args.per_query:
-            for u, v in per_user[label].items():
+            for u, v in zip(per_user["users"], per_user[label]):
                 out.write(f"{label:<{width}}\t{u}\t{v:.4f}\n")
         if not args.no_summary:
             out.write(f"{label:<{width}}\tall\t{summary[label]:.4f}\n")
     if any(l == "num_q" for l, _ in labels) and not args.no_summary:
-        out.write(f"{'num_q':<{width}}\tall\t{len(per_user)}\n")
+        out.write(f"{'num_q':<{width}}\tall\t{len(per_user['users'])}\n")
 
 
 def _fit(rows: list[tuple[str, ...]], width: int = 80) -> str:

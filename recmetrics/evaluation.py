@@ -1,13 +1,13 @@
 """``rm.evaluate(run, qrels, metrics)``: per-user scores and their aggregate."""
 from __future__ import annotations
 
+import sys
 import warnings
-from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 import numpy as np
-import pandas as pd
 
 from .data.qrels import Qrels
 from .data.run import Run
@@ -17,17 +17,35 @@ from .metrics import aggregate as _aggregate, parse
 from .metrics.aggregate import MIN_GEO_MEAN
 from .metrics.registry import MetricSpec
 
+if TYPE_CHECKING:
+    import pandas as pd
 
-@dataclass
+
 class Evaluation:
-    """Result of :func:`evaluate`: ``per_user`` (index user, one column per metric) and ``aggregate``."""
+    """Result of :func:`evaluate`: ``per_user`` (index user, one column per metric) and ``aggregate``.
 
-    per_user: pd.DataFrame
-    aggregate: pd.Series
-    metadata: dict = field(default_factory=dict)
+    The numbers are kept as numpy (``values``: metrics x users, ``means``); the pandas views are
+    built on first use, so the command line never imports pandas."""
+
+    def __init__(self, values: np.ndarray, users: np.ndarray, names: list[str], means: np.ndarray,
+                 metadata: dict | None = None):
+        self.values, self.users, self.names, self.means = values, users, list(names), means
+        self.metadata = metadata or {}
+
+    @cached_property
+    def per_user(self) -> pd.DataFrame:
+        import pandas as pd
+
+        return pd.DataFrame(self.values.T, index=pd.Index(self.users, name="user"), columns=self.names)
+
+    @cached_property
+    def aggregate(self) -> pd.Series:
+        import pandas as pd
+
+        return pd.Series(self.means, index=self.names, name=self.metadata.get("run"))
 
     def __repr__(self) -> str:
-        return f"Evaluation({self.metadata.get('run')!r}, users={len(self.per_user)})\n{self.aggregate.to_string()}"
+        return f"Evaluation({self.metadata.get('run')!r}, users={len(self.users)})\n{self.aggregate.to_string()}"
 
 
 def parse_metrics(metrics: "str | MetricSpec | Iterable[str | MetricSpec]") -> list[MetricSpec]:
@@ -44,12 +62,18 @@ def score_judged(judged, specs: list[MetricSpec], **context) -> np.ndarray:
     return np.stack([s(judged, **context) for s in specs]) if len(judged) else np.zeros((len(specs), 0))
 
 
+def _is_frame(obj) -> bool:
+    """Whether ``obj`` is a pandas DataFrame (without importing pandas: if it is not imported, it is not one)."""
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(obj, pd.DataFrame)
+
+
 def as_run(run) -> Run:
     """A :class:`Run` from a Run, a ``user, item, score[, rank]`` DataFrame, ``{user: {item: score}}``,
     ``{user: [item, ...]}`` (best first) or a file path (TREC run or table)."""
     if isinstance(run, Run):
         return run
-    if isinstance(run, pd.DataFrame):
+    if _is_frame(run):
         from .data.io import check_id_columns
 
         check_id_columns(run, "run table")
@@ -74,7 +98,7 @@ def as_qrels(qrels, threshold: float | None = None) -> Qrels:
         if threshold is not None and threshold != qrels.threshold:
             raise InputError(f"threshold={threshold} given with a Qrels whose threshold is {qrels.threshold}")
         return qrels
-    if isinstance(qrels, pd.DataFrame):
+    if _is_frame(qrels):
         from .data.io import check_id_columns
 
         check_id_columns(qrels, "qrels table")
@@ -93,7 +117,7 @@ def check_train_test_overlap(qrels: Qrels, train: pd.DataFrame, users: np.ndarra
     """Raise :class:`InputError` when a judged test item of an evaluated user is also one of that user's
     training items: the AllItems universe (catalog minus training items) would then count it wrong
     (a relevant item outside the universe). Ids are compared as strings when the types differ."""
-    if not isinstance(train, pd.DataFrame) or not {"user", "item"} <= set(train.columns) or not len(train):
+    if not _is_frame(train) or not {"user", "item"} <= set(train.columns) or not len(train):
         return  # the classification kernel reports a malformed train= itself
     test = qrels.to_frame()
     test = test[test.user.isin(users) & (test.rating >= 0)]
@@ -145,8 +169,6 @@ def evaluate(run, qrels, metrics, *, users=None, aggregate: str = "arithmetic",
             "train" in s.definition.needs + s.definition.optional and dict(s.params).get("universe", "all") == "all" for s in specs):
         check_train_test_overlap(judged.qrels, context["train"], judged.users)
     values = score_judged(judged, specs, **context)
-    names = [str(s) for s in specs]
-    per_user = pd.DataFrame(values.T, index=pd.Index(judged.users, name="user"), columns=names)
-    agg = pd.Series(_aggregate(values, aggregate, axis=1, floor=floor), index=names, name=run.name)
     meta = dict(judged.metadata, aggregate=aggregate, floor=floor, users_policy=users if isinstance(users, str) else "given")
-    return Evaluation(per_user, agg, meta)
+    return Evaluation(values, judged.users, [str(s) for s in specs],
+                      _aggregate(values, aggregate, axis=1, floor=floor), meta)

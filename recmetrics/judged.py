@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
-import pandas as pd
 
+from .data.ids import Ids, id_kind as _id_kind
 from .data.qrels import Qrels
 from .data.run import Run
 from .errors import InputError, show
@@ -130,21 +130,6 @@ class Judged:
         return self.labels >= self.threshold  # NaN compares False
 
 
-def _id_kind(values: np.ndarray) -> str:
-    values = np.asarray(values)
-    if values.dtype.kind in "iu":
-        return "int"
-    if values.dtype.kind in "US":
-        return "str"
-    if values.dtype.kind == "O" and len(values):
-        kinds = {type(v) for v in values.ravel()[:1000]}
-        if kinds <= {str}:
-            return "str"
-        if all(issubclass(k, (int, np.integer)) for k in kinds):
-            return "int"
-    return "other"
-
-
 def common_ids(run: Run, qrels: Qrels) -> tuple[Run, Qrels]:
     """One id rule for both sides: when the run's and the judgments' ids differ in type (integers on
     one side, strings on the other), both are compared as strings, as trec_eval compares them
@@ -153,15 +138,14 @@ def common_ids(run: Run, qrels: Qrels) -> tuple[Run, Qrels]:
     used = np.zeros(len(vocab), dtype=bool)
     used[codes[codes >= 0]] = True  # list padding may hold a placeholder of another type
     run_items = vocab[used]
-    fix_users = _id_kind(run.users) != _id_kind(qrels.users)
-    fix_items = _id_kind(run_items) != _id_kind(qrels.item_index.to_numpy())
+    kinds = {"user": (run.user_index.kind, qrels.user_index.kind), "item": (_id_kind(run_items), qrels.item_index.kind)}
+    fix_users, fix_items = (a != b for a, b in kinds.values())
     if not (fix_users or fix_items):
         return run, qrels
-    for side, kinds in (("user", (_id_kind(run.users), _id_kind(qrels.users))),
-                        ("item", (_id_kind(run_items), _id_kind(qrels.item_index.to_numpy())))):
-        if "other" in kinds and kinds[0] != kinds[1]:
+    for side, (a, b) in kinds.items():
+        if "other" in (a, b) and a != b:
             raise InputError(f"{side} ids of run {run.name!r} and of the judgments have different types "
-                             f"({kinds[0]} vs {kinds[1]}) that cannot be matched as strings; use int or str ids")
+                             f"({a} vs {b}) that cannot be matched as strings; use int or str ids")
     new = Run(run.users.astype(str) if fix_users else run.users,
               vocab.astype(str)[np.maximum(codes, 0)] if fix_items else run.items,
               run.lengths, run.scores, run.name, dict(run.metadata))
@@ -179,7 +163,7 @@ def _ids_look_mismatched(run: Run, qrels: Qrels) -> bool:
     codes, vocab = run.codes
     used = vocab[np.unique(codes[codes >= 0])]
     judged = qrels.item_index.to_numpy()
-    if (pd.Index(judged).get_indexer(used) >= 0).any():
+    if (Ids(judged).get_indexer(used) >= 0).any():
         return False
     canon = lambda a: {str(x).lstrip("0") or "0" for x in a[:100_000]}  # noqa: E731
     return len(used) >= 10 or bool(canon(used) & canon(judged))

@@ -128,21 +128,27 @@ def _slow_columns(raw: bytes, name: str, n_fields: int, layout: str, extra_ok: b
 
 def _fast_columns(raw: bytes, n_fields: int, keep: dict):
     """pyarrow fast path for single-space or single-tab separated lines; None if anything is unusual
-    (the reference reader then reads the file). ``keep`` maps field index -> 'str' | 'float'."""
+    (the reference reader then reads the file). ``keep`` maps field index -> 'str' | 'float'; a
+    'str' field comes back as ``(codes int64, vocabulary of str)``, a 'float' one as float64.
+
+    String fields are read as dictionary columns (codes, no per-line strings) whose dictionaries
+    are unified across blocks; every column leaves pyarrow through its buffers: pyarrow's
+    ``to_numpy`` and its compute module import pandas and build docstrings (a third of a second of
+    a command-line run)."""
     try:
         import pyarrow as pa
-        import pyarrow.compute as pc
         import pyarrow.csv as pcsv
     except ImportError:  # pragma: no cover - the slow path is complete
         return None
     first = raw[: raw.find(b"\n")] if b"\n" in raw else raw
     delim = "\t" if b"\t" in first else " "
     names = [f"f{i}" for i in range(n_fields)]
-    types = {f"f{i}": (pa.string() if t == "str" else pa.float64()) for i, t in keep.items()}
+    types = {f"f{i}": (pa.dictionary(pa.int32(), pa.string()) if t == "str" else pa.float64())
+             for i, t in keep.items()}
     try:
         table = pcsv.read_csv(
             pa.py_buffer(raw),
-            read_options=pcsv.ReadOptions(column_names=names, block_size=1 << 22),
+            read_options=pcsv.ReadOptions(column_names=names, block_size=1 << 23),
             parse_options=pcsv.ParseOptions(delimiter=delim, quote_char=False, double_quote=False),
             convert_options=pcsv.ConvertOptions(column_types=types, include_columns=list(types),
                                                 strings_can_be_null=False, quoted_strings_can_be_null=False))
@@ -150,18 +156,27 @@ def _fast_columns(raw: bytes, n_fields: int, keep: dict):
         return None
     if table.num_rows == 0:
         return None
+    table = table.unify_dictionaries()
     cols = {}
     for i, t in keep.items():
         col = table.column(f"f{i}")
-        if t == "str":
-            if pc.any(pc.equal(pc.utf8_length(col), 0)).as_py():
-                return None
-            if i == 0 and pc.any(pc.starts_with(col, "#")).as_py():
-                return None
-        elif col.null_count:
+        if col.null_count:
             return None
-        cols[i] = col
+        if t == "str":
+            vocab = col.chunk(0).dictionary.to_pylist()
+            if "" in vocab or (i == 0 and any(v.startswith("#") for v in vocab)):
+                return None  # an empty field or a comment line: the reference reader explains
+            codes = np.concatenate([_buffer_array(c.indices, np.int32) for c in col.chunks]).astype(np.int64)
+            cols[i] = (codes, np.asarray(vocab, dtype=object))
+        else:
+            cols[i] = np.concatenate([_buffer_array(c, np.float64) for c in col.chunks])
     return cols
+
+
+def _buffer_array(arr, dtype) -> np.ndarray:
+    """A null-free pyarrow primitive array's values as a (read-only) numpy view of its data buffer."""
+    dtype = np.dtype(dtype)
+    return np.frombuffer(arr.buffers()[1], dtype=dtype, count=len(arr), offset=arr.offset * dtype.itemsize)
 
 
 def _release_arrow_memory() -> None:
@@ -172,14 +187,6 @@ def _release_arrow_memory() -> None:
         pa.default_memory_pool().release_unused()
     except (ImportError, AttributeError):  # pragma: no cover
         pass
-
-
-def _encode(col):
-    """(codes int64, vocabulary as an object array of str) of a pyarrow string column."""
-    enc = col.combine_chunks().dictionary_encode() if hasattr(col, "combine_chunks") else col.dictionary_encode()
-    codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
-    vocab = np.asarray(enc.dictionary.to_pylist(), dtype=object)
-    return codes, vocab
 
 
 def _reject(bad: np.ndarray, name, linenos: np.ndarray, message) -> None:
@@ -252,23 +259,26 @@ def read_trec_run(path, *, name: str | None = None, max_docs: int | None = None,
     fname = _name(path)
     fast = _fast_columns(raw, 6, {0: "str", 2: "str", 4: "float"})
     if fast is not None:
-        ucodes, users = _encode(fast[0])
-        icodes, vocab = _encode(fast[2])
-        scores = fast[4].to_numpy()
+        (ucodes, users), (icodes, vocab), scores = fast[0], fast[2], fast[4]
         _release_arrow_memory()
         first = raw[: raw.find(b"\n")] if b"\n" in raw else raw
         tag = first.decode("utf-8", "replace").split()[5]
-        fast = "ok"
         if str(path) != "-":
             del raw  # peak memory: the reference reader re-reads the file if it is needed
-        if not np.isfinite(scores).all() or _first_duplicate(ucodes, icodes, len(vocab)) >= 0:
-            fast = None  # the reference reader reports the line
-            raw = read_bytes(path, "run") if str(path) != "-" else raw
-    if fast is None:
-        lines, cols, scores, (ucodes, users, icodes, vocab) = _slow_trec(
-            raw, fname, 6, RUN_LAYOUT, "run", 4, "score", "appears twice for qid {qid!r}")
-        tag = cols[5][0]
-    return Run.from_codes(ucodes, users, icodes, vocab, scores, name=name or tag, max_docs=max_docs)
+        if np.isfinite(scores).all():
+            run = Run.from_codes(ucodes, users, icodes, vocab, scores, name=name or tag)
+            if not _has_repeats(run.codes[0]):
+                return run if max_docs is None else run.head(int(max_docs))
+        raw = read_bytes(path, "run") if str(path) != "-" else raw  # the reference reader reports the line
+    lines, cols, scores, (ucodes, users, icodes, vocab) = _slow_trec(
+        raw, fname, 6, RUN_LAYOUT, "run", 4, "score", "appears twice for qid {qid!r}")
+    return Run.from_codes(ucodes, users, icodes, vocab, scores, name=name or cols[5][0], max_docs=max_docs)
+
+
+def _has_repeats(codes: np.ndarray) -> bool:
+    """Whether a row of a (users x depth) code matrix (-1 = padding) holds an item twice."""
+    s = np.sort(codes, axis=1)
+    return bool(((s[:, 1:] == s[:, :-1]) & (s[:, 1:] >= 0)).any())
 
 
 def write_trec_run(run: Run, path, tag: str | None = None) -> Path:
@@ -294,9 +304,7 @@ def read_trec_qrels(path, *, threshold: float = 1.0, max_rating: float | None = 
     fast = _fast_columns(raw, 4, {0: "str", 2: "str", 3: "float"})
     lines = None
     if fast is not None:
-        ucodes, users = _encode(fast[0])
-        icodes, vocab = _encode(fast[2])
-        rels = fast[3].to_numpy()
+        (ucodes, users), (icodes, vocab), rels = fast[0], fast[2], fast[3]
         fast = "ok"
         _release_arrow_memory()
         if not np.isfinite(rels).all() or _first_duplicate(ucodes, icodes, len(vocab)) >= 0:

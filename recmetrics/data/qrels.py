@@ -7,14 +7,21 @@ from __future__ import annotations
 
 from functools import cached_property
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from ..errors import show, InputError, require_columns, where
+from .ids import Ids
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _validate_ratings(frame: pd.DataFrame, what: str, negative_ok: bool = False, source=None) -> np.ndarray:
     """Return the ``rating`` column as float64, or raise naming the first offending row."""
+    import pandas as pd
+
     col = frame["rating"]
     values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
     bad = np.isnan(values) | np.isinf(values)
@@ -76,19 +83,23 @@ class Qrels:
         if self.max_rating < values.max():
             raise InputError(f"max_rating={max_rating} is below the largest rating {values.max()}")
         # canonical storage: sorted by user code then item code
+        import pandas as pd
+
         ucodes, users = pd.factorize(frame["user"].to_numpy(), sort=True)
         icodes, items = pd.factorize(frame["item"].to_numpy(), sort=True)
         self._store(ucodes, users, icodes, items, values)
 
-    def _store(self, ucodes, users, icodes, items, values) -> None:
-        """Keep the judgments sorted by (user code, item code); ``users``/``items`` are sorted."""
-        order = np.lexsort((icodes, ucodes))
-        self.user_index = pd.Index(users)
-        self.item_index = pd.Index(items)
-        self._ucodes = np.asarray(ucodes)[order].astype(np.int64)
-        self._icodes = np.asarray(icodes)[order].astype(np.int64)
+    def _store(self, ucodes, users, icodes, items, values, is_sorted: bool = False) -> None:
+        """Keep the judgments sorted by (user code, item code); ``users``/``items`` are sorted
+        (``is_sorted``: in :meth:`Ids.order`, which lets lookups skip sorting them again)."""
+        self.user_index = Ids(users, is_sorted=is_sorted)
+        self.item_index = Ids(items, is_sorted=is_sorted)
+        keys = np.asarray(ucodes, dtype=np.int64) * len(items) + np.asarray(icodes, dtype=np.int64)
+        order = np.argsort(keys, kind="stable")  # int64 radix sort: one key instead of a lexsort
+        self._keys = keys[order]
+        self._ucodes = self._keys // max(len(items), 1)
+        self._icodes = self._keys - self._ucodes * len(items)
         self._ratings = values[order]
-        self._keys = self._ucodes * len(items) + self._icodes
 
     @classmethod
     def from_codes(cls, ucodes, users, icodes, items, ratings, threshold: float = 1.0,
@@ -109,11 +120,12 @@ class Qrels:
         self.max_rating = top if max_rating is None else float(max_rating)
         if self.max_rating < top:
             raise InputError(f"max_rating={max_rating} is below the largest rating {top}")
-        uperm, iperm = np.argsort(np.asarray(users)), np.argsort(np.asarray(items))
+        users, items = np.asarray(users), np.asarray(items)
+        uperm, iperm = Ids(users).order(), Ids(items).order()
         urank, irank = np.empty_like(uperm), np.empty_like(iperm)
         urank[uperm] = np.arange(len(uperm))
         irank[iperm] = np.arange(len(iperm))
-        self._store(urank[ucodes], np.asarray(users)[uperm], irank[icodes], np.asarray(items)[iperm], ratings)
+        self._store(urank[ucodes], users[uperm], irank[icodes], items[iperm], ratings, is_sorted=True)
         return self
 
     # ------------------------------------------------------------------ basic views
@@ -121,6 +133,8 @@ class Qrels:
     def from_dict(cls, judgments, threshold: float = 1.0, **kw) -> "Qrels":
         """Build from ``{user: {item: rating}}`` (pytrec_eval / ranx / ir_measures' qrels layout;
         the default threshold 1 is theirs)."""
+        import pandas as pd
+
         rows = [(u, i, r) for u, d in judgments.items() for i, r in d.items()]
         return cls(pd.DataFrame(rows, columns=["user", "item", "rating"]), threshold, **kw)
 
@@ -130,6 +144,8 @@ class Qrels:
         return cls(frame, parent.threshold, parent.max_rating, negative=parent.negative)
 
     def to_frame(self) -> pd.DataFrame:
+        import pandas as pd
+
         return pd.DataFrame({
             "user": self.user_index.to_numpy()[self._ucodes],
             "item": self.item_index.to_numpy()[self._icodes],

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import numpy as np
-import pandas as pd
 
 from ..errors import show, InputError, where
+from .ids import Ids
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def trec_tie_order(items: np.ndarray) -> np.ndarray:
@@ -96,9 +99,9 @@ class Run:
                 f"Run items must be a (n_users, depth) matrix with one row per user; "
                 f"got shape {self.items.shape} for {len(self.users)} users"
             )
-        index = self.user_index  # cached: judging looks users up through it
-        if index.has_duplicates:
-            dup = index[index.duplicated()][0]
+        dups = self.user_index.duplicated()  # the index is cached: judging looks users up through it
+        if dups.any():
+            dup = self.users[dups][0]
             raise InputError(f"user {show(dup)} appears twice in run {self.name!r}; one list per user expected")
 
     # ----------------------------------------------------------------- constructors
@@ -118,6 +121,8 @@ class Run:
         With ``rank_col`` the given ranks define the order; otherwise scores do (descending, ties by
         trec_eval's rule). A duplicate (user, item) or a NaN/inf score raises :class:`InputError`.
         """
+        import pandas as pd
+
         missing = [c for c in (user_col, item_col) if c not in frame.columns]
         if rank_col is None and (score_col is None or score_col not in frame.columns):
             if "rank" in frame.columns:
@@ -221,6 +226,8 @@ class Run:
     @classmethod
     def from_lists(cls, lists: Mapping[Any, Iterable[Any]], name: str = "run") -> "Run":
         """Build from ``{user: [item, item, ...]}`` (best first)."""
+        import pandas as pd
+
         rows = [(u, it, r) for u, items in lists.items() for r, it in enumerate(items, start=1)]
         frame = pd.DataFrame(rows, columns=["user", "item", "rank"])
         if frame.empty:
@@ -250,9 +257,9 @@ class Run:
         users = np.asarray(list(users) if not isinstance(users, np.ndarray) else users)
         items = np.asarray(list(items) if not isinstance(items, np.ndarray) else items)
         scores = np.asarray(scores, dtype=np.float64)
-        columns = pd.Index(items)
-        if columns.has_duplicates:
-            raise InputError(f"item {show(columns[columns.duplicated()][0])} labels two score columns; "
+        dups = Ids(items).duplicated()
+        if dups.any():
+            raise InputError(f"item {show(items[dups][0])} labels two score columns; "
                              "item ids must be unique")
         if scores.shape != (len(users), len(items)):
             raise InputError(f"score matrix has shape {scores.shape}; expected ({len(users)}, {len(items)})")
@@ -274,12 +281,14 @@ class Run:
 
     # ----------------------------------------------------------------- views
     @cached_property
-    def user_index(self) -> pd.Index:
-        return pd.Index(self.users)
+    def user_index(self) -> Ids:
+        return Ids(self.users)
 
     @cached_property
     def codes(self) -> tuple[np.ndarray, np.ndarray]:
         """``(codes, vocab)``: ``items == vocab[codes]`` on every list, ``codes == -1`` past its end."""
+        import pandas as pd
+
         codes, vocab = pd.factorize(self.items.ravel())
         codes = codes.reshape(self.items.shape)
         codes[np.arange(self.depth)[None, :] >= self.lengths[:, None]] = -1
@@ -306,6 +315,8 @@ class Run:
 
     def to_frame(self) -> pd.DataFrame:
         """Long table ``user, item, rank, score`` (rank starts at 1)."""
+        import pandas as pd
+
         mask = np.arange(self.depth)[None, :] < self.lengths[:, None]
         rows, cols = np.nonzero(mask)
         frame = pd.DataFrame({"user": self.users[rows], "item": self.items[rows, cols], "rank": cols + 1})

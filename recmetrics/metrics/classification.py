@@ -86,15 +86,17 @@ worst value (x = -1). The arithmetic and quadratic means accept negative values 
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-import pandas as pd
 
 from ..errors import InputError, require_columns
 from . import ranking as _ranking
 from .ranking import safe_div
 from .registry import register
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 UNIVERSES = ("all", "judged")
 _NEEDS = ("train", "catalog")
@@ -137,6 +139,8 @@ def _check_mode(mode: str) -> str:
 
 
 def _all_items_universe(j, train, catalog) -> Universe:
+    import pandas as pd
+
     if catalog is None or train is None:
         raise InputError("the AllItems universe needs train= (training ratings, columns user, item) and "
                          "catalog= (every item id); or use universe=judged")
@@ -346,6 +350,8 @@ def bktau_of(c: Confusion, discordant: np.ndarray | None = None) -> np.ndarray:
 
 def rates(c: Confusion, beta: float = 1.0) -> pd.DataFrame:
     """Every count-based measure of ``c`` as a DataFrame (one row per user, the paper's precision)."""
+    import pandas as pd
+
     p, r = precision_of(c), recall_of(c)
     return pd.DataFrame({
         "tp": c.tp, "fp": c.fp, "fn": c.fn, "tn": c.tn,
@@ -364,6 +370,8 @@ def roc_curve(j, k: int | None = None, *, train=None, catalog=None, universe: st
     (1, 1) reached by the straight line through the unranked items. ``tpr``/``fpr`` are NaN for a
     user without relevant / irrelevant items (the axis is undefined).
     """
+    import pandas as pd
+
     U = item_universe(j, train=train, catalog=catalog, mode=universe)
     kk = _resolve(j, k, U, check_k=k is not None)
     rel = j.rel[:, :kk]

@@ -95,14 +95,16 @@ import math
 import warnings
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
-import pandas as pd
 
 from ..errors import InputError, show, require_columns
 from .ranking import safe_div
 from .registry import register
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 PROFILES = ("train", "test", "uniform")
 _CACHE_SIZE = 16
@@ -182,6 +184,8 @@ _IDEAL_CACHE = _LRU(64)
 # aspects
 # ------------------------------------------------------------------------------------------
 def _labels_of(value) -> tuple:
+    import pandas as pd
+
     if value is None:
         return ()
     if isinstance(value, str):
@@ -261,6 +265,8 @@ def aspect_index(aspects) -> AspectIndex:
     (as strings). Parsed indexes are cached by object identity (do not mutate a Series in place
     between calls).
     """
+    import pandas as pd
+
     if isinstance(aspects, AspectIndex):
         return aspects
     if aspects is None:
@@ -348,6 +354,8 @@ def judgments_from_qrels(qrels, users, aspects) -> Judgments:
 
     Users absent from the qrels simply have no judgment.
     """
+    import pandas as pd
+
     from ..data.run import trec_tie_order
 
     idx = aspect_index(aspects)
@@ -434,6 +442,8 @@ def profile_weights(users, aspects, profile: str = "train", *, train=None,
     judged items rated >= ``threshold``). Users whose profile has no rated aspect fall back to
     uniform weights over all aspects, with a :class:`UserWarning`.
     """
+    import pandas as pd
+
     profile = _check_profile(profile, "aspect weights")
     idx = aspect_index(aspects)
     n, c = len(users), idx.n_aspects
@@ -947,6 +957,8 @@ PROFILE_PREFIX = "__profile__:"
 
 def _profile_frame(profile, user) -> tuple[pd.DataFrame, dict]:
     """Training ratings realising ``profile``: a mapping aspect -> weight, or (item, rating) pairs."""
+    import pandas as pd
+
     if profile is None:
         return pd.DataFrame({"user": [], "item": [], "rating": []}), {}
     if isinstance(profile, pd.DataFrame):
@@ -979,6 +991,8 @@ def score_lists(lists: Sequence[Sequence[Any]], judgments, aspects: Mapping, met
     training ratings, None, or one of those per list. Each list is scored as a separate user with
     its own copy of the judgments. Returns a DataFrame (one row per list, one column per metric).
     """
+    import pandas as pd
+
     from ..data.qrels import Qrels
     from ..data.run import Run
     from ..judged import judge

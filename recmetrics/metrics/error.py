@@ -41,17 +41,23 @@ harmonic, quadratic) applies; note that the geometric and harmonic means floor a
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from ..errors import InputError, require_columns, show
 from .registry import register
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 FILL_SKIP = "skip"
 _CACHE_ATTR = "_error_metric_cache"
 
 
 def _test_frame(test) -> pd.DataFrame:
+    import pandas as pd
+
     if hasattr(test, "to_frame") and hasattr(test, "threshold"):  # a Qrels
         test = test.to_frame()
     if not isinstance(test, pd.DataFrame):
@@ -66,6 +72,8 @@ def _test_frame(test) -> pd.DataFrame:
 
 
 def _prediction_frame(predictions) -> pd.DataFrame:
+    import pandas as pd
+
     if not isinstance(predictions, pd.DataFrame):
         raise InputError(f"predictions must be a DataFrame with columns user, item, prediction; "
                          f"got {type(predictions).__name__}")
@@ -100,6 +108,8 @@ def prediction_errors(test, predictions, *, fill=None, users=None) -> pd.DataFra
     errors), ``sq`` (sum of squared errors), ``MAE``, ``MSE`` and ``RMSE``. ``users`` (optional) restricts and orders the rows; a listed user
     without test ratings raises. Missing predictions: see the module docstring (``fill``).
     """
+    import pandas as pd
+
     fill = _check_fill(fill)
     t = _test_frame(test)
     p = _prediction_frame(predictions)
@@ -215,6 +225,8 @@ def nmae(j, k, fill=None, rmin=None, rmax=None, predictions=None, test=None, rat
 def pooled_errors(test, predictions, fill=None) -> pd.Series:
     """Rating-level MAE, MSE and RMSE over every test rating of ``test`` (users weighted by their
     number of ratings), from the same checked join as the per-user metrics."""
+    import pandas as pd
+
     table = prediction_errors(test, predictions, fill=_check_fill(fill))
     n = table["n"].sum()
     mse = table["sq"].sum() / n
