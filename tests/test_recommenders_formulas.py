@@ -90,3 +90,36 @@ def test_lda_reads_rating_weighted_documents_and_scores_with_topic_counts():
     want = theta @ (n_iz / n_iz.sum(axis=1, keepdims=True))
     got = create("LDA(factors=4,iterations=5)").fit(df).score(np.arange(12))
     np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------------------- LM-WSR
+def lm_wsr_brute_force(X, k, mu):
+    """Valcarce et al. (ECIR 2016): rows of ``X`` are the queries and documents; the neighbourhood
+    of row ``a`` is the ``k`` other rows ``b`` with the highest Dirichlet query likelihood
+    ``sum_j x_aj log((x_bj + mu p(j|C)) / (|b| + mu))``; the Weighted Sum Recommender then
+    scores ``sum_{b in V_a} cos(a, b) x_b``."""
+    p_c = X.sum(axis=0) / X.sum()
+    lengths = X.sum(axis=1)
+    n = X.shape[0]
+    W = np.zeros((n, n))
+    for a in range(n):
+        ll = np.array([np.sum(X[a] * np.log((X[b] + mu * p_c) / (lengths[b] + mu))) if b != a else -np.inf
+                       for b in range(n)])
+        for b in np.argsort(-ll)[:k]:
+            W[a, b] = X[a] @ X[b] / np.linalg.norm(X[a]) / np.linalg.norm(X[b])
+    return W
+
+
+@pytest.mark.parametrize("spec,user_based", [("LM-WSR-UB", True), ("LM-WSR-IB", False)])
+def test_lm_wsr_matches_query_likelihood_neighbourhoods(spec, user_based):
+    df = ratings(seed=5, density=0.5)
+    df["rating"] = df.rating + np.random.default_rng(0).random(len(df)) / 10  # no ties in the likelihoods
+    R = np.zeros((12, 15))
+    R[df.user, df.item] = df.rating
+    k, mu = 4, 20.0
+    if user_based:
+        want = lm_wsr_brute_force(R, k, mu) @ R                   # sum_v cos(u, v) r(v, i)
+    else:
+        want = R @ lm_wsr_brute_force(R.T, k, mu).T               # sum_j cos(i, j) r(u, j), j in J_i
+    got = create(f"{spec}(k={k},mu={mu:g})").fit(df).score(np.arange(12))
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
