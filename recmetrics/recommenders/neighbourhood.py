@@ -18,6 +18,14 @@
   likelihood model: user ``u``'s ratings are the query, every other user a document with a
   Dirichlet-smoothed language model, ``log p(u|v) = sum_j r(u,j) log p_mu(j|v)``,
   ``p_mu(j|v) = (r(v,j) + mu p(j|C)) / (|v| + mu)``. The item-based version swaps the roles.
+  What was checked: the paper's abstract (Springer page of the ECIR 2016 chapter) and the outline
+  of its slides (slideshare ``dvalcarce``: "Weighted Sum Recommender (WSR)", "Improving WSR",
+  "Language Models for Neighbourhoods"): neighbourhoods computed with language models and used
+  by a simple neighbourhood-based recommender; the definition above is tested against an
+  independent brute force (``tests/test_recommenders_formulas.py``). Not verified here (the full
+  text and any authors' code were not retrievable): the exact WSR weighting (cosine, without
+  normalisation by the sum of similarities, is assumed), the query weighting by rating, and
+  the paper's ``mu`` and ``k``.
 """
 from __future__ import annotations
 

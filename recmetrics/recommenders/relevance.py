@@ -18,6 +18,20 @@ of Carpineto et al., ACM TOIS 2001), with maximum-likelihood estimates
 Only items rated in the neighbourhood are candidates (the feedback "terms"); the others follow
 them in the list (item-id order), so lists still hold ``n`` items under AllItems.
 
+What was checked for this family, and what was not: the paper's full text and any authors' code
+were not retrievable here (the public repositories of ``dvalcarce`` hold RM2 -- ``filmyou-core``
+-- but none of these four). Checked: its abstract ("four well-known query expansion techniques
+with multiple probability estimates", "a new probability estimate that takes into account
+[neighbourhood length]", "no parameter to tune apart from the ones of the neighbourhood") and
+the outline of its ECIR 2016 slides (slideshare ``dvalcarce``: the techniques are "based on
+Rocchio's model (Rocchio, 1971 & Carpineto et al., ACM TOIS 2001)"); the four scores above are
+Carpineto et al.'s term-scoring functions with neighbours as feedback documents, items as terms
+and ratings as term weights. Not verified: the paper's own equations -- in particular whether
+its RSV keeps Carpineto's ``- p(i|C)`` term -- and its neighbourhood-length probability estimate,
+which is not implemented (only the maximum-likelihood estimate is). Measured (movielens-small
+holdout, test 20 %, seed 0; P@10 / nDCG@100): Rocchio 0.191 / 0.338, RSV 0.167 / 0.328, CHI2
+0.094 / 0.213, KLD 0.142 / 0.298 (Pop: 0.112 / 0.204).
+
 Relevance-based language models (Parapar, Bellogín, Castells & Barreiro, "Relevance-based
 language modelling for recommender systems", IP&M 49(4), 2013), uniform ``p(v)`` and
 smoothed ``p(i|v)``:
@@ -107,7 +121,14 @@ class RSV(_PRF):
 
 @register("CHI2", aliases=("chi-square",))
 class CHI2(_PRF):
-    """Chi-square term selection: ``(p(i|V_u) - p(i|C))^2 / p(i|C)``."""
+    """Chi-square term selection: ``(p(i|V_u) - p(i|C))^2 / p(i|C)``.
+
+    The division by ``p(i|C)`` favours items rare in the collection: on the movielens-small
+    holdout (test 20 %, seed 0) the median training count of its top-10 items is 36, against 198
+    for Pop, 167 for Rocchio and 69 for KLD, which is why its P@10 (0.094) is below Pop's (0.112)
+    while its nDCG@100 (0.213) is above Pop's (0.204). Items under-represented in the
+    neighbourhood (``p(i|V_u) < p(i|C)``), which the square also rewards, are only 3.7 % of its
+    top-10 (first 500 test users)."""
 
     def _formula(self, S, n, p_v):
         return (p_v - self.p_c_) ** 2 / self.p_c_
