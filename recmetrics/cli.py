@@ -390,7 +390,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)  # usage errors: argparse exits with status 2
     try:
-        return args.func(args)
+        rc = args.func(args)
+        if args.command == "evaluate":
+            sys.stdout.flush()  # a closed pipe is reported here, not at exit
+        return rc
     except RecmetricsError as exc:
         msg = str(exc)
     except BrokenPipeError:
@@ -411,5 +414,25 @@ def main(argv=None) -> int:
     return 2
 
 
+def run() -> None:
+    """The console entry point: :func:`main`. After ``evaluate`` (no worker pools, no temporary
+    files, no exit handlers) the process ends as soon as the output is flushed: tearing the
+    interpreter down (freeing every array and module) is ~40 ms of a 0.5 s evaluation of a
+    million-line run. Other commands exit normally. ``evaluate`` does no matrix products, so
+    OpenBLAS starts with one thread (its thread pool is ~50 ms of numpy's import); a user's own
+    ``OPENBLAS_NUM_THREADS`` wins."""
+    if sys.argv[1:2] == ["evaluate"]:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    rc = main()
+    if sys.argv[1:2] != ["evaluate"]:
+        sys.exit(rc)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (BrokenPipeError, ValueError):
+        rc = rc or 2
+    os._exit(rc)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    run()
