@@ -36,16 +36,6 @@ class Hits:
     vals: np.ndarray   # rating
 
 
-def exclusive_cumsum_by_row(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """For values sorted by row: the sum of the earlier values of the same row."""
-    if len(x) == 0:
-        return np.zeros(0, dtype=np.float64)
-    c = np.cumsum(x, dtype=np.float64) - x
-    starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
-    lengths = np.diff(np.r_[starts, len(x)])
-    return c - np.repeat(c[starts], lengths)
-
-
 @dataclass
 class Judged:
     users: np.ndarray          # (n,) evaluated user ids
@@ -58,7 +48,7 @@ class Judged:
     threshold: float
     max_rating: float
     qrels: Qrels
-    run: Run
+    run: Run | None            # None for stacked runs (see stack)
     run_rows: np.ndarray       # (n,) row of each user in the run (-1 if absent)
     metadata: dict = field(default_factory=dict)
 
@@ -79,9 +69,23 @@ class Judged:
         return self.hits.vals >= self.threshold
 
     @cached_property
+    def _row_first(self) -> np.ndarray:
+        """For each hit, the index of the first hit of its row (hits are sorted by row)."""
+        rows = self.hits.rows
+        if not len(rows):
+            return np.zeros(0, dtype=np.int64)
+        starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
+        return np.repeat(starts, np.diff(np.r_[starts, len(rows)]))
+
+    def before(self, x: np.ndarray) -> np.ndarray:
+        """For each hit, the sum of ``x`` over the earlier hits of its row."""
+        c = np.cumsum(x, dtype=np.float64) - x
+        return c - c[self._row_first] if len(c) else c
+
+    @cached_property
     def rel_before(self) -> np.ndarray:
         """Relevant items ranked above each hit (same user)."""
-        return exclusive_cumsum_by_row(self.hit_rel.astype(np.float64), self.hits.rows)
+        return self.before(self.hit_rel.astype(np.float64))
 
     @cached_property
     def hit_nonrel(self) -> np.ndarray:
@@ -91,17 +95,33 @@ class Judged:
     @cached_property
     def nonrel_before(self) -> np.ndarray:
         """Judged non-relevant items ranked above each hit (same user)."""
-        return exclusive_cumsum_by_row(self.hit_nonrel.astype(np.float64), self.hits.rows)
+        return self.before(self.hit_nonrel.astype(np.float64))
 
     @cached_property
     def unjudged_before(self) -> np.ndarray:
         """Pooled-but-unjudged items (negative labels, trec_eval's RELVALUE_UNJUDGED) above each hit."""
-        return exclusive_cumsum_by_row((self.hits.vals < 0).astype(np.float64), self.hits.rows)
+        pooled = self.hits.vals < 0
+        return self.before(pooled.astype(np.float64)) if pooled.any() else np.zeros(len(pooled))
+
+    def rel_top(self, k: int) -> np.ndarray:
+        """Mask of the relevant hits within the top ``k`` (memoised: several metrics share it)."""
+        memo = self.__dict__.setdefault("_rel_top", {})
+        if k not in memo:
+            memo[k] = self.hit_rel if k >= self.depth else self.hit_rel & (self.hits.cols < k)
+        return memo[k]
+
+    def n_rel_top(self, k: int) -> np.ndarray:
+        """Relevant items in the top ``k`` per user (|L^k ∩ R|; memoised)."""
+        memo = self.__dict__.setdefault("_n_rel_top", {})
+        if k not in memo:
+            memo[k] = self.per_user(1.0, self.rel_top(k))
+        return memo[k]
 
     def per_user(self, weights: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Sum ``weights`` of the hits selected by ``mask`` per user."""
-        return np.bincount(self.hits.rows[mask], weights=weights[mask] if np.ndim(weights) else None,
-                           minlength=len(self)).astype(np.float64)
+        """Sum ``weights`` (a scalar: count) of the hits selected by ``mask`` per user."""
+        idx = np.flatnonzero(mask)  # one pass; taking by index beats boolean indexing twice
+        w = np.asarray(weights, dtype=np.float64).take(idx) if np.ndim(weights) else None
+        return np.bincount(self.hits.rows.take(idx), weights=w, minlength=len(self)).astype(np.float64)
 
     def ideal_dcg(self, k: int | None, relevant_only: bool = False) -> np.ndarray:
         """DCG of the ideal ranking of all the user's judgments, truncated at ``k`` (None: all)."""
@@ -118,6 +138,9 @@ class Judged:
     def items(self) -> np.ndarray:
         """(n, depth) item ids of the lists (meaningless past ``lengths``)."""
         run = self.run
+        if run is None:
+            raise InputError("this Judged stacks several runs (judged.stack): item ids are not kept; "
+                             "metrics that need them (diversity, classification) take one judged run")
         take = min(self.depth, run.depth)
         out = np.zeros((len(self), self.depth), dtype=run.items.dtype)
         ok = self.in_run
@@ -128,6 +151,30 @@ class Judged:
     @cached_property
     def rel(self) -> np.ndarray:
         return self.labels >= self.threshold  # NaN compares False
+
+
+def stack(judged: list[Judged]) -> Judged:
+    """Several runs judged against the same judgments as one :class:`Judged` whose rows are the
+    runs' rows one after the other (users repeat), so one call of a ranking metric scores them all.
+
+    For the metrics that need only judged positions and per-user totals (every ranking metric);
+    ``items`` is not available (``run`` is None). Row ``r`` belongs to run ``numpy.searchsorted(
+    offsets, r, "right") - 1`` with ``offsets`` in ``metadata["offsets"]``."""
+    if not judged:
+        raise InputError("stack needs at least one judged run")
+    first = judged[0]
+    for j in judged[1:]:
+        if j.qrels is not first.qrels or j.depth != first.depth:
+            raise InputError("stacked runs must be judged against the same Qrels object at the same depth")
+    sizes = np.array([len(j) for j in judged])
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    cat = lambda name: np.concatenate([getattr(j, name) for j in judged])  # noqa: E731
+    hits = Hits(np.concatenate([j.hits.rows + o for j, o in zip(judged, offsets)]),
+                np.concatenate([j.hits.cols for j in judged]), np.concatenate([j.hits.vals for j in judged]))
+    return Judged(users=cat("users"), hits=hits, lengths=cat("lengths"), in_run=cat("in_run"), n_rel=cat("n_rel"),
+                  n_nonrel=cat("n_nonrel"), depth=first.depth, threshold=first.threshold,
+                  max_rating=first.max_rating, qrels=first.qrels, run=None, run_rows=cat("run_rows"),
+                  metadata={"runs": [j.metadata.get("run") for j in judged], "offsets": offsets})
 
 
 def common_ids(run: Run, qrels: Qrels) -> tuple[Run, Qrels]:

@@ -86,3 +86,28 @@ def test_user_scenarios_shortcut_equals_masking(st):
         slow = ctx.sample(scenario, 0.4, 11, "arithmetic")
         ctx.users_shortcut = True
         assert np.allclose(fast, slow)
+
+
+def test_stacked_sample_equals_per_system_masking(st):
+    """The stacked path (one mask and one scoring call per fold for every system) gives the numbers
+    of masking and scoring each system's judged run on its own."""
+    from recmetrics.evaluation import score_judged
+    from recmetrics.metrics.aggregate import aggregate
+
+    specs = parse_metrics(["P@10", "nDCG@10", "RR@10", "AP@10", "bpref@10", "infAP@10", "ERR@10"])
+    ctx = rb._Context(st, specs, st.ratings.groupby("user").size())
+    for scenario, size, seed in (("ratings", 0.3, 5), ("random-items", 0.5, 2), ("popular-items", 0.2, 0)):
+        got = ctx.sample(scenario, size, seed, "geometric")
+        rng = np.random.default_rng(seed)
+        per_system = {s: [] for s in st.systems}
+        for f, fold in enumerate(ctx.folds):
+            keep = fold.keep(scenario, size, rng)
+            q = rb._subset_qrels(fold.qrels, keep)
+            for s in st.systems:
+                j = st.judged(s, f)
+                mj = rb.mask_judged(j, keep[rb._hit_sources(j, fold)], q)
+                if len(mj):
+                    per_system[s].append(score_judged(mj, specs))
+        want = np.stack([aggregate(np.concatenate(per_system[s], axis=1), "geometric", axis=1)
+                         for s in st.systems], axis=1)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)

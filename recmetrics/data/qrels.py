@@ -210,10 +210,14 @@ class Qrels:
         return counts, np.concatenate([[0], np.cumsum(counts)[:-1]])
 
     @cached_property
+    def _desc_order(self) -> np.ndarray:
+        """Storage positions sorted by user, then rating descending."""
+        return np.lexsort((-self._ratings, self._ucodes))
+
+    @cached_property
     def _desc(self) -> np.ndarray:
         """Ratings sorted descending within each user (aligned with the storage order)."""
-        order = np.lexsort((-self._ratings, self._ucodes))
-        return self._ratings[order]
+        return self._ratings[self._desc_order]
 
     def _gather(self, users: np.ndarray, width: int | None):
         """Row index, offset within user and storage index of the first ``width`` entries of each user."""

@@ -104,6 +104,12 @@ class Run:
             dup = self.users[dups][0]
             raise InputError(f"user {show(dup)} appears twice in run {self.name!r}; one list per user expected")
 
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "user_index"}  # derived: rebuilt on use
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update({k: v for k, v in state.items() if k != "user_index"})  # older pickles hold one
+
     # ----------------------------------------------------------------- constructors
     @classmethod
     def from_frame(

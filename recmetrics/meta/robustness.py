@@ -106,6 +106,8 @@ def _subset_qrels(qrels: Qrels, keep: np.ndarray) -> Qrels:
     out.user_index, out.item_index = qrels.user_index, qrels.item_index
     out._ucodes, out._icodes = qrels._ucodes[keep], qrels._icodes[keep]
     out._ratings, out._keys = qrels._ratings[keep], qrels._keys[keep]
+    order = qrels._desc_order  # the parent's within-user descending order, restricted to the subset
+    out.__dict__["_desc"] = qrels._ratings[order[keep[order]]]
     return out
 
 
@@ -126,38 +128,50 @@ def mask_judged(j: Judged, hit_keep: np.ndarray, qrels: Qrels, users: np.ndarray
     """``j`` re-judged against ``qrels`` (a subset of its judgments): keep the judged positions where
     ``hit_keep``, restrict to ``users`` (rows of ``j``; default: users with a relevant judgment left)
     and take per-user totals from ``qrels``. No list is looked up again."""
-    n_rel = qrels.per_user(j.users, qrels.n_relevant)
+    u = qrels.user_index.get_indexer(j.users)  # once: the totals below are looked up by code
+    known = u >= 0
+    n_rel = np.where(known, qrels.n_relevant[u], 0)
+    n_nonrel = np.where(known, qrels.n_nonrelevant[u], 0)
     rows_kept = np.flatnonzero(n_rel > 0) if users is None else np.asarray(users)
     new_row = np.full(len(j), -1)
     new_row[rows_kept] = np.arange(len(rows_kept))
-    sel = hit_keep & (new_row[j.hits.rows] >= 0)
-    hits = Hits(new_row[j.hits.rows[sel]], j.hits.cols[sel], j.hits.vals[sel])
+    sel = np.flatnonzero(hit_keep & (new_row[j.hits.rows] >= 0))
+    hits = Hits(new_row.take(j.hits.rows.take(sel)), j.hits.cols.take(sel), j.hits.vals.take(sel))
     users_kept = j.users[rows_kept]
     return Judged(users=users_kept, hits=hits, lengths=j.lengths[rows_kept], in_run=j.in_run[rows_kept],
-                  n_rel=n_rel[rows_kept], n_nonrel=qrels.per_user(users_kept, qrels.n_nonrelevant),
+                  n_rel=n_rel[rows_kept], n_nonrel=n_nonrel[rows_kept],
                   depth=j.depth, threshold=j.threshold, max_rating=j.max_rating, qrels=qrels, run=j.run,
                   run_rows=j.run_rows[rows_kept], metadata={**j.metadata, "masked": True})
 
 
 class _Context:
-    """What a sample needs: folds, judged runs with their hit sources, metric specs (picklable)."""
+    """What a sample needs (picklable): folds, and per fold every system's judged run stacked into
+    one :class:`Judged` (:func:`recmetrics.judged.stack`) with the judgment behind each judged
+    position, so one mask and one scoring call per fold serve all systems."""
 
     def __init__(self, study, specs, profile):
+        from ..judged import stack
+
         self.systems = list(study.systems)
         self.specs = specs
         self.folds = [_Fold(q, profile) for q in study.qrels]
-        self.judged = {(s, f): study.judged(s, f) for s in self.systems for f in range(len(self.folds))}
-        self.sources = {(s, f): _hit_sources(j, self.folds[f]) for (s, f), j in self.judged.items()}
+        self.stacked, self.sources, self.row_system, self.row_ucodes = [], [], [], []
+        for f, fold in enumerate(self.folds):
+            judged = [study.judged(s, f) for s in self.systems]
+            self.stacked.append(stack(judged))
+            self.sources.append(np.concatenate([_hit_sources(j, fold) for j in judged]))
+            self.row_system.append(np.repeat(np.arange(len(judged)), [len(j) for j in judged]))
+            self.row_ucodes.append(fold.qrels.user_index.get_indexer(self.stacked[-1].users))
         self.users_shortcut = True
-        self._full: dict | None = None
+        self._full: list | None = None
 
     @property
-    def full_scores(self) -> dict:
-        """``(system, fold) -> (n_specs, n_users)`` scores on the full test set (computed once)."""
+    def full_scores(self) -> list:
+        """Per fold, the ``(n_specs, stacked rows)`` scores on the full test set (computed once)."""
         from ..evaluation import score_judged
 
         if self._full is None:
-            self._full = {key: score_judged(j, self.specs) for key, j in self.judged.items()}
+            self._full = [score_judged(j, self.specs) for j in self.stacked]
         return self._full
 
     def sample(self, scenario: str, size: float, seed: int, aggregate: str) -> np.ndarray:
@@ -166,7 +180,7 @@ class _Context:
         from ..metrics.aggregate import aggregate as _agg
 
         rng = np.random.default_rng(seed)
-        per_system: dict[str, list] = {s: [] for s in self.systems}
+        values, systems = [], []
         for f, fold in enumerate(self.folds):
             keep = np.ones(len(fold.frame), dtype=bool) if size >= 1.0 else fold.keep(scenario, size, rng)
             if not keep.any():
@@ -174,23 +188,23 @@ class _Context:
             if (size >= 1.0 or scenario.endswith("users")) and self.users_shortcut:
                 # removing a user's judgments changes no other user's scores: take the kept users'
                 # full-test-set scores (equal to re-scoring the mask; tested)
-                kept = np.unique(fold.ucodes[keep])
-                for s in self.systems:
-                    j = self.judged[(s, f)]
-                    rows = np.isin(fold.qrels.user_index.get_indexer(j.users), kept)
-                    if rows.any():
-                        per_system[s].append(self.full_scores[(s, f)][:, rows])
+                rows = np.isin(self.row_ucodes[f], np.unique(fold.ucodes[keep]))
+                values.append(self.full_scores[f][:, rows])
+                systems.append(self.row_system[f][rows])
                 continue
             q = _subset_qrels(fold.qrels, keep)
-            for s in self.systems:
-                j = self.judged[(s, f)]
-                mj = mask_judged(j, keep[self.sources[(s, f)]], q)
-                if len(mj):
-                    per_system[s].append(score_judged(mj, self.specs))
+            j = self.stacked[f]
+            rows = np.flatnonzero(q.n_relevant[self.row_ucodes[f]] > 0)  # q shares the fold's user codes
+            values.append(score_judged(mask_judged(j, keep[self.sources[f]], q, rows), self.specs))
+            systems.append(self.row_system[f][rows])
         out = np.full((len(self.specs), len(self.systems)), np.nan)
-        for c, s in enumerate(self.systems):
-            if per_system[s]:
-                out[:, c] = _agg(np.concatenate(per_system[s], axis=1), aggregate, axis=1)
+        if values:
+            values, systems = np.concatenate(values, axis=1), np.concatenate(systems)
+            order = np.argsort(systems, kind="stable")
+            bounds = np.searchsorted(systems[order], np.arange(len(self.systems) + 1))
+            for c in range(len(self.systems)):
+                if bounds[c + 1] > bounds[c]:
+                    out[:, c] = _agg(values[:, order[bounds[c]:bounds[c + 1]]], aggregate, axis=1)
         return out
 
 

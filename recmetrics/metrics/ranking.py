@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from ..judged import exclusive_cumsum_by_row
 from .registry import register
 
 INFAP_EPSILON = 1e-5  # trec_eval's INFAP_EPSILON
@@ -26,7 +25,7 @@ def safe_div(num, den) -> np.ndarray:
 
 def _count_rel(j, k: int) -> np.ndarray:
     """Relevant items in the top k (|L^k ∩ R|) per user."""
-    return j.per_user(1.0, j.hit_rel & (j.hits.cols < k))
+    return j.n_rel_top(k)
 
 
 @register("P", cutoff="required", aliases=("precision", "prec"), trec_eval="P_k", perfect=None,
@@ -55,7 +54,7 @@ def f1(j, k):
 def average_precision(j, k):
     k = j.cut(k)
     prec = (j.rel_before + 1.0) / (j.hits.cols + 1.0)
-    return safe_div(j.per_user(prec, j.hit_rel & (j.hits.cols < k)), j.n_rel)
+    return safe_div(j.per_user(prec, j.rel_top(k)), j.n_rel)
 
 
 def dcg(gains: np.ndarray, k: int | None = None) -> np.ndarray:
@@ -91,7 +90,7 @@ def ndcg(j, k, gain="grade"):
           description="Reciprocal rank of the first relevant item within the top k (Eq. 6)")
 def reciprocal_rank(j, k):
     k = j.cut(k)
-    sel = j.hit_rel & (j.hits.cols < k) & (j.rel_before == 0)  # the first relevant hit of each user
+    sel = j.rel_top(k) & (j.rel_before == 0)  # the first relevant hit of each user
     return j.per_user(1.0 / (j.hits.cols + 1.0), sel)
 
 
@@ -110,7 +109,7 @@ def expected_reciprocal_rank(j, k, max_rating=0.0):
                          f"max_rating >= {top:g} or leave it out (the qrels' maximum rating)")
     # negative labels (trec_eval's "pooled, unjudged") carry no gain
     g = (np.exp2(np.maximum(h.vals, 0.0)) - 1.0) / np.exp2(rmax)
-    reach = np.exp(exclusive_cumsum_by_row(np.log1p(-g), h.rows))  # prod_{p<i} (1 - g_p)
+    reach = np.exp(j.before(np.log1p(-g)))  # prod_{p<i} (1 - g_p)
     return j.per_user(reach * g / (h.cols + 1.0), h.cols < k)
 
 
@@ -122,7 +121,7 @@ def bpref(j, k):
     r = j.n_rel[rows]
     denom = np.minimum(j.n_nonrel, j.n_rel)[rows]
     penalty = safe_div(np.minimum(j.nonrel_before, r), denom)
-    return safe_div(j.per_user(1.0 - penalty, j.hit_rel & (j.hits.cols < k)), j.n_rel)
+    return safe_div(j.per_user(1.0 - penalty, j.rel_top(k)), j.n_rel)
 
 
 @register("infAP", trec_eval="infAP",
@@ -140,7 +139,7 @@ def inferred_ap(j, k):
     term = 1.0 / (i + 1) + (pooled_before / (i + 1)) * (
         (j.rel_before + INFAP_EPSILON) / (judged_before + 2 * INFAP_EPSILON))
     term = np.where(i == 0, 1.0, term)
-    return safe_div(j.per_user(term, j.hit_rel & (j.hits.cols < k)), j.n_rel)
+    return safe_div(j.per_user(term, j.rel_top(k)), j.n_rel)
 
 
 # ---------------------------------------------------------------- trec_eval's counting measures
