@@ -111,3 +111,17 @@ def test_stacked_sample_equals_per_system_masking(st):
         want = np.stack([aggregate(np.concatenate(per_system[s], axis=1), "geometric", axis=1)
                          for s in st.systems], axis=1)
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+
+
+def test_discriminative_power_takes_a_study(st):
+    from recmetrics.meta import discriminative_power
+
+    one = discriminative_power(st, 2000, seed=1, metric="nDCG@10")
+    same = discriminative_power(st.scores("nDCG", 10), 2000, seed=1)
+    assert one.pvalues.equals(same.pvalues)
+    every = discriminative_power(st, 2000, seed=1)
+    assert set(every) == set(st.metrics) and every["nDCG"].pvalues.equals(same.pvalues)
+    with pytest.raises(InputError, match="cut-off 100 is not in the study"):
+        discriminative_power(st, 2000, metric="P", cutoff=100)
+    with pytest.raises(InputError, match="select from a Study"):
+        discriminative_power(st.scores("P", 10), 2000, metric="P")

@@ -261,7 +261,8 @@ def _as_frame(scores, what: str) -> pd.DataFrame:
 
 def discriminative_power(scores, n_permutations: int = 100_000, seed: int = 0,
                          alternative: str = "two-sided", alpha: float = 0.05, *,
-                         exact: bool | None = None, chunk_size: int | None = None, n_jobs: int | None = 1):
+                         exact: bool | None = None, chunk_size: int | None = None, n_jobs: int | None = 1,
+                         metric: str | None = None, cutoff: int | None = None, pool: str = "concat"):
     """Sakai's discriminative power from paired randomisation tests of every pair of systems.
 
     ``scores``: systems × users DataFrame (index = system names; users paired by column), or a dict
@@ -270,7 +271,18 @@ def discriminative_power(scores, n_permutations: int = 100_000, seed: int = 0,
     product. Exact enumeration when ≤ 20 users (``exact=None``), else ``n_permutations`` Monte
     Carlo sign vectors, ``p = (b+1)/(B+1)``. Same ``seed`` ⇒ identical p-values whatever the
     ``chunk_size``, the number of workers ``n_jobs`` and whichever metrics are computed together.
+
+    ``scores`` may also be a :class:`~recmetrics.study.Study`: with ``metric`` (e.g. ``"nDCG@100"``,
+    or ``metric="nDCG", cutoff=100``) its systems × users scores of that metric, else every metric
+    of the study at ``cutoff`` (the study's only cut-off when it has one) as a dict; ``pool`` says
+    how folds are pooled (:meth:`Study.scores`: ``"concat"`` pairs (fold, user) units, as the
+    papers do; ``"mean"`` averages each user over its folds).
     """
+    if hasattr(scores, "all_scores") and hasattr(scores, "cube"):  # a Study
+        study = scores  # it reports a metric or cut-off it does not have
+        scores = study.scores(metric, cutoff, pool) if metric is not None else study.all_scores(cutoff, pool)
+    elif metric is not None or cutoff is not None:
+        raise InputError("metric= and cutoff= select from a Study; with a DataFrame or dict pass the scores themselves")
     alternative = _check_alternative(alternative)
     if not 0 < float(alpha) < 1:
         raise InputError(f"alpha must be in (0, 1), got {alpha}")
