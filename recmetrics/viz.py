@@ -344,6 +344,46 @@ def bound_band(df: "pd.DataFrame", *, x: str = "x", x_title: str = "x", title: s
 __all__ += ["design_bars", "bound_band"]
 
 
+def positive_ratio_line(ratio: "pd.DataFrame", *, title: str | None = None, width: int = WIDTH,
+                        height: int = HEIGHT) -> "alt.Chart":
+    """Fig. 4.6 of paper 004: the positive share pr(i)/r(i) of an item's ratings against its popularity rank,
+    one point per popularity segment. ``ratio``: columns ``segment, rank, ratio, popularity`` (from
+    :func:`recmetrics.protocols.chapter.positive_ratio`)."""
+    alt = _alt()
+    _require_columns(ratio, ["segment", "rank", "ratio", "popularity"], "positive_ratio_line")
+    data = ratio[["segment", "rank", "ratio", "popularity"]].reset_index(drop=True)
+    return alt.Chart(data, width=width, height=height, title=title or alt.Undefined).mark_line(point=True).encode(
+        x=alt.X("rank:Q", title="popularity rank (segment mean)"),
+        y=alt.Y("ratio:Q", title="pr(i)/r(i)"),
+        tooltip=["segment:Q", alt.Tooltip("rank:Q", format=".0f"), alt.Tooltip("ratio:Q", format=".3f"),
+                 alt.Tooltip("popularity:Q", title="r(i) (segment mean)", format=".1f")])
+
+
+def cumulative_share_lines(curves: "pd.DataFrame", *, color: str = "data", title: str | None = None,
+                           y_title: str = "cumulative share of ratings", width: int = 270,
+                           height: int = 220) -> "alt.Chart":
+    """Fig. 4.4 (left / right) of paper 004: the cumulative share of ratings held by the items up to a
+    popularity rank, the rank given as a share of the items so that data sets of any size share the
+    axis; one line per ``color`` value. ``curves``: columns ``item_share, cumulative, rank, count`` and
+    ``color`` (from :func:`recmetrics.protocols.chapter.popularity_curves`). Two of these side by side
+    fit the text column."""
+    alt = _alt()
+    _require_columns(curves, ["item_share", "cumulative", "rank", "count", color], "cumulative_share_lines")
+    data = curves[[color, "rank", "item_share", "count", "cumulative"]].reset_index(drop=True)
+    pick = alt.selection_point(fields=[color], bind="legend")
+    return alt.Chart(data, width=width, height=height, title=title or alt.Undefined).mark_line().encode(
+        x=alt.X("item_share:Q", title="items by popularity rank (share of items)", scale=alt.Scale(domain=[0, 1])),
+        y=alt.Y("cumulative:Q", title=y_title, scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color(f"{color}:N", title=None, legend=alt.Legend(orient="bottom", columns=2)),
+        opacity=alt.condition(pick, alt.value(1.0), alt.value(0.15)),
+        tooltip=[alt.Tooltip(f"{color}:N"), alt.Tooltip("rank:Q", format=","), alt.Tooltip("count:Q", format=","),
+                 alt.Tooltip("cumulative:Q", format=".1%")],
+    ).add_params(pick)
+
+
+__all__ += ["positive_ratio_line", "cumulative_share_lines"]
+
+
 # --- meta
 def tau_heatmap(matrix: "pd.DataFrame", *, title: str | None = None, label: str = "τ",
                 width: int = 320, height: int = 320) -> "alt.Chart":
