@@ -13,7 +13,7 @@ Altair is imported lazily so that ``import recmetrics`` stays cheap.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover
     import altair as alt
@@ -360,8 +360,8 @@ def positive_ratio_line(ratio: "pd.DataFrame", *, title: str | None = None, widt
 
 
 def cumulative_share_lines(curves: "pd.DataFrame", *, color: str = "data", title: str | None = None,
-                           y_title: str = "cumulative share of ratings", width: int = 270,
-                           height: int = 220) -> "alt.Chart":
+                           y_title: str = "cumulative share of ratings", width: int = 210,
+                           height: int = 200) -> "alt.Chart":
     """Fig. 4.4 (left / right) of paper 004: the cumulative share of ratings held by the items up to a
     popularity rank, the rank given as a share of the items so that data sets of any size share the
     axis; one line per ``color`` value. ``curves``: columns ``item_share, cumulative, rank, count`` and
@@ -370,18 +370,29 @@ def cumulative_share_lines(curves: "pd.DataFrame", *, color: str = "data", title
     alt = _alt()
     _require_columns(curves, ["item_share", "cumulative", "rank", "count", color], "cumulative_share_lines")
     data = curves[[color, "rank", "item_share", "count", "cumulative"]].reset_index(drop=True)
-    pick = alt.selection_point(fields=[color], bind="legend")
     return alt.Chart(data, width=width, height=height, title=title or alt.Undefined).mark_line().encode(
         x=alt.X("item_share:Q", title="items by popularity rank (share of items)", scale=alt.Scale(domain=[0, 1])),
         y=alt.Y("cumulative:Q", title=y_title, scale=alt.Scale(domain=[0, 1])),
         color=alt.Color(f"{color}:N", title=None, legend=alt.Legend(orient="bottom", columns=2)),
-        opacity=alt.condition(pick, alt.value(1.0), alt.value(0.15)),
         tooltip=[alt.Tooltip(f"{color}:N"), alt.Tooltip("rank:Q", format=","), alt.Tooltip("count:Q", format=","),
                  alt.Tooltip("cumulative:Q", format=".1%")],
-    ).add_params(pick)
+    )
 
 
-__all__ += ["positive_ratio_line", "cumulative_share_lines"]
+def cumulative_share_panels(panels: "Mapping[str, pd.DataFrame]", *, y_titles: "Mapping[str, str] | None" = None,
+                            color: str = "data") -> "alt.HConcatChart":
+    """Fig. 4.4's outer panels side by side: one :func:`cumulative_share_lines` per ``{title: curves}``,
+    each with its own colour legend (the panels show different data sets)."""
+    alt = _alt()
+    if not panels:
+        raise ValueError("cumulative_share_panels: no panel given")
+    charts = [cumulative_share_lines(curves, color=color, title=title,
+                                     **({"y_title": y_titles[title]} if y_titles and title in y_titles else {}))
+              for title, curves in dict(panels).items()]
+    return alt.hconcat(*charts).resolve_scale(color="independent")
+
+
+__all__ += ["positive_ratio_line", "cumulative_share_lines", "cumulative_share_panels"]
 
 
 # --- meta

@@ -106,3 +106,16 @@ def test_cumulative_share_lines_chart():
     assert len(values) == len(curves) == 6
     with pytest.raises(ValueError, match="data"):
         viz.cumulative_share_lines(curves.drop(columns="data"))
+
+
+def test_cumulative_share_panels_side_by_side_with_own_legends():
+    left = chapter.popularity_curves({"α = 0": TOY})
+    right = chapter.popularity_curves({"toy": TOY}, threshold=4)
+    chart = viz.cumulative_share_panels({"left": left, "right": right}, y_titles={"right": "positive share"})
+    spec = chart.to_dict()
+    assert len(spec["hconcat"]) == 2
+    assert spec["resolve"]["scale"]["color"] == "independent"
+    assert [c["title"] for c in spec["hconcat"]] == ["left", "right"]
+    assert spec["hconcat"][1]["encoding"]["y"]["title"] == "positive share"
+    with pytest.raises(ValueError):
+        viz.cumulative_share_panels({})

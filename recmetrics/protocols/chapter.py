@@ -14,6 +14,10 @@ from .expectations import eq42_bounds, expected_random_precision, uniform_split
 from .targets import evaluate, popularity
 
 
+#: the uniform split the thesis reports (§4.6.2, MovieLens 1M with σ = 0.2, ε = 0.2), shown beside ours
+THESIS_UNIFORM_SPLIT = {"data": "MovieLens 1M", "sigma": 0.2, "eps": 0.2, "T": 1703, "eta": 118}
+
+
 def sample_users(test: pd.DataFrame, users: int | None, seed: int = 0):
     """Ids of ``users`` test users drawn at random (None, i.e. all, when ``users`` is None)."""
     if users is None:
