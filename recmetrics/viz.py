@@ -470,3 +470,47 @@ def system_bars(mean: "pd.DataFrame", std: "pd.DataFrame", family: "Mapping[str,
     return (bars + errors).properties(width=panel, height=alt.Step(14)).facet(
         column=alt.Column("metric:N", title=None, sort=metrics)
     ).resolve_scale(x="independent").properties(title=title or alt.Undefined)
+
+
+# --- choosing a metric (notebook 04: Schröder, Thiele & Lehner 2011, Figs. 1-5)
+__all__ += ["metric_small_multiples", "roc_curves"]
+
+
+def metric_small_multiples(df: "pd.DataFrame", x: str, x_title: str, *, color: str | None = None, columns: int = 4,
+                           title: str | None = None, width: int = 150, height: int = 110) -> "alt.FacetChart":
+    """One small panel per metric, the metric's value against ``x`` (Schröder et al.'s Figures 1-4), each
+    panel with its own y scale; panels in the order the metrics first appear. ``df`` is tidy: columns
+    ``metric, value, ranking`` and ``x`` (e.g. :func:`recmetrics.meta.guidelines.figure1`), plus ``color``
+    (one line per value, e.g. the perfect and the inverse recommender of Figure 3) when given."""
+    alt = _alt()
+    _require_columns(df, ["metric", "value", "ranking", x] + ([color] if color else []), "metric_small_multiples")
+    data = df[list(dict.fromkeys(["metric", "value", "ranking", x] + ([color] if color else [])))].reset_index(drop=True)
+    enc = dict(
+        x=alt.X(f"{x}:Q", title=x_title, axis=alt.Axis(tickMinStep=1)),
+        y=alt.Y("value:Q", title=None),
+        tooltip=[alt.Tooltip("metric:N"), alt.Tooltip(f"{x}:Q", title=x_title), alt.Tooltip("value:Q", format=".3f"),
+                 alt.Tooltip("ranking:N")],
+    )
+    if color:
+        enc["color"] = alt.Color(f"{color}:N", title=color)
+        enc["tooltip"] = [alt.Tooltip(f"{color}:N")] + enc["tooltip"]
+    order = list(dict.fromkeys(data["metric"]))
+    return (alt.Chart(data, width=width, height=height).mark_line(point=True).encode(**enc)
+            .facet(facet=alt.Facet("metric:N", sort=order, title=None), columns=columns, title=title or alt.Undefined)
+            .resolve_scale(y="independent"))
+
+
+def roc_curves(roc: "pd.DataFrame", *, color: str = "curve", title: str | None = None, size: int = 300) -> "alt.Chart":
+    """ROC curves (recall against fallout) drawn through their points in rank order, one line per ``color``
+    value (e.g. the whole ranking's AUC curve and the LAUC@k curve: the first k items, then a straight line
+    to (1, 1), Schröder et al.'s Figure 5). ``roc``: columns ``rank, fpr, tpr`` and ``color`` (from
+    :func:`recmetrics.metrics.classification.roc_curve` with a ``curve`` label added)."""
+    alt = _alt()
+    _require_columns(roc, ["rank", "fpr", "tpr", color], "roc_curves")
+    data = roc[[color, "rank", "fpr", "tpr"]].reset_index(drop=True)
+    return alt.Chart(data, width=size, height=size, title=title or alt.Undefined).mark_line(point=True).encode(
+        x=alt.X("fpr:Q", title="fallout (false positive rate)", scale=alt.Scale(domain=[0, 1])),
+        y=alt.Y("tpr:Q", title="recall (true positive rate)", scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color(f"{color}:N", title=None, legend=alt.Legend(orient="bottom")),
+        strokeDash=f"{color}:N", order="rank:Q",
+        tooltip=[f"{color}:N", "rank:Q", alt.Tooltip("fpr:Q", format=".3f"), alt.Tooltip("tpr:Q", format=".3f")])
