@@ -13,7 +13,7 @@ Altair is imported lazily so that ``import recmetrics`` stays cheap.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover
     import altair as alt
@@ -344,6 +344,57 @@ def bound_band(df: "pd.DataFrame", *, x: str = "x", x_title: str = "x", title: s
 __all__ += ["design_bars", "bound_band"]
 
 
+def positive_ratio_line(ratio: "pd.DataFrame", *, title: str | None = None, width: int = WIDTH,
+                        height: int = HEIGHT) -> "alt.Chart":
+    """Fig. 4.6 of paper 004: the positive share pr(i)/r(i) of an item's ratings against its popularity rank,
+    one point per popularity segment. ``ratio``: columns ``segment, rank, ratio, popularity`` (from
+    :func:`recmetrics.protocols.chapter.positive_ratio`)."""
+    alt = _alt()
+    _require_columns(ratio, ["segment", "rank", "ratio", "popularity"], "positive_ratio_line")
+    data = ratio[["segment", "rank", "ratio", "popularity"]].reset_index(drop=True)
+    return alt.Chart(data, width=width, height=height, title=title or alt.Undefined).mark_line(point=True).encode(
+        x=alt.X("rank:Q", title="popularity rank (segment mean)"),
+        y=alt.Y("ratio:Q", title="pr(i)/r(i)"),
+        tooltip=["segment:Q", alt.Tooltip("rank:Q", format=".0f"), alt.Tooltip("ratio:Q", format=".3f"),
+                 alt.Tooltip("popularity:Q", title="r(i) (segment mean)", format=".1f")])
+
+
+def cumulative_share_lines(curves: "pd.DataFrame", *, color: str = "data", title: str | None = None,
+                           y_title: str = "cumulative share of ratings", width: int = 210,
+                           height: int = 200) -> "alt.Chart":
+    """Fig. 4.4 (left / right) of paper 004: the cumulative share of ratings held by the items up to a
+    popularity rank, the rank given as a share of the items so that data sets of any size share the
+    axis; one line per ``color`` value. ``curves``: columns ``item_share, cumulative, rank, count`` and
+    ``color`` (from :func:`recmetrics.protocols.chapter.popularity_curves`). Two of these side by side
+    fit the text column."""
+    alt = _alt()
+    _require_columns(curves, ["item_share", "cumulative", "rank", "count", color], "cumulative_share_lines")
+    data = curves[[color, "rank", "item_share", "count", "cumulative"]].reset_index(drop=True)
+    return alt.Chart(data, width=width, height=height, title=title or alt.Undefined).mark_line().encode(
+        x=alt.X("item_share:Q", title="items by popularity rank (share of items)", scale=alt.Scale(domain=[0, 1])),
+        y=alt.Y("cumulative:Q", title=y_title, scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color(f"{color}:N", title=None, legend=alt.Legend(orient="bottom", columns=2)),
+        tooltip=[alt.Tooltip(f"{color}:N"), alt.Tooltip("rank:Q", format=","), alt.Tooltip("count:Q", format=","),
+                 alt.Tooltip("cumulative:Q", format=".1%")],
+    )
+
+
+def cumulative_share_panels(panels: "Mapping[str, pd.DataFrame]", *, y_titles: "Mapping[str, str] | None" = None,
+                            color: str = "data") -> "alt.HConcatChart":
+    """Fig. 4.4's outer panels side by side: one :func:`cumulative_share_lines` per ``{title: curves}``,
+    each with its own colour legend (the panels show different data sets)."""
+    alt = _alt()
+    if not panels:
+        raise ValueError("cumulative_share_panels: no panel given")
+    charts = [cumulative_share_lines(curves, color=color, title=title,
+                                     **({"y_title": y_titles[title]} if y_titles and title in y_titles else {}))
+              for title, curves in dict(panels).items()]
+    return alt.hconcat(*charts).resolve_scale(color="independent")
+
+
+__all__ += ["positive_ratio_line", "cumulative_share_lines", "cumulative_share_panels"]
+
+
 # --- meta
 def tau_heatmap(matrix: "pd.DataFrame", *, title: str | None = None, label: str = "τ",
                 width: int = 320, height: int = 320) -> "alt.Chart":
@@ -419,3 +470,47 @@ def system_bars(mean: "pd.DataFrame", std: "pd.DataFrame", family: "Mapping[str,
     return (bars + errors).properties(width=panel, height=alt.Step(14)).facet(
         column=alt.Column("metric:N", title=None, sort=metrics)
     ).resolve_scale(x="independent").properties(title=title or alt.Undefined)
+
+
+# --- choosing a metric (notebook 04: Schröder, Thiele & Lehner 2011, Figs. 1-5)
+__all__ += ["metric_small_multiples", "roc_curves"]
+
+
+def metric_small_multiples(df: "pd.DataFrame", x: str, x_title: str, *, color: str | None = None, columns: int = 4,
+                           title: str | None = None, width: int = 150, height: int = 110) -> "alt.FacetChart":
+    """One small panel per metric, the metric's value against ``x`` (Schröder et al.'s Figures 1-4), each
+    panel with its own y scale; panels in the order the metrics first appear. ``df`` is tidy: columns
+    ``metric, value, ranking`` and ``x`` (e.g. :func:`recmetrics.meta.guidelines.figure1`), plus ``color``
+    (one line per value, e.g. the perfect and the inverse recommender of Figure 3) when given."""
+    alt = _alt()
+    _require_columns(df, ["metric", "value", "ranking", x] + ([color] if color else []), "metric_small_multiples")
+    data = df[list(dict.fromkeys(["metric", "value", "ranking", x] + ([color] if color else [])))].reset_index(drop=True)
+    enc = dict(
+        x=alt.X(f"{x}:Q", title=x_title, axis=alt.Axis(tickMinStep=1)),
+        y=alt.Y("value:Q", title=None),
+        tooltip=[alt.Tooltip("metric:N"), alt.Tooltip(f"{x}:Q", title=x_title), alt.Tooltip("value:Q", format=".3f"),
+                 alt.Tooltip("ranking:N")],
+    )
+    if color:
+        enc["color"] = alt.Color(f"{color}:N", title=color)
+        enc["tooltip"] = [alt.Tooltip(f"{color}:N")] + enc["tooltip"]
+    order = list(dict.fromkeys(data["metric"]))
+    return (alt.Chart(data, width=width, height=height).mark_line(point=True).encode(**enc)
+            .facet(facet=alt.Facet("metric:N", sort=order, title=None), columns=columns, title=title or alt.Undefined)
+            .resolve_scale(y="independent"))
+
+
+def roc_curves(roc: "pd.DataFrame", *, color: str = "curve", title: str | None = None, size: int = 300) -> "alt.Chart":
+    """ROC curves (recall against fallout) drawn through their points in rank order, one line per ``color``
+    value (e.g. the whole ranking's AUC curve and the LAUC@k curve: the first k items, then a straight line
+    to (1, 1), Schröder et al.'s Figure 5). ``roc``: columns ``rank, fpr, tpr`` and ``color`` (from
+    :func:`recmetrics.metrics.classification.roc_curve` with a ``curve`` label added)."""
+    alt = _alt()
+    _require_columns(roc, ["rank", "fpr", "tpr", color], "roc_curves")
+    data = roc[[color, "rank", "fpr", "tpr"]].reset_index(drop=True)
+    return alt.Chart(data, width=size, height=size, title=title or alt.Undefined).mark_line(point=True).encode(
+        x=alt.X("fpr:Q", title="fallout (false positive rate)", scale=alt.Scale(domain=[0, 1])),
+        y=alt.Y("tpr:Q", title="recall (true positive rate)", scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color(f"{color}:N", title=None, legend=alt.Legend(orient="bottom")),
+        strokeDash=f"{color}:N", order="rank:Q",
+        tooltip=[f"{color}:N", "rank:Q", alt.Tooltip("fpr:Q", format=".3f"), alt.Tooltip("tpr:Q", format=".3f")])
