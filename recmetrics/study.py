@@ -40,7 +40,7 @@ from .errors import InputError
 
 __all__ = ["Runs", "run_systems", "evaluate_systems", "summarise", "load_runs", "default_cache_dir",
            "ratings_hash", "make_folds", "save_run", "load_run", "RUN_SUFFIXES", "Study", "per_user_scores", "POOLS",
-           "AXES", "tail_folds"]
+           "AXES", "tail_folds", "evaluate_tail"]
 
 #: file suffixes :func:`load_runs` picks up in a directory (TREC runs have many conventional names)
 RUN_SUFFIXES = tuple(s + z for s in (".csv", ".tsv", ".parquet", ".trec", ".run", ".res", ".txt")
@@ -419,6 +419,18 @@ def tail_folds(folds, head_share: float = 0.2) -> list:
         head = set(counts.index[counts >= counts.iloc[n_head - 1]]) if n_head else set()
         out.append((train, test[~test.item.isin(head)]))
     return out
+
+
+def evaluate_tail(runs, head_share: float = 0.2, metrics=("Recall@100",), **kw) -> pd.DataFrame:
+    """:func:`evaluate_systems` on :func:`tail_folds`: each system's long-tail scores. A system that
+    recommends only head items judges nothing on a tail fold; that is the measurement (it scores 0),
+    not the mismatched ids the "none of its items is a judged item" warning is for, so that warning
+    is not raised here."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"run .*: none of its items is a judged item")
+        return evaluate_systems(runs, tail_folds(runs.folds, head_share), metrics, **kw)
 
 
 def summarise(scores: pd.DataFrame, statistic: str = "mean") -> pd.DataFrame:

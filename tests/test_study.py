@@ -259,3 +259,18 @@ def test_tail_folds_keep_only_long_tail_test_items():
     assert tr is train and sorted(te.item) == [6, 7]
     with pytest.raises(ValueError, match="head_share"):
         study.tail_folds([(train, test)], head_share=1.0)
+
+
+def test_evaluate_tail_scores_head_only_systems_zero_without_the_mismatch_warning(small_study):
+    import warnings
+
+    st = small_study[0]
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*none of its items is a judged item")  # head-only systems
+        tail = study.evaluate_tail(st.runs, 0.2, ["Recall@10"])
+    assert set(tail.system) == set(st.systems) and tail.value.between(0, 1).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = study.evaluate_systems(st.runs, study.tail_folds(st.runs.folds, 0.2), ["Recall@10"])
+    assert tail.equals(want)
