@@ -210,15 +210,19 @@ class Run:
         n_users = len(uniq_users)
         lengths = np.bincount(ucodes, minlength=n_users)
         depth = int(lengths.max()) if n_users else 0
+        if n_users and (lengths == depth).all():  # every list as long (a top-N run): rows are blocks
+            return cls(uniq_users, np.asarray(items).reshape(n_users, depth), lengths,
+                       None if scores is None else np.asarray(scores, dtype=np.float64).reshape(n_users, depth), name)
         starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-        pos = np.arange(len(ucodes)) - starts[ucodes]
-        item_mat = np.zeros((n_users, depth), dtype=items.dtype)
-        item_mat[ucodes, pos] = items
+        flat = ucodes * depth + (np.arange(len(ucodes)) - starts[ucodes])  # row-major cell of each entry
+        item_mat = np.zeros(n_users * depth, dtype=items.dtype)
+        item_mat[flat] = items
         score_mat = None
         if scores is not None:
-            score_mat = np.full((n_users, depth), np.nan)
-            score_mat[ucodes, pos] = scores
-        return cls(uniq_users, item_mat, lengths, score_mat, name)
+            score_mat = np.full(n_users * depth, np.nan)
+            score_mat[flat] = scores
+            score_mat = score_mat.reshape(n_users, depth)
+        return cls(uniq_users, item_mat.reshape(n_users, depth), lengths, score_mat, name)
 
     @classmethod
     def from_dict(cls, scores: Mapping[Any, Mapping[Any, float]], name: str = "run") -> "Run":
