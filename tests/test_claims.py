@@ -61,3 +61,39 @@ def test_dp_summary_layout():
     assert dp.idxmin() == "nDCG" and list(curves.columns) == ["metric", "pair", "p"]
     assert curves[curves.metric == "P"].p.tolist() == [0.2, 0.01, 0.001]
     assert table[("ml", "rank")].to_dict() == {"P": 2, "nDCG": 1}
+
+
+def noisy_robustness(taus: dict, spread: float, n: int = 20, seed: int = 0):
+    """Samples of τ around each metric's mean, sd ``spread``, ``n`` per size, in the ratings scenario."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for m in METRICS:
+        rows.append(("ratings", 1.0, 0, f"{m}@100", 1.0, 0.1))
+        for size in (0.5, 0.2):
+            z = rng.standard_normal(n)
+            z = (z - z.mean()) / z.std(ddof=1)  # exactly the asked mean and spread
+            rows += [("ratings", size, r, f"{m}@100", taus.get(m, 0.8) + spread * z[r], 0.05) for r in range(n)]
+    return Robustness(pd.DataFrame(rows, columns=["scenario", "size", "sample", "metric", "tau", "mean_value"]),
+                      pd.DataFrame())
+
+
+def test_robustness_differences_inside_the_monte_carlo_noise_are_inconclusive():
+    claim = [c for c in claims.METRIC_CLAIMS if c.id == "p-most-robust-ratings"]
+    rob = noisy_robustness({"P": 0.90, "AP": 0.89}, spread=0.05)
+    se = rob.area_se("ratings")  # sqrt(2 * 0.05² / 20) / 2
+    assert np.isclose(se["P@100"], np.sqrt(2 * 0.05 ** 2 / 20) / 2)
+    t = findings.assess(claim, {"robustness": rob, "n_systems": 21})
+    assert t.verdict.iloc[0] == "inconclusive" and "noise band" in t.our_evidence.iloc[0]
+    clear = noisy_robustness({"P": 0.95, "AP": 0.89}, spread=0.05)
+    assert findings.assess(claim, {"robustness": clear, "n_systems": 21}).verdict.iloc[0] == "agrees"
+    beaten = noisy_robustness({"P": 0.80, "AP": 0.89}, spread=0.05)
+    assert findings.assess(claim, {"robustness": beaten, "n_systems": 21}).verdict.iloc[0] == "disagrees"
+
+
+def test_cutoff_robustness_within_noise_is_inconclusive():
+    claim = [c for c in claims.CUTOFF_CLAIMS if c.id == "deeper-cutoffs-robust"]
+    flat = {"cutoff_robustness": pd.Series([0.958, 0.956, 0.955], index=[5, 50, 100]),
+            "cutoff_robustness_se": pd.Series([0.004, 0.004, 0.004], index=[5, 50, 100]), "n_systems": 21}
+    assert findings.assess(claim, flat).verdict.iloc[0] == "inconclusive"
+    steep = {**flat, "cutoff_robustness": pd.Series([0.90, 0.93, 0.96], index=[5, 50, 100])}
+    assert findings.assess(claim, steep).verdict.iloc[0] == "agrees"

@@ -12,7 +12,14 @@ check may read (a missing one makes the claim ``inconclusive``, naming it):
 ``cutoff_tau``        τ matrix among the cut-offs of one metric (003 Fig. 1)
 ``cutoff_robustness`` Series cut-off -> mean τ over reduced sizes (003 Figs. 2-3)
 ``cutoff_dp``         Series cut-off -> DP (003 Fig. 4)
+``cutoff_robustness_se`` Series cut-off -> its Monte Carlo standard error (optional)
 ``n_systems``         number of systems ranked; fewer than :data:`MIN_SYSTEMS` -> inconclusive
+
+Robustness values are means over random samples. A difference smaller than :data:`NOISE_SE`
+standard errors of the difference (:meth:`Robustness.area_se`) cannot order two metrics, so a
+verdict that rests on such a difference is ``inconclusive`` (the paper does not say how it
+separated close curves; ``NOISE_SE = 0`` gives the plain comparison). Deterministic scenarios
+(popular items, large users: one sample) have no noise estimate and are compared as they are.
 
 Metric names are the study's base names (``P``, ``nDCG``, ``RR`` for MRR, ``AP`` for MAP, ...).
 """
@@ -25,10 +32,21 @@ import pandas as pd
 
 from .findings import Claim, Evidence, agrees_if
 
-__all__ = ["MIN_SYSTEMS", "CUTOFF_CLAIMS", "METRIC_CLAIMS", "GEOMETRIC_CLAIMS", "robustness_scores", "dp_summary"]
+__all__ = ["MIN_SYSTEMS", "NOISE_SE", "CUTOFF_CLAIMS", "METRIC_CLAIMS", "GEOMETRIC_CLAIMS", "robustness_scores", "dp_summary"]
 
 #: below this many systems a ranking τ moves in steps too coarse to support a verdict
 MIN_SYSTEMS = 5
+#: differences of mean τ within this many standard errors are ties (Monte Carlo noise)
+NOISE_SE = 2.0
+
+
+def _within_noise(gap: float, *se: float) -> float | None:
+    """The noise band ``NOISE_SE * sqrt(sum se²)`` when ``|gap|`` lies inside it, else None."""
+    se = [x for x in se if x is not None and np.isfinite(x)]
+    if not se or NOISE_SE <= 0:
+        return None
+    band = NOISE_SE * float(np.sqrt(np.sum(np.square(se))))
+    return band if abs(gap) < band else None
 
 
 def _few(results: Mapping[str, Any]) -> Evidence | None:
@@ -79,9 +97,16 @@ def _most_robust(metric: str, scenario: str, key: str = "robustness"):
         if few:
             return few
         s = robustness_scores(results[key], scenario)
+        se = results[key].area_se(scenario).rename(index=_base)
         rank = _rank_of(s, metric, ascending=False)
-        return agrees_if(rank == 1, rank, f"{metric} ranks {rank} of {len(s)} by mean τ under {scenario} "
-                                          f"(best: {s.index[0]} {s.iloc[0]:.3f}; {metric} {s[metric]:.3f})")
+        detail = (f"{metric} ranks {rank} of {len(s)} by mean τ under {scenario} "
+                  f"(best: {s.index[0]} {s.iloc[0]:.3f}; {metric} {s[metric]:.3f})")
+        rival = s.drop(metric).idxmax()  # the metric it must beat (or that beats it)
+        band = _within_noise(s[metric] - s[rival], se.get(metric), se.get(rival))
+        if band is not None:
+            return Evidence("inconclusive", rank, f"{detail}; {metric} vs {rival} differ by "
+                                                  f"{s[metric] - s[rival]:+.3f}, within the noise band ±{band:.3f}")
+        return agrees_if(rank == 1, rank, detail)
     return check
 
 
@@ -155,8 +180,16 @@ def _deeper(key: str, what: str, larger_better: bool):
 
         rho = float(spearmanr(s.index, s.to_numpy()).statistic)
         rho = rho if larger_better else -rho
-        return agrees_if(rho > 0, rho, f"Spearman ρ between cut-off and {what} (sign: + = deeper is better) "
-                                       f"{rho:.2f}; @{s.index[0]} {s.iloc[0]:.4g}, @{s.index[-1]} {s.iloc[-1]:.4g}")
+        detail = (f"Spearman ρ between cut-off and {what} (sign: + = deeper is better) "
+                  f"{rho:.2f}; @{s.index[0]} {s.iloc[0]:.4g}, @{s.index[-1]} {s.iloc[-1]:.4g}")
+        se = results.get(key + "_se")
+        if se is not None:
+            se = pd.Series(se).sort_index()
+            band = _within_noise(s.max() - s.min(), float(se.loc[s.idxmax()]), float(se.loc[s.idxmin()]))
+            if band is not None:
+                return Evidence("inconclusive", rho, f"{detail}; the cut-offs' values span {s.max() - s.min():.4f}, "
+                                                     f"within the noise band ±{band:.4f}")
+        return agrees_if(rho > 0, rho, detail)
     return check
 
 

@@ -242,6 +242,17 @@ class Robustness:
             return s[s["scenario"] == _scenario(scenario)].groupby("metric", sort=False)["tau"].mean()
         return s.groupby(["scenario", "metric"], sort=False)["tau"].mean()
 
+    def area_se(self, scenario: str | None = None) -> pd.Series:
+        """Monte Carlo standard error of :meth:`area`: ``sqrt(sum_sizes std² / samples) / n_sizes``
+        (samples are independent across sizes). NaN for the deterministic scenarios (one sample)."""
+        s = self.summary()
+        s = s[s["size"] < 1.0].assign(var=lambda d: d["tau_std"] ** 2 / d["samples"])
+        keys = ["metric"] if scenario is not None else ["scenario", "metric"]
+        if scenario is not None:
+            s = s[s["scenario"] == _scenario(scenario)]
+        g = s.groupby(keys, sort=False)
+        return np.sqrt(g["var"].sum(min_count=1)) / g["var"].size()
+
 
 def robustness_study(study, scenarios: Sequence[str] = SCENARIOS, sizes: Sequence[float] = PAPER_SIZES,
                      n_samples: int = 50, seed: int = 0, metrics: Sequence[str] | None = None,
