@@ -61,3 +61,9 @@ def test_trec_evaluate_does_not_import_pandas(tmp_path):
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     assert "P_1                   \tall\t0.5" in res.stdout
+
+
+def test_nul_characters_are_not_dropped():
+    values = np.array(["a", "b\0"], dtype=object)
+    assert id_kind(values) == "other"
+    assert Ids(values).get_indexer(np.array(["b", "b\0", "a"], dtype=object)).tolist() == [-1, 1, 0]

@@ -13,15 +13,18 @@ import numpy as np
 
 
 def id_kind(values: np.ndarray) -> str:
-    """``"int"``, ``"str"`` or ``"other"`` for an id array (object arrays are inspected)."""
+    """``"int"``, ``"str"``, ``"other"`` or ``"empty"`` for an id array (object arrays are inspected).
+    Strings holding a NUL character are ``"other"``: numpy's fixed-width strings drop trailing NULs,
+    so ``"a\\0"`` would equal ``"a"`` there."""
     if values.dtype.kind in "iu":
         return "int"
     if values.dtype.kind == "U":
         return "str"
     if values.dtype.kind == "O":
-        types = set(map(type, values.tolist()))
+        items = values.tolist()
+        types = set(map(type, items))
         if types and all(issubclass(t, str) for t in types):
-            return "str"
+            return "other" if any("\0" in v for v in items) else "str"
         if types and all(issubclass(t, (int, np.integer)) and not issubclass(t, (bool, np.bool_)) for t in types):
             return "int"
     return "other" if len(values) else "empty"
