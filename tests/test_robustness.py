@@ -125,3 +125,18 @@ def test_discriminative_power_takes_a_study(st):
         discriminative_power(st, 2000, metric="P", cutoff=100)
     with pytest.raises(InputError, match="select from a Study"):
         discriminative_power(st.scores("P", 10), 2000, metric="P")
+
+
+def test_stack_checks_its_inputs(st):
+    from recmetrics.judged import judge, stack
+
+    a, b = st.judged(st.systems[0], 0), st.judged(st.systems[1], 0)
+    s = stack([a, b])
+    assert len(s) == len(a) + len(b) and s.metadata["offsets"].tolist() == [0, len(a), len(a) + len(b)]
+    with pytest.raises(InputError, match="at least one"):
+        stack([])
+    other = judge(st.runs[(st.systems[1], 1)], st.qrels[1], depth=a.depth)
+    with pytest.raises(InputError, match="same Qrels"):
+        stack([a, other])
+    with pytest.raises(InputError, match="stacks several runs"):
+        s.items
