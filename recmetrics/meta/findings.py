@@ -26,11 +26,108 @@ from typing import Any, Callable, Iterable, Mapping
 
 from ..errors import InputError
 
-__all__ = ["Claim", "Evidence", "VERDICTS", "agrees_if", "assess", "save", "collect", "findings_dir",
-           "to_markdown"]
+__all__ = ["Claim", "Evidence", "VERDICTS", "NOISE_SE", "REL_TOL", "agrees_if", "order", "holds", "best_of",
+           "not_testable", "assess", "save", "collect", "findings_dir", "to_markdown"]
 
-#: the three verdicts a check may return
-VERDICTS = ("agrees", "disagrees", "inconclusive")
+#: the verdicts a check may return. ``not testable``: the project's set-up cannot produce the
+#: effect the claim is about (the detail says why); ``inconclusive``: it could, but the evidence
+#: does not clear its uncertainty (or a result was not computed).
+VERDICTS = ("agrees", "disagrees", "inconclusive", "not testable")
+
+#: a difference must exceed this many standard errors (of the difference) to decide a comparison
+NOISE_SE = 2.0
+#: relative floating-point tolerance: differences below ``REL_TOL * max(1, |a|, |b|)`` are ties
+REL_TOL = 1e-9
+
+
+def _band(a: float, b: float, se: float, z: float) -> float:
+    se = 0.0 if se is None or not math.isfinite(float(se)) else float(se)
+    return z * se + REL_TOL * max(1.0, abs(a), abs(b))
+
+
+def _se_diff(se_a: float | None, se_b: float | None) -> float:
+    parts = [float(x) for x in (se_a, se_b) if x is not None and math.isfinite(float(x))]
+    return math.sqrt(sum(x * x for x in parts))
+
+
+def order(a: float, b: float, se_a: float | None = 0.0, se_b: float | None = 0.0, *, z: float = NOISE_SE) -> int:
+    """The one comparison rule: ``+1`` if ``a > b`` beyond the noise, ``-1`` if ``a < b``, ``0`` if not decided.
+
+    The noise band is ``z * sqrt(se_a² + se_b²)`` (the standard error of the difference of two
+    independent estimates; ``se = 0`` for exact numbers) plus a relative floating-point tolerance
+    :data:`REL_TOL`, so an exact tie or a 1e-16 difference never decides anything.
+
+    >>> order(0.5, 0.4), order(0.5, 0.5 + 2e-16), order(0.50, 0.49, 0.01, 0.01)
+    (1, 0, 0)
+    """
+    a, b = float(a), float(b)
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return 0
+    gap = a - b
+    band = _band(a, b, _se_diff(se_a, se_b), z)
+    return 0 if abs(gap) <= band else (1 if gap > 0 else -1)
+
+
+def holds(value: float, relation: str, threshold: float, se: float | None = 0.0, *, z: float = NOISE_SE) -> str:
+    """Verdict of ``value <relation> threshold`` (relation one of ``> >= < <=``) against its uncertainty.
+
+    Beyond the noise band the claim ``agrees`` or ``disagrees``. Inside it a strict relation is
+    ``inconclusive``; a non-strict one (``>=``, ``<=``) ``agrees`` when the value is exact
+    (``se = 0``: 0.7999999999999998 ≥ 0.8 holds) and is ``inconclusive`` when it is an estimate.
+
+    >>> holds(0.7999999999999998, ">=", 0.8), holds(0.8 + 2e-16, ">", 0.8), holds(0.75, ">=", 0.8, se=0.04)
+    ('agrees', 'inconclusive', 'inconclusive')
+    """
+    if relation not in (">", ">=", "<", "<="):
+        raise InputError(f"relation must be one of '>', '>=', '<', '<=', got {relation!r}")
+    sign = order(value, threshold, se, 0.0, z=z)
+    if relation.startswith("<"):
+        sign = -sign
+    if sign:
+        return "agrees" if sign > 0 else "disagrees"
+    exact = se is None or not math.isfinite(float(se)) or float(se) == 0.0
+    return "agrees" if relation.endswith("=") and exact and math.isfinite(float(value)) else "inconclusive"
+
+
+def best_of(values: Mapping[str, float], group: Iterable[str], se: Mapping[str, float] | None = None, *,
+            higher: bool = True, z: float = NOISE_SE) -> tuple[str, str]:
+    """Is every member of ``group`` better than every other entry, each comparison against its noise?
+
+    Returns ``(verdict, detail)``: ``agrees`` when each member beats each non-member beyond the
+    noise (:func:`order`), ``disagrees`` when some non-member beats some member beyond it,
+    ``inconclusive`` otherwise (the detail names the undecided pairs). A claim about one metric
+    ("P is the most robust") is ``group = ["P"]``; a claim worded about several ("P, F1 and nDCG
+    show the best robustness") passes them all, and is tested as worded.
+
+    >>> best_of({"P": 0.9, "AP": 0.8, "RR": 0.5}, ["P"])[0]
+    'agrees'
+    >>> best_of({"P": 0.9, "AP": 0.9, "RR": 0.5}, ["P"])[0]
+    'inconclusive'
+    """
+    se = dict(se or {})
+    group = list(group)
+    missing = [g for g in group if g not in values]
+    if missing:
+        raise KeyError(missing[0])
+    others = [k for k in values if k not in group]
+    if not others:
+        return "inconclusive", "nothing to compare with"
+    beaten, undecided = [], []
+    for m in group:
+        for o in others:
+            s = order(values[m], values[o], se.get(m), se.get(o), z=z) * (1 if higher else -1)
+            (beaten if s < 0 else undecided if s == 0 else []).append((m, o))
+    if beaten:
+        return "disagrees", "; ".join(f"{o} beats {m} ({values[o]:.4g} vs {values[m]:.4g})" for m, o in beaten)
+    if undecided:
+        return "inconclusive", "within the noise: " + "; ".join(
+            f"{m} {values[m]:.4g} vs {o} {values[o]:.4g}" for m, o in undecided)
+    return "agrees", f"{', '.join(group)} beat(s) every other entry beyond {z:g} standard errors"
+
+
+def not_testable(reason: str, value: float | None = None) -> "Evidence":
+    """The fourth verdict: the project's definition or set-up cannot produce the paper's effect."""
+    return Evidence("not testable", value, reason)
 
 
 @dataclass(frozen=True)
