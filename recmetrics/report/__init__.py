@@ -1,0 +1,80 @@
+"""The recmetrics report: run every notebook with papermill, then build the Jupyter Book.
+
+``recmetrics report --profile quick|paper --dataset NAME [--out DIR]`` calls :func:`build`:
+
+1. **Execute** every ``notebooks/*.ipynb`` with papermill into ``book/generated/``. Each notebook
+   receives the parameters of the chosen profile (:data:`PROFILES`, overridden per notebook by
+   :data:`NOTEBOOK_PARAMETERS`) that its ``parameters`` cell declares, plus ``dataset``.
+   Widget state is stored in the executed notebooks (nbclient ``store_widget_state``).
+2. **Make the outputs offline**: every Altair/Vega-Lite output is rewritten to call the
+   ``vegaEmbed`` function of the vendored bundle instead of Altair's loader, which fetches
+   vega, vega-lite and vega-embed from a CDN (:func:`offline_outputs`).
+3. **Vendor the JavaScript** the pages need into ``book/generated/_vendor/vendor/`` (copied to
+   ``_static/vendor/`` by Sphinx, see ``book/_config.yml``; :func:`vendor_js`):
+
+   ====================  ===============================================  =====================
+   file(s)               source                                           used by
+   ====================  ===============================================  =====================
+   ``vega/``             ``vl_convert.javascript_bundle()`` (Vega,         ``html_js_files``
+                         Vega-Lite, Vega-Embed, one classic script)
+   ``requirejs/``        npm ``requirejs`` (``require.js``)               ``nb_ipywidgets_js``
+   ``html-manager/``     npm ``@jupyter-widgets/html-manager`` ``dist/``  ``nb_ipywidgets_js``
+                         (+ ``embed-setup.js``, written here)
+   ``mathjax/``          npm ``mathjax`` v3 ``es5/`` (CHTML + fonts)      ``mathjax_path``
+   ====================  ===============================================  =====================
+
+   npm tarballs are fetched once with ``npm pack`` (exact versions, checked against their
+   sha512 integrity) into a cache directory (``$RECMETRICS_JS_CACHE``, else
+   ``$XDG_CACHE_HOME/recmetrics/js``, else ``~/.cache/recmetrics/js``); later builds are offline.
+4. **Build the book** (``jupyter-book``'s Sphinx build, in a subprocess, execution off) and
+   check that no page loads a script or stylesheet from another host (:func:`external_assets`).
+
+Importing this module is cheap: papermill, nbformat, altair and jupyter-book load inside the
+functions that need them.
+
+Modules: :mod:`.profiles` (profiles, per-notebook parameters), :mod:`.execute` (papermill),
+:mod:`.offline` (vendored ``vegaEmbed`` outputs, remote-asset scan), :mod:`.vendor` (JavaScript),
+:mod:`.findings_page`, :mod:`.book` (Sphinx build and :func:`build`), :mod:`.paths`.
+"""
+from __future__ import annotations
+
+from .book import build, build_book
+from .execute import execute_notebook, execute_notebooks, printed_tracebacks
+from .findings_page import write_findings_page
+from .offline import EMBED_OPTIONS, embed_html, external_assets, offline_outputs
+from .paths import ReportError, default_book_dir, default_notebooks_dir, js_cache_dir, repo_root
+from .profiles import (NOTEBOOK_PARAMETERS, PROFILES, executed_parameters, hide_default_parameters,
+                       notebook_parameters, parameters_markdown, show_parameters)
+from .vendor import MATHJAX_JS, NPM_PACKAGES, REQUIRE_JS, VEGA_BUNDLE, WIDGETS_JS, WIDGETS_SETUP_JS, vendor_js
+
+__all__ = [
+    "PROFILES",
+    "NOTEBOOK_PARAMETERS",
+    "NPM_PACKAGES",
+    "ReportError",
+    "build",
+    "execute_notebooks",
+    "executed_parameters",
+    "parameters_markdown",
+    "show_parameters",
+    "write_findings_page",
+    "execute_notebook",
+    "offline_outputs",
+    "hide_default_parameters",
+    "printed_tracebacks",
+    "vendor_js",
+    "build_book",
+    "external_assets",
+    "notebook_parameters",
+    "embed_html",
+    "EMBED_OPTIONS",
+    "repo_root",
+    "default_book_dir",
+    "default_notebooks_dir",
+    "js_cache_dir",
+    "VEGA_BUNDLE",
+    "REQUIRE_JS",
+    "WIDGETS_JS",
+    "WIDGETS_SETUP_JS",
+    "MATHJAX_JS",
+]

@@ -1,0 +1,148 @@
+"""Report profiles and the parameters each notebook receives, shown under its title.
+
+A notebook only receives the names its ``parameters`` cell declares (:func:`notebook_parameters`);
+the values it actually ran with are shown as a table under the chapter title (:func:`show_parameters`).
+"""
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from ..errors import unknown_name
+
+
+#: Parameters shared by every notebook, per profile. A notebook only receives the names that its
+#: ``parameters`` cell declares, so adding a key here never breaks another notebook.
+PROFILES: dict[str, dict[str, Any]] = {
+    # small and fast: CI smoke runs and drafts (the whole report in minutes)
+    "quick": {
+        "seed": 0,
+        "test_size": 0.2,
+        "cutoffs": [5, 10, 20],
+    },
+    # the settings of the papers the notebooks reproduce
+    "paper": {
+        "seed": 0,
+        "test_size": 0.2,
+        "cutoffs": [5, 10, 20, 50, 100],
+    },
+}
+
+#: Per-notebook overrides: ``{profile: {notebook stem: {parameter: value}}}`` (applied after
+#: :data:`PROFILES`). Notebooks added to ``notebooks/`` put their profile-specific settings here.
+NOTEBOOK_PARAMETERS: dict[str, dict[str, dict[str, Any]]] = {
+    "quick": {
+        "02_recommender_zoo": {"folds": 2, "systems": ["Random", "Pop", "UserKNN", "RM2", "HT", "EASE", "PureSVD", "WRMF"]},
+        "03_unified_accuracy_diversity": {},   # the notebook's defaults are the quick settings
+        "04_choosing_a_metric": {"svd": "SVD(factors=10,iterations=5)"},
+        "08_popularity_bias": {"users": 150, "removed": [0.0, 0.4, 0.8], "sizes": [50, 100, 200],
+                               "alphas": [0.0, 1.0, 2.0]},
+    },
+    "paper": {
+        "02_recommender_zoo": {"folds": 5, "systems": None},
+        "03_unified_accuracy_diversity": {
+            "n_users": None, "swap_levels": 50, "redundancy_levels": 50, "aspect_levels": 10, "n_systems": 50,
+            "n_removals": 50, "removal_fractions": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9],
+            "betas": [0.25, 0.5, 0.75, 1.0], "axiom_examples": 100},
+        "08_popularity_bias": {"users": None, "removed": [0.0, 0.2, 0.4, 0.6, 0.8], "sizes": [100, 200, 400, 800],
+                               "alphas": [0.0, 0.5, 1.0, 1.5, 2.0],
+                               "sweep_systems": ["Random", "Pop", "UserKNN", "PureSVD", "pLSA"]},
+        # 003 §6 / 000 §4-7: 5 folds, the 21 systems, 100% .. 1% test sizes, 50 samples, 100,000 permutations
+        "05_cutoffs": {"folds": 5, "systems": None, "cutoff_grid": [5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100],
+                       "sizes": [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05, 0.01], "n_samples": 50,
+                       "n_permutations": 100_000},
+        "06_comparing_metrics": {"folds": 5, "systems": None,
+                                 "sizes": [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05, 0.01],
+                                 "n_samples": 50, "n_permutations": 100_000},
+        "07_arithmetic_vs_geometric": {"folds": 5, "systems": None,
+                                       "sizes": [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05, 0.01],
+                                       "n_samples": 50, "n_permutations": 100_000},
+    },
+}
+
+
+def notebook_parameters(
+    profile: str, dataset: str, notebook: str | os.PathLike, declared: Iterable[str] | None = None
+) -> dict[str, Any]:
+    """The parameters given to ``notebook`` (a path or a stem) under ``profile``.
+
+    Only names in ``declared`` (the notebook's ``parameters`` cell; read from the file when
+    ``None``) are returned, so profile keys meant for other notebooks are not injected.
+    """
+    if profile not in PROFILES:
+        raise unknown_name("report profile", profile, PROFILES)
+    if not isinstance(dataset, str) or not dataset:
+        raise ValueError(f"dataset must be a non-empty dataset name, got {dataset!r}")
+    stem = Path(notebook).stem
+    params: dict[str, Any] = copy.deepcopy(PROFILES[profile])
+    params.update(copy.deepcopy(NOTEBOOK_PARAMETERS.get(profile, {}).get(stem, {})))
+    params["dataset"] = dataset
+    params["profile"] = profile
+    if declared is None:
+        path = Path(notebook)
+        if not path.suffix:
+            return params
+        import papermill
+
+        declared = papermill.inspect_notebook(str(path)).keys()
+    declared = set(declared)
+    return {k: v for k, v in params.items() if k in declared}
+
+
+def parameters_markdown(values: Mapping[str, Any]) -> str:
+    """A Markdown table of the parameter values a notebook ran with (name, value)."""
+    rows = "\n".join(f"| `{name}` | `{value!r}` |" for name, value in values.items())
+    return "**This chapter was computed with these parameters:**\n\n| parameter | value |\n|---|---|\n" + rows
+
+
+def show_parameters(nb, values: Mapping[str, Any]) -> None:
+    """Insert a Markdown cell listing ``values`` after the notebook's title cell (or at the top).
+
+    Replaces a previous such cell, so re-processing a notebook does not stack tables."""
+    import nbformat
+
+    cells = [c for c in nb.cells if "recmetrics-parameters" not in c.get("metadata", {}).get("tags", [])]
+    cell = nbformat.v4.new_markdown_cell(parameters_markdown(values))
+    cell.metadata["tags"] = ["recmetrics-parameters"]
+    at = 1 if cells and cells[0].cell_type == "markdown" and cells[0].source.lstrip().startswith("#") else 0
+    cells.insert(at, cell)
+    nb.cells = cells
+
+
+def executed_parameters(
+    notebook: str | os.PathLike, given: Mapping[str, Any], profile: str | None = None
+) -> dict[str, Any]:
+    """Every parameter the notebook declares with the value it runs with: ``given`` where given,
+    else the default written in its ``parameters`` cell (evaluated when it is a literal); led by
+    the report ``profile`` when one is given (a notebook need not declare it to show it)."""
+    import ast
+
+    import papermill
+
+    values: dict[str, Any] = {} if profile is None else {"profile": profile}
+    for name, spec in papermill.inspect_notebook(str(notebook)).items():
+        if name in given:
+            values[name] = given[name]
+            continue
+        try:
+            values[name] = ast.literal_eval(spec["default"])
+        except (ValueError, SyntaxError):
+            values[name] = spec["default"]
+    return values
+
+
+def hide_default_parameters(nb) -> bool:
+    """Tag the notebook's own ``parameters`` cell ``remove-cell`` when papermill injected the
+    values actually used (so the book shows one parameter cell, the right one)."""
+    cells = [c for c in nb.get("cells", []) if c.get("cell_type") == "code"]
+    if not any("injected-parameters" in c.get("metadata", {}).get("tags", []) for c in cells):
+        return False
+    changed = False
+    for cell in cells:
+        tags = cell.setdefault("metadata", {}).setdefault("tags", [])
+        if "parameters" in tags and "remove-cell" not in tags:
+            tags.append("remove-cell")
+            changed = True
+    return changed
