@@ -1,0 +1,133 @@
+"""FAMILIES"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...data.run import Run
+from ...errors import InputError, unknown_name
+from ._inputs import _rng
+from .ideal import IdealOrdering
+
+FAMILIES = ("swap", "redundancy", "aspect")
+
+__all__ = ["FAMILIES", "perturb", "perturbed_runs", "shuffled_runs"]
+
+
+def _swap_rows(a: np.ndarray, rows: np.ndarray, i: np.ndarray, j: np.ndarray) -> None:
+    tmp = a[rows, i].copy()
+    a[rows, i] = a[rows, j]
+    a[rows, j] = tmp
+
+
+def _perturb_swap(ideal: IdealOrdering, level: int, size: int) -> np.ndarray:
+    m = min(size, ideal.items.shape[1])
+    L = np.minimum(ideal.lengths, m)
+    s = np.minimum(level, L // 2)[:, None]
+    j = np.arange(m)[None, :]
+    src = np.where((j < s) | ((j >= L[:, None] - s) & (j < L[:, None])), L[:, None] - 1 - j, j)
+    return np.take_along_axis(ideal.items[:, :m], src, axis=1)
+
+
+def _perturb_redundancy(ideal: IdealOrdering, level: int) -> np.ndarray:
+    items = ideal.items.copy()
+    member = ideal.member.copy()
+    key = ideal.key.copy()
+    n, m = items.shape
+    a = ideal.aspect
+    change = (a[:, 1:] != a[:, :-1]) & (a[:, :-1] >= 0) & (np.arange(1, m)[None, :] < ideal.lengths[:, None])
+    has = change.any(axis=1)
+    p = np.where(has, change.argmax(axis=1) + 1, m)
+    cur = np.where(has, a[np.arange(n), np.maximum(p - 1, 0)], -1)
+    rows = np.flatnonzero(has)
+    if len(rows) == 0 or level <= 0:
+        return items
+    positions = np.arange(m)[None, :]
+    for t in range(level):
+        q = p[rows] + t
+        live = q < ideal.lengths[rows]
+        rows_t, q = rows[live], q[live]
+        if len(rows_t) == 0:
+            break
+        show = member[rows_t, :, cur[rows_t]] & (positions >= q[:, None])
+        found = show.any(axis=1)
+        k = np.where(show, key[rows_t], np.iinfo(np.int64).max).argmin(axis=1)
+        rows_t, q, k = rows_t[found], q[found], k[found]
+        for arr in (items, key):
+            _swap_rows(arr, rows_t, q, k)
+        tmp = member[rows_t, q].copy()
+        member[rows_t, q] = member[rows_t, k]
+        member[rows_t, k] = tmp
+        rows = rows_t      # users without a remaining item of the aspect stop here (saturate)
+    return items
+
+
+def _perturb_aspect(ideal: IdealOrdering, level: int) -> np.ndarray:
+    items = ideal.items.copy()
+    if level <= 0:
+        return items
+    n, m = items.shape
+    c = len(ideal.labels)
+    if c == 0:
+        return items
+    w = ideal.weights
+    most = w.argmax(axis=1)
+    first = ideal.member[:, 0, :]                                   # aspects of the first item
+    pos = np.arange(m)[None, :]
+    # candidate items: further down, not showing the most liked aspect
+    cand = (pos >= 1) & (pos < ideal.lengths[:, None]) & ~ideal.member[np.arange(n), :, most]
+    has_item = (ideal.member & cand[..., None]).any(axis=1)         # (n, c)
+    eligible = has_item & ~first & (w > 0)
+    eligible[np.arange(n), most] = False
+    order = np.argsort(-np.where(eligible, w, -np.inf), axis=1, kind="stable")
+    n_el = eligible.sum(axis=1)
+    rows = np.flatnonzero(n_el > 0)
+    s = np.minimum(level, n_el[rows]) - 1
+    target = order[rows, s]
+    show = ideal.member[rows, :, target] & cand[rows]
+    k = np.where(show, ideal.key[rows], np.iinfo(np.int64).max).argmin(axis=1)
+    _swap_rows(items, rows, np.zeros(len(rows), dtype=np.int64), k)
+    return items
+
+
+def perturb(ideal: IdealOrdering, family: str, level: int, size: int | None = None) -> np.ndarray:
+    """The (n_users, size) item matrix of ``family`` at ``level`` (0 = the ideal, cut at ``size``;
+    None = the whole ordering)."""
+    if family not in FAMILIES:
+        raise unknown_name("perturbation family", family, FAMILIES)
+    level = int(level)
+    if level < 0:
+        raise InputError(f"perturbation level must be >= 0, got {level}")
+    size = int(ideal.items.shape[1] if size is None else size)
+    if size <= 0:
+        raise InputError(f"size must be a positive integer, got {size}")
+    if family == "swap":
+        return _perturb_swap(ideal, level, size)
+    full = _perturb_redundancy(ideal, level) if family == "redundancy" else _perturb_aspect(ideal, level)
+    return full[:, :size]
+
+
+def perturbed_runs(ideal: IdealOrdering, family: str, levels: int, size: int | None = None) -> list[Run]:
+    """Runs for levels 0 (the ideal) .. ``levels`` of ``family``, lists cut at ``size`` (None: whole)."""
+    return [ideal.to_run(size, name=f"{family}-{lvl}", items=perturb(ideal, family, lvl, size))
+            for lvl in range(int(levels) + 1)]
+
+
+def shuffled_runs(ideal: IdealOrdering, n_systems: int, size: int = 100, seed=0, *,
+                  shared: bool = True) -> np.ndarray:
+    """(n_systems, n_users, size) item matrices: random shuffles of the users' ideal lists.
+
+    ``shared=True`` (default): a system is one random permutation of the ranks 1..size applied to
+    every user's ideal list (a user with a shorter list keeps the permutation's relative order of
+    its ranks), so systems differ in quality consistently across users. ``shared=False``: every
+    user's list is shuffled independently (all systems then have the same expected quality).
+    """
+    rng = _rng(seed)
+    m = min(size, ideal.items.shape[1])
+    L = np.minimum(ideal.lengths, m)
+    if shared:
+        keys = np.broadcast_to(rng.random((n_systems, 1, m)), (n_systems, len(ideal), m))
+    else:
+        keys = rng.random((n_systems, len(ideal), m))
+    keys = np.where(np.arange(m)[None, None, :] < L[None, :, None], keys, 2.0)
+    order = np.argsort(keys, axis=2, kind="stable")
+    return np.take_along_axis(np.broadcast_to(ideal.items[:, :m], (n_systems,) + (len(ideal), m)), order, axis=2)
