@@ -1,4 +1,12 @@
-"""CLAIMS"""
+"""The claims of Parapar & Radlinski (RecSys 2021) that notebook 03 tests, as data for :mod:`recmetrics.meta.findings`.
+
+:func:`paper_claims` lists one :class:`~recmetrics.meta.findings.Claim` per row of Table 1 (the
+axioms each metric satisfies) and per claim of Exps. 1-3 (Secs. 5.2-5.4, Figs. 2-4); each claim's
+check computes its verdict from the results of :func:`~.scoring.rank_correlation`,
+:func:`~.scoring.pvalue_summary`, :func:`~.incompleteness.robustness_summary` and
+``axioms.AxiomReport.table``. The module depends only on the metric registry and the family names
+(and, when the claims are built, on :mod:`recmetrics.meta.axioms` and :mod:`recmetrics.meta.findings`).
+"""
 from __future__ import annotations
 
 from typing import Iterable
@@ -12,6 +20,7 @@ from .families import FAMILIES
 #: the metrics that weight aspects by the user's interest (Sec. 5.2.4: "the metrics that explicitly
 #: consider aspect weight in their formulation")
 ASPECT_WEIGHTED = ("ab-nDCG", "EU", "RBU")
+#: the subtopic (coverage) metrics, which Exp. 1 finds negatively correlated on swaps (Sec. 5.2.4)
 SUBTOPIC = ("S-Recall", "S-RR")
 
 __all__ = ["ASPECT_WEIGHTED", "SUBTOPIC", "paper_claims"]
@@ -44,6 +53,27 @@ def paper_claims() -> list:
     The checks read ``results``: ``"table1"`` (``axioms.AxiomReport.table``), ``"tau"``
     (:func:`rank_correlation`), ``"pshape"`` (:func:`pvalue_summary`) and ``"robustness"``
     (:func:`robustness_summary`); a missing key makes a claim inconclusive.
+
+    Readings of the paper's words, fixed here: "perfectly correlated" is τ >= 0.999; "high
+    self-correlation with half the ratings missing" is a mean τ >= 0.8 at the removal fraction
+    nearest 0.5, at every cut-off and β; "monotone" p-values are :func:`pvalue_summary`'s
+    ``monotone``; a NaN τ (a metric giving every level the same mean) is left out of the subtopic
+    claim, which is inconclusive when every τ is NaN.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from recmetrics.meta import findings
+    >>> claims = paper_claims()
+    >>> len(claims), claims[0].id, claims[-1].id
+    (16, 'table1-a-nDCG', 'exp3-lower-beta-more-robust')
+    >>> tau = pd.DataFrame({"family": "swap", "metric": ["S-Recall@100", "S-RR"], "tau": [-0.6, -0.2],
+    ...                     "n_systems": 51})
+    >>> out = findings.assess(claims, {"tau": tau}).set_index("id")
+    >>> out.loc["exp1-swap-subtopic-negative", ["verdict", "our_evidence"]].tolist()
+    ['agrees', 'τ on swaps: S-Recall@100 -0.60, S-RR -0.20']
+    >>> out.loc["exp3-robust", "verdict"]                    # no robustness results given
+    'inconclusive'
     """
     from .. import axioms as ax
     from ..findings import Claim, Evidence, agrees_if

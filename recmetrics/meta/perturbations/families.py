@@ -1,4 +1,20 @@
-"""FAMILIES"""
+r"""Systems made from the ideal ordering: the perturbation families of Parapar & Radlinski (RecSys 2021).
+
+Level 0 of every family is the ideal ordering (:mod:`.ideal`); larger levels are further from it
+(Sec. 5.2, Exps. 1-2):
+
+- ``"swap"`` (Sec. 5.2.1): level s swaps ranks (1, L), (2, L-1), ..., (s, L-s+1) of the ideal
+  list of length L (the list cut at ``size``); levels beyond L/2 repeat the fully reversed list;
+- ``"redundancy"`` (Sec. 5.2.2): at the first rank p where the ideal changes aspect, the next
+  s ranks receive the best remaining items of the aspect of rank p-1 (each swapped in from
+  further down the full ordering); users whose ordering never changes aspect stay ideal;
+- ``"aspect"`` (Sec. 5.2.3): the first item is replaced by the best item of the user's
+  (s+1)-th most liked aspect among those the first item does not show (not showing the most
+  liked aspect), swapped in from further down; users with fewer such aspects keep their deepest
+  available level.
+
+Exp. 3 (Sec. 5.4) ranks random systems instead: :func:`shuffled_runs` shuffles the ideal lists.
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -91,7 +107,36 @@ def _perturb_aspect(ideal: IdealOrdering, level: int) -> np.ndarray:
 
 def perturb(ideal: IdealOrdering, family: str, level: int, size: int | None = None) -> np.ndarray:
     """The (n_users, size) item matrix of ``family`` at ``level`` (0 = the ideal, cut at ``size``;
-    None = the whole ordering)."""
+    None = the whole ordering).
+
+    family: ``"swap"`` (Sec. 5.2.1: level s swaps ranks i and L-i+1 for i = 1..s, L the list
+    length after the cut), ``"redundancy"`` (Sec. 5.2.2) or ``"aspect"`` (Sec. 5.2.3), see the
+    module docstring (Parapar & Radlinski, RecSys 2021). Open choices, as read here: a level past
+    what a user's list allows saturates (swaps beyond L/2 repeat the reversed list; redundancy and
+    aspect swaps stop when the aspect has no further item or the user no further aspect); the
+    redundancy and aspect families perturb the whole ordering, then cut it, so items from below
+    the cut can move into it. Cells past a user's list length are padding (a Run ignores them).
+    An unknown family raises ``UnknownNameError``; a negative level or a size <= 0 ``InputError``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from recmetrics.meta.perturbations import ideal_ordering
+    >>> test = pd.DataFrame({"user": "u", "item": ["a1", "a2", "b1", "c1", "ab", "n0"],
+    ...                      "rating": [5.0, 4.0, 4.0, 3.0, 5.0, 4.0]})
+    >>> aspects = {"a1": ("A",), "a2": ("A",), "b1": ("B",), "c1": ("C",), "ab": ("A", "B"), "n0": ()}
+    >>> ideal = ideal_ordering(test, aspects)
+    >>> ideal.items[0].tolist()
+    ['ab', 'c1', 'a1', 'b1', 'a2', 'n0']
+    >>> perturb(ideal, "swap", 2)[0].tolist()             # ranks (1, 6) and (2, 5) swapped
+    ['n0', 'a2', 'a1', 'b1', 'c1', 'ab']
+    >>> perturb(ideal, "redundancy", 2)[0].tolist()       # two more A items where the ideal turns to C
+    ['ab', 'a1', 'a2', 'b1', 'c1', 'n0']
+    >>> perturb(ideal, "aspect", 1)[0].tolist()           # C, the most liked aspect ab lacks, first
+    ['c1', 'ab', 'a1', 'b1', 'a2', 'n0']
+    >>> perturb(ideal, "swap", 1, size=3)[0].tolist()
+    ['a1', 'c1', 'ab']
+    """
     if family not in FAMILIES:
         raise unknown_name("perturbation family", family, FAMILIES)
     level = int(level)
@@ -107,7 +152,22 @@ def perturb(ideal: IdealOrdering, family: str, level: int, size: int | None = No
 
 
 def perturbed_runs(ideal: IdealOrdering, family: str, levels: int, size: int | None = None) -> list[Run]:
-    """Runs for levels 0 (the ideal) .. ``levels`` of ``family``, lists cut at ``size`` (None: whole)."""
+    """Runs for levels 0 (the ideal) .. ``levels`` of ``family``, lists cut at ``size`` (None: whole).
+
+    One :class:`~recmetrics.data.run.Run` per level, named ``"{family}-{level}"``, each list
+    :func:`perturb`'s row of its user (the simulated systems of Exps. 1-2, Parapar & Radlinski,
+    RecSys 2021, Sec. 5.2).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from recmetrics.meta.perturbations import ideal_ordering
+    >>> test = pd.DataFrame({"user": "u", "item": ["a", "b", "c", "d"], "rating": [5.0, 4.0, 3.0, 2.0]})
+    >>> runs = perturbed_runs(ideal_ordering(test, {"a": ("x",), "b": ("x",), "c": ("x",), "d": ("x",)}),
+    ...                       "swap", 2)
+    >>> [(r.name, r.items[0].tolist()) for r in runs]
+    [('swap-0', ['a', 'b', 'c', 'd']), ('swap-1', ['d', 'b', 'c', 'a']), ('swap-2', ['d', 'c', 'b', 'a'])]
+    """
     return [ideal.to_run(size, name=f"{family}-{lvl}", items=perturb(ideal, family, lvl, size))
             for lvl in range(int(levels) + 1)]
 
@@ -120,6 +180,25 @@ def shuffled_runs(ideal: IdealOrdering, n_systems: int, size: int = 100, seed=0,
     every user's ideal list (a user with a shorter list keeps the permutation's relative order of
     its ranks), so systems differ in quality consistently across users. ``shared=False``: every
     user's list is shuffled independently (all systems then have the same expected quality).
+    Sec. 5.4 of Parapar & Radlinski (RecSys 2021) says only "50 systems produced by random
+    shuffles of the ideal ranking"; ``shared=True`` is this package's reading. ``size`` (default
+    100) is capped at the longest ordering; cells past a user's list length are padding (they stay
+    after the list). ``seed``: an int or a ``numpy.random.Generator``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from recmetrics.meta.perturbations import ideal_ordering
+    >>> test = pd.DataFrame({"user": [1, 1, 1, 2, 2, 2], "item": ["a", "b", "c", "a", "b", "c"],
+    ...                      "rating": [5.0, 4.0, 3.0, 3.0, 4.0, 5.0]})
+    >>> ideal = ideal_ordering(test, {"a": ("x",), "b": ("x",), "c": ("x",)})
+    >>> ideal.items.tolist()
+    [['a', 'b', 'c'], ['c', 'b', 'a']]
+    >>> systems = shuffled_runs(ideal, 2, size=3, seed=0)
+    >>> systems.shape                                     # (n_systems, n_users, size)
+    (2, 2, 3)
+    >>> systems[0].tolist()                     # one permutation of the ranks (here 3, 2, 1) for both users
+    [['c', 'b', 'a'], ['a', 'b', 'c']]
     """
     rng = _rng(seed)
     m = min(size, ideal.items.shape[1])

@@ -1,4 +1,15 @@
-"""INCOMPLETENESS"""
+r"""Exp. 3 of Parapar & Radlinski (RecSys 2021, Sec. 5.4): robustness of αβ-nDCG to incompleteness.
+
+Random systems (shuffles of the users' ideal lists, :func:`~.families.shuffled_runs`) are ranked
+by mean αβ-nDCG@k with the full test set and with test sets reduced by removing a fraction of the
+ratings proportionally by category (:func:`proportional_removal_order`); :func:`robustness` gives
+Kendall's τ between the two system rankings for every (cut-off, β, fraction, removal) and
+:func:`robustness_summary` its mean and standard deviation over the removals (Fig. 4). The lists
+are built once: every reduced test set re-judges the same lists.
+
+(The incompleteness scenarios of Valcarce et al. for any metric live in
+:mod:`recmetrics.meta.robustness`.)
+"""
 from __future__ import annotations
 
 from typing import Iterable
@@ -23,6 +34,24 @@ def proportional_removal_order(test: pd.DataFrame, aspects, seed=0) -> np.ndarra
     Proportional by category: each rating is assigned to one of its item's aspects at random (items
     without aspects form their own stratum); within a stratum the order is random, and strata are
     interleaved by relative position, so any prefix removes the same share of every category.
+    A rating at position i (0-based) of a stratum of size n gets the key (i + U)/n, U ~ uniform(0, 1),
+    and the ranks sort the keys; the removals for growing f are nested. Sec. 5.4 of Parapar &
+    Radlinski (RecSys 2021) says "we distribute the item removals among the categories
+    proportionally to the category presence"; assigning a multi-aspect item's rating to one
+    aspect at random is this package's reading. ``seed``: an int or a ``numpy.random.Generator``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> test = pd.DataFrame({"user": [1] * 5 + [2] * 4,
+    ...                      "item": ["x1", "x2", "x3", "y1", "y2", "x1", "x4", "x5", "y3"],
+    ...                      "rating": [5.0, 4, 3, 5, 2, 4, 4, 5, 3]})
+    >>> aspects = {i: (i[0],) for i in test["item"]}        # six x ratings, three y ratings
+    >>> rank = proportional_removal_order(test, aspects, seed=0)
+    >>> sorted(rank.tolist()) == list(range(9))
+    True
+    >>> test["item"][rank < 3].str[0].value_counts().to_dict()   # a third removed: 2 of x, 1 of y
+    {'x': 2, 'y': 1}
     """
     rng = _rng(seed)
     idx = dv.aspect_index(aspects)
@@ -57,6 +86,31 @@ def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iter
     different seeds; every reduced test set re-judges the same lists. Returns one row per
     (cutoff, beta, fraction, removal) with τ (columns ``cutoff, beta, fraction, removal, tau``).
     ``tie_break``: the ideal ordering's tie-break (:func:`ideal_ordering`).
+
+    τ(k, β, f, r) = τ_b((mean_u αβ-nDCG@k(s, full))_s, (mean_u αβ-nDCG@k(s, reduced_{f,r}))_s)
+    over the systems s (:func:`recmetrics.meta.agreement.kendall_tau`). The reduced test set
+    changes the judgments, the users' aspect weights (``profile``, default ``"test"``: Eq. 9 over
+    the test ratings, as the paper's Sec. 5) and the ideal gains; the evaluated users stay those
+    of the full set (default: the users with a relevant item, or ``users``; ``n_users`` samples
+    them, seeded), a user emptied by the removal scoring 0 with uniform weights.
+    Defaults: the paper's α = 0.005, cut-offs 10 and 100, 50 systems and 50 removals; the β grid
+    (0.25 ... 1) and the fractions 10 %-90 % are choices. ``train``: training ratings for
+    ``profile="train"``. A cut-off <= 0 or a fraction outside (0, 1) raises ``InputError``.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> aspects = {f"i{j}": tuple(a for a in "ABC" if rng.random() < 0.5) for j in range(30)}
+    >>> test = pd.DataFrame([(u, f"i{j}", float(rng.integers(1, 6))) for u in range(8)
+    ...                      for j in rng.choice(30, 12, replace=False)], columns=["user", "item", "rating"])
+    >>> robustness(test, aspects, cutoffs=(5,), betas=(0.5,), n_systems=5, n_removals=2,
+    ...            fractions=(0.2, 0.5), seed=0)
+       cutoff  beta  fraction  removal  tau
+    0       5   0.5       0.2        0  0.8
+    1       5   0.5       0.5        0 -0.8
+    2       5   0.5       0.2        1  0.4
+    3       5   0.5       0.5        1  0.0
     """
     qrels = _as_qrels(test, threshold, max_rating)
     cutoffs = sorted({int(k) for k in cutoffs})
@@ -121,6 +175,21 @@ def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iter
 
 
 def robustness_summary(df: pd.DataFrame) -> pd.DataFrame:
-    """Mean (and standard deviation) of τ over the removals, per (cutoff, beta, fraction): Fig. 4."""
+    """Mean (and standard deviation) of τ over the removals, per (cutoff, beta, fraction): Fig. 4.
+
+    tau = (1/R) Σ_r τ(k, β, f, r) and sd its sample standard deviation (ddof = 1, NaN for one
+    removal) over the R removals of :func:`robustness` (Parapar & Radlinski, RecSys 2021, Sec. 5.4
+    report averaged values). Columns ``cutoff, beta, fraction, tau, sd``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"cutoff": 5, "beta": 0.5, "fraction": [0.2, 0.2, 0.5, 0.5],
+    ...                    "removal": [0, 1, 0, 1], "tau": [0.8, 0.4, -0.8, 0.0]})
+    >>> robustness_summary(df).round(3)
+       cutoff  beta  fraction  tau     sd
+    0       5   0.5       0.2  0.6  0.283
+    1       5   0.5       0.5 -0.4  0.566
+    """
     g = df.groupby(["cutoff", "beta", "fraction"], as_index=False)["tau"]
     return g.agg(tau="mean", sd="std")
