@@ -1,0 +1,195 @@
+r"""Exp. 3 of Parapar & Radlinski (RecSys 2021, Sec. 5.4): robustness of αβ-nDCG to incompleteness.
+
+Random systems (shuffles of the users' ideal lists, :func:`~.families.shuffled_runs`) are ranked
+by mean αβ-nDCG@k with the full test set and with test sets reduced by removing a fraction of the
+ratings proportionally by category (:func:`proportional_removal_order`); :func:`robustness` gives
+Kendall's τ between the two system rankings for every (cut-off, β, fraction, removal) and
+:func:`robustness_summary` its mean and standard deviation over the removals (Fig. 4). The lists
+are built once: every reduced test set re-judges the same lists.
+
+(The incompleteness scenarios of Valcarce et al. for any metric live in
+:mod:`recmetrics.meta.robustness`.)
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+import numpy as np
+import pandas as pd
+
+from ...data.qrels import Qrels
+from ...errors import InputError
+from ...metrics import diversity as dv
+from .. import agreement
+from ._inputs import _as_qrels, _rng, _sample_users
+from .families import shuffled_runs
+from .ideal import ideal_ordering
+
+__all__ = ["proportional_removal_order", "robustness", "robustness_summary"]
+
+
+def proportional_removal_order(test: pd.DataFrame, aspects, seed=0) -> np.ndarray:
+    """Removal rank of every test rating (row order of ``test``): remove ranks < f·N to drop a fraction f.
+
+    Proportional by category: each rating is assigned to one of its item's aspects at random (items
+    without aspects form their own stratum); within a stratum the order is random, and strata are
+    interleaved by relative position, so any prefix removes the same share of every category.
+    A rating at position i (0-based) of a stratum of size n gets the key (i + U)/n, U ~ uniform(0, 1),
+    and the ranks sort the keys; the removals for growing f are nested. Sec. 5.4 of Parapar &
+    Radlinski (RecSys 2021) says "we distribute the item removals among the categories
+    proportionally to the category presence"; assigning a multi-aspect item's rating to one
+    aspect at random is this package's reading. ``seed``: an int or a ``numpy.random.Generator``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> test = pd.DataFrame({"user": [1] * 5 + [2] * 4,
+    ...                      "item": ["x1", "x2", "x3", "y1", "y2", "x1", "x4", "x5", "y3"],
+    ...                      "rating": [5.0, 4, 3, 5, 2, 4, 4, 5, 3]})
+    >>> aspects = {i: (i[0],) for i in test["item"]}        # six x ratings, three y ratings
+    >>> rank = proportional_removal_order(test, aspects, seed=0)
+    >>> sorted(rank.tolist()) == list(range(9))
+    True
+    >>> test["item"][rank < 3].str[0].value_counts().to_dict()   # a third removed: 2 of x, 1 of y
+    {'x': 2, 'y': 1}
+    """
+    rng = _rng(seed)
+    idx = dv.aspect_index(aspects)
+    member = idx.lookup(test["item"].to_numpy()).reshape(len(test), idx.n_aspects)
+    n_asp = member.sum(axis=1)
+    pick = np.floor(rng.random(len(test)) * np.maximum(n_asp, 1)).astype(np.int64)
+    csum = np.cumsum(member, axis=1)
+    stratum = np.where(n_asp > 0, (csum <= pick[:, None]).sum(axis=1), idx.n_aspects)
+    key = rng.random(len(test))
+    order = np.lexsort((key, stratum))
+    st_sorted = stratum[order]
+    starts = np.flatnonzero(np.r_[True, st_sorted[1:] != st_sorted[:-1]])
+    sizes = np.diff(np.r_[starts, len(order)])
+    within = np.arange(len(order)) - np.repeat(starts, sizes)
+    rel = (within + rng.random(len(order))) / np.repeat(sizes, sizes)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order[np.argsort(rel, kind="stable")]] = np.arange(len(order))
+    return rank
+
+
+def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iterable[float] = (0.25, 0.5, 0.75, 1.0),
+               alpha: float = 0.005, profile: str = "test", n_systems: int = 50, n_removals: int = 50,
+               fractions: Iterable[float] = tuple(np.round(np.arange(0.1, 1.0, 0.1), 2)),
+               size: int | None = None, users=None, n_users: int | None = None, seed=0,
+               shared_permutation: bool = True, threshold: float = 4.0, max_rating: float | None = None,
+               train=None, tie_break: str = "more") -> pd.DataFrame:
+    """Exp. 3: τ between αβ-nDCG's system rankings with the full and with reduced test sets.
+
+    ``n_systems`` random shuffles of the users' ideal lists (cut at ``size``, default the largest
+    cut-off; see :func:`shuffled_runs` for ``shared_permutation``) are ranked by mean αβ-nDCG@k; ``fractions`` of the test ratings are removed
+    proportionally by category (:func:`proportional_removal_order`), ``n_removals`` times with
+    different seeds; every reduced test set re-judges the same lists. Returns one row per
+    (cutoff, beta, fraction, removal) with τ (columns ``cutoff, beta, fraction, removal, tau``).
+    ``tie_break``: the ideal ordering's tie-break (:func:`ideal_ordering`).
+
+    τ(k, β, f, r) = τ_b((mean_u αβ-nDCG@k(s, full))_s, (mean_u αβ-nDCG@k(s, reduced_{f,r}))_s)
+    over the systems s (:func:`recmetrics.meta.agreement.kendall_tau`). The reduced test set
+    changes the judgments, the users' aspect weights (``profile``, default ``"test"``: Eq. 9 over
+    the test ratings, as the paper's Sec. 5) and the ideal gains; the evaluated users stay those
+    of the full set (default: the users with a relevant item, or ``users``; ``n_users`` samples
+    them, seeded), a user emptied by the removal scoring 0 with uniform weights.
+    Defaults: the paper's α = 0.005, cut-offs 10 and 100, 50 systems and 50 removals; the β grid
+    (0.25 ... 1) and the fractions 10 %-90 % are choices. ``train``: training ratings for
+    ``profile="train"``. A cut-off <= 0 or a fraction outside (0, 1) raises ``InputError``.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> aspects = {f"i{j}": tuple(a for a in "ABC" if rng.random() < 0.5) for j in range(30)}
+    >>> test = pd.DataFrame([(u, f"i{j}", float(rng.integers(1, 6))) for u in range(8)
+    ...                      for j in rng.choice(30, 12, replace=False)], columns=["user", "item", "rating"])
+    >>> robustness(test, aspects, cutoffs=(5,), betas=(0.5,), n_systems=5, n_removals=2,
+    ...            fractions=(0.2, 0.5), seed=0)
+       cutoff  beta  fraction  removal  tau
+    0       5   0.5       0.2        0  0.8
+    1       5   0.5       0.5        0 -0.8
+    2       5   0.5       0.2        1  0.4
+    3       5   0.5       0.5        1  0.0
+    """
+    qrels = _as_qrels(test, threshold, max_rating)
+    cutoffs = sorted({int(k) for k in cutoffs})
+    betas = [float(b) for b in betas]
+    fractions = [float(f) for f in fractions]
+    if not cutoffs or min(cutoffs) <= 0:
+        raise InputError("cutoffs must be positive integers")
+    for f in fractions:
+        if not 0.0 < f < 1.0:
+            raise InputError(f"removal fractions must lie in (0, 1), got {f}")
+    alpha = dv._check_unit("alpha", alpha, "ab-nDCG")
+    for b in betas:
+        dv._check_unit("beta", b, "ab-nDCG")
+    rng = _rng(seed)
+    kmax = max(cutoffs)
+    size = int(kmax if size is None else size)
+    idx = dv.aspect_index(aspects)
+    eval_users = _sample_users(qrels, users, n_users, rng)
+    ideal = ideal_ordering(qrels, idx, users=eval_users, tie_break=tie_break)
+    stacks = shuffled_runs(ideal, n_systems, size, rng, shared=shared_permutation)   # (S, n, size)
+    S, n, m = stacks.shape
+    if m < kmax:   # lists shorter than the cut-off: pad (positions past the lists contribute nothing)
+        stacks = np.concatenate([stacks, np.repeat(stacks[:, :, :1], kmax - m, axis=2)], axis=2)
+    items = stacks[:, :, :kmax].reshape(S * n, kmax)
+    L = np.minimum(ideal.lengths, min(size, kmax))
+    valid = np.broadcast_to(np.arange(kmax)[None, None, :] < L[None, :, None], (S, n, kmax)).reshape(S * n, kmax)
+    users_rep = np.tile(eval_users, S)
+    pairs = dv.list_pairs(items, valid, idx)
+    rmax = float(qrels.max_rating)
+    disc = dv.discount(kmax)
+
+    def system_means(q: Qrels) -> dict:
+        labels = np.where(valid, q.lookup(users_rep, items), np.nan)
+        jd = dv.judgments_from_qrels(q, eval_users, idx)
+        gamma = dv.profile_weights(eval_users, idx, profile, train=train, judgments=jd, threshold=q.threshold)
+        out = {}
+        for b in betas:
+            g = dv.ab_gains(items, labels, valid, np.tile(gamma, (S, 1)), alpha, b, rmax, idx, pairs=pairs)
+            dcg = np.cumsum(g * disc, axis=1)
+            idcg = np.cumsum(dv.ab_ideal_gains(jd, gamma, alpha, b, rmax, kmax) * disc, axis=1)
+            for k in cutoffs:
+                num = dcg[:, k - 1].reshape(S, n)
+                den = idcg[:, k - 1][None, :]
+                out[(k, b)] = np.divide(num, den, out=np.zeros_like(num), where=den > 0).mean(axis=1)
+        return out
+
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)   # users emptied by the removal fall back to uniform γ
+        full = system_means(qrels)
+        frame = qrels.to_frame()
+        rows = []
+        for r in range(int(n_removals)):
+            rank = proportional_removal_order(frame, idx, rng)
+            for f in fractions:
+                keep = rank >= int(round(f * len(frame)))
+                reduced = system_means(qrels.mask(keep))
+                for (k, b), means in reduced.items():
+                    rows.append((k, b, f, r, agreement.kendall_tau(full[(k, b)], means)))
+    return pd.DataFrame(rows, columns=["cutoff", "beta", "fraction", "removal", "tau"])
+
+
+def robustness_summary(df: pd.DataFrame) -> pd.DataFrame:
+    """Mean (and standard deviation) of τ over the removals, per (cutoff, beta, fraction): Fig. 4.
+
+    tau = (1/R) Σ_r τ(k, β, f, r) and sd its sample standard deviation (ddof = 1, NaN for one
+    removal) over the R removals of :func:`robustness` (Parapar & Radlinski, RecSys 2021, Sec. 5.4
+    report averaged values). Columns ``cutoff, beta, fraction, tau, sd``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"cutoff": 5, "beta": 0.5, "fraction": [0.2, 0.2, 0.5, 0.5],
+    ...                    "removal": [0, 1, 0, 1], "tau": [0.8, 0.4, -0.8, 0.0]})
+    >>> robustness_summary(df).round(3)
+       cutoff  beta  fraction  tau     sd
+    0       5   0.5       0.2  0.6  0.283
+    1       5   0.5       0.5 -0.4  0.566
+    """
+    g = df.groupby(["cutoff", "beta", "fraction"], as_index=False)["tau"]
+    return g.agg(tau="mean", sd="std")
