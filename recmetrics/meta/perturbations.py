@@ -42,6 +42,8 @@ from ..data.qrels import Qrels
 from ..data.run import Run, trec_tie_order
 from ..errors import InputError, unknown_name
 from ..metrics import diversity as dv
+from ..metrics.diversity.params import _check_unit
+from ..metrics.diversity.weights import _mle_weights
 from ..metrics.registry import parse
 from . import agreement, significance
 
@@ -153,7 +155,7 @@ def ideal_ordering(test, aspects, *, users=None, threshold: float = 4.0,
     cand_member[row, col] = jd.member[order]
     present[row, col] = True
 
-    w_user = np.nan_to_num(dv._mle_weights(jd.row, jd.ratings, jd.member, n))   # Eq. 9, ground truth
+    w_user = np.nan_to_num(_mle_weights(jd.row, jd.ratings, jd.member, n))   # Eq. 9, ground truth
     avail = present.copy()
     left = cand_member.sum(axis=1).astype(np.int64)            # available items per aspect
     placed = np.zeros((n, c))                                  # rating mass per aspect placed so far
@@ -509,9 +511,9 @@ def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iter
     for f in fractions:
         if not 0.0 < f < 1.0:
             raise InputError(f"removal fractions must lie in (0, 1), got {f}")
-    alpha = dv._check_unit("alpha", alpha, "ab-nDCG")
+    alpha = _check_unit("alpha", alpha, "ab-nDCG")
     for b in betas:
-        dv._check_unit("beta", b, "ab-nDCG")
+        _check_unit("beta", b, "ab-nDCG")
     rng = _rng(seed)
     kmax = max(cutoffs)
     size = int(kmax if size is None else size)
