@@ -13,8 +13,8 @@ Conventions (documented and tested):
   profile :math:`I_u` of the paper's Sec. 3), ``"test"`` (Eq. 9 over the user's test ratings,
   the ground truth used in the paper's Sec. 5 experiments) or ``"uniform"`` (equal weight on
   every aspect of the user's relevant test items, ndeval's convention for intent-aware metrics).
-  Because the registry checks its context statically, ``train=`` must be passed to ``evaluate``
-  even when ``profile`` is not ``"train"`` (any DataFrame, it is not read then).
+  ``train=`` is an optional context of the registry: it is read only under ``profile="train"``,
+  which raises :class:`~recmetrics.errors.InputError` without it.
 * **Users with no rated aspect** in their profile (no training rating on an item with an aspect,
   or only zero ratings): :math:`\gamma` is undefined; it falls back to the uniform
   :math:`1/|\mathcal A|` over every aspect label of ``aspects`` (Clarke et al.'s constant
