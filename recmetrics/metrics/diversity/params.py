@@ -1,0 +1,46 @@
+"""Parameter checks shared by the aspect-aware kernels.
+
+Every check raises :class:`~recmetrics.errors.InputError` naming the metric and the parameter:
+``alpha`` and ``beta`` (αβ-nDCG, α-nDCG, NRBP, EU) must lie in (0, 1], a persistence ``p``
+(EU, RBU) in (0, 1), an effort ``e`` >= 0, ``profile`` must be one of :data:`PROFILES`, and the
+top rating :math:`r_{max}` (the metric's ``max_rating``, else the qrels' maximum rating) must be
+positive.
+"""
+from __future__ import annotations
+
+import math
+
+from ...errors import InputError
+
+#: the sources of the aspect weights γ (:func:`~recmetrics.metrics.diversity.weights.profile_weights`)
+PROFILES = ("train", "test", "uniform")
+
+
+def _check_unit(name: str, value: float, metric: str, *, open_right: bool = False) -> float:
+    v = float(value)
+    ok = 0.0 < v < 1.0 if open_right else 0.0 < v <= 1.0
+    if not math.isfinite(v) or not ok:
+        rng = "(0, 1)" if open_right else "(0, 1]"
+        raise InputError(f"{metric}: parameter {name}={value!r} must lie in {rng}")
+    return v
+
+
+def _check_nonneg(name: str, value: float, metric: str) -> float:
+    v = float(value)
+    if not math.isfinite(v) or v < 0:
+        raise InputError(f"{metric}: parameter {name}={value!r} must be a finite number >= 0")
+    return v
+
+
+def _check_profile(profile: str, metric: str) -> str:
+    p = str(profile).lower()
+    if p not in PROFILES:
+        raise InputError(f"{metric}: profile={profile!r} must be one of {PROFILES}")
+    return p
+
+
+def _rmax(j, max_rating: float, metric: str) -> float:
+    r = float(max_rating) if max_rating else float(j.max_rating)
+    if not math.isfinite(r) or r <= 0:
+        raise InputError(f"{metric}: the top rating r_max must be a positive number, got {r!r}")
+    return r
