@@ -44,7 +44,7 @@ def test_run_systems_folds_and_cache(data, tmp_path, monkeypatch):
         assert set(run.users) == warm and run.depth == 15
         assert run.metadata == {"system": "Pop", "fold": f}
     # second call: loaded, never refitted, identical
-    monkeypatch.setattr(study, "_fit_recommend", lambda *a, **k: pytest.fail("refitted a cached run"))
+    monkeypatch.setattr("recmetrics.runs.systems._fit_recommend", lambda *a, **k: pytest.fail("refitted a cached run"))
     again = study.run_systems(data, SYSTEMS, k=3, seed=0, n=15, cache_dir=tmp_path, progress=False)
     assert again.timings.cached.all()
     np.testing.assert_allclose(again.timings.fit_s, runs.timings.fit_s)

@@ -1,0 +1,94 @@
+"""Scoring many runs: per-user scores of every ``(system, fold)`` run in one long table, the
+long-tail variant of it, and its summary table.
+
+* :func:`evaluate_systems` scores every run against its fold's test judgments and returns one
+  long table ``system, fold, user, metric, value`` (one row per evaluated user and metric);
+* :func:`tail_folds` / :func:`evaluate_tail` do the same on judgments restricted to long-tail
+  items (long-tail recall);
+* :func:`summarise` averages the long table (users within a fold, then folds) into a
+  system x metric table.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..data.qrels import Qrels
+from ..errors import InputError
+
+__all__ = ["evaluate_systems", "tail_folds", "evaluate_tail", "summarise"]
+
+
+def evaluate_systems(runs, folds=None, metrics=("nDCG@100", "P@100"), threshold: float = 4.0,
+                     users: Any = "relevant", **context) -> pd.DataFrame:
+    """Per-user scores of every run: a long DataFrame ``system, fold, user, metric, value``.
+
+    ``runs`` is a :class:`Runs` or a mapping ``(system, fold) -> Run``; ``folds`` the list of
+    ``(train, test)`` (taken from ``runs.folds`` when omitted). Each fold's judgments are its test
+    ratings with relevance ``rating >= threshold``. Users follow :func:`recmetrics.evaluate`'s
+    policy (default: test users with a relevant item; a user without a list scores 0).
+    """
+    from ..evaluation import evaluate, parse_metrics
+
+    if folds is None:
+        folds = getattr(runs, "folds", None)
+        if folds is None:
+            raise InputError("evaluate_systems needs the folds (list of (train, test)) the runs were made on")
+    specs = parse_metrics(metrics)
+    qrels: dict[int, Qrels] = {}
+    parts = []
+    for (system, fold), run in runs.items():
+        if not (isinstance(fold, (int, np.integer)) and 0 <= fold < len(folds)):
+            raise InputError(f"run of {system!r} is for fold {fold!r}, but only {len(folds)} folds were given")
+        if fold not in qrels:
+            qrels[fold] = Qrels(folds[fold][1], threshold=threshold)
+        per_user = evaluate(run, qrels[fold], specs, users=users, **context).per_user
+        long = per_user.reset_index().melt(id_vars="user", var_name="metric", value_name="value")
+        long.insert(0, "fold", int(fold))
+        long.insert(0, "system", system)
+        parts.append(long)
+    if not parts:
+        return pd.DataFrame(columns=["system", "fold", "user", "metric", "value"])
+    return pd.concat(parts, ignore_index=True)
+
+
+def tail_folds(folds, head_share: float = 0.2) -> list:
+    """The folds with each test set restricted to long-tail items: the items outside the
+    ``head_share`` most rated items of the fold's training data (ties at the boundary stay in
+    the head). Recall on these judgments is a system's long-tail recall (e.g. HT, whose
+    hitting-time ranking favours rare items, Yin et al. 2012)."""
+    if not 0 < head_share < 1:
+        raise InputError(f"head_share must be in (0, 1), got {head_share!r}")
+    out = []
+    for train, test in folds:
+        counts = train.groupby("item").size().sort_values(ascending=False, kind="stable")
+        n_head = int(np.ceil(head_share * len(counts)))
+        head = set(counts.index[counts >= counts.iloc[n_head - 1]]) if n_head else set()
+        out.append((train, test[~test.item.isin(head)]))
+    return out
+
+
+def evaluate_tail(runs, head_share: float = 0.2, metrics=("Recall@100",), **kw) -> pd.DataFrame:
+    """:func:`evaluate_systems` on :func:`tail_folds`: each system's long-tail scores. A system that
+    recommends only head items judges nothing on a tail fold; that is the measurement (it scores 0),
+    not the mismatched ids the "none of its items is a judged item" warning is for, so that warning
+    is not raised here."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"run .*: none of its items is a judged item")
+        return evaluate_systems(runs, tail_folds(runs.folds, head_share), metrics, **kw)
+
+
+def summarise(scores: pd.DataFrame, statistic: str = "mean") -> pd.DataFrame:
+    """System x metric table from :func:`evaluate_systems`' long table: the per-fold mean over
+    users, then the mean over folds (``statistic="std"`` gives the spread over folds). Systems
+    keep their order of appearance."""
+    if statistic not in ("mean", "std"):
+        raise InputError(f"statistic must be 'mean' or 'std', got {statistic!r}")
+    per_fold = scores.groupby(["system", "fold", "metric"], sort=False)["value"].mean()
+    table = per_fold.groupby(["system", "metric"], sort=False).agg(statistic).unstack("metric")
+    metrics = list(dict.fromkeys(scores["metric"]))
+    return table.reindex(index=list(dict.fromkeys(scores["system"])), columns=metrics)
