@@ -59,6 +59,35 @@ class Study:
 
     ``aggregate`` (arithmetic, geometric, ...) is the mean that turns units into a system score for
     rankings (:meth:`system_scores`); paper 000 §7 uses the geometric one.
+
+    Parameters
+    ----------
+    dataset : DataFrame, Dataset or dataset name
+    systems : spec strings; default :data:`recmetrics.recommenders.PAPER_SYSTEMS` (at least 2)
+    metrics : base names without cut-off (default ``("P", "nDCG")``); cutoffs : positive,
+        distinct integers (default ``(100,)``, the depth paper 000 §6 recommends); the runs are
+        ``max(cutoffs)`` long
+    split, k, seed, **split_kw : the folds, see :func:`recmetrics.runs.make_folds` (default 5-fold,
+        seed 0, as paper 000 §5)
+    aggregate : default ``"arithmetic"``; threshold : relevance ``rating >= threshold`` (default 4)
+    cache_dir, cache, progress, n_jobs, client : see :func:`recmetrics.runs.run_systems`; the score
+        cube is cached in ``<cache_dir>/../studies`` unless ``cache=False``
+
+    Examples
+    --------
+    >>> from recmetrics.data.simulate import simulate
+    >>> from recmetrics.study import Study
+    >>> st = Study(simulate(40, 60, 600, seed=0), ["Pop", "Random"], ["P", "nDCG"], [5, 10], k=2,
+    ...            cache=False, progress=False)
+    >>> st
+    Study('ratings', systems=2, metrics=['P', 'nDCG'], cutoffs=[5, 10], folds=2, users=40)
+    >>> st.cube.shape                     # metric, cutoff, system, fold, user
+    (2, 2, 2, 2, 40)
+    >>> st.table(10).round(3)  # doctest: +NORMALIZE_WHITESPACE
+                P   nDCG
+    system
+    Pop     0.156  0.432
+    Random  0.053  0.136
     """
 
     def __init__(self, dataset, systems=None, metrics=("P", "nDCG"), cutoffs=(100,), split: Any = "kfold",
@@ -107,8 +136,20 @@ class Study:
                   aggregate: str = "arithmetic", threshold: float = 4.0, progress: bool = True,
                   dataset: str = "runs") -> "Study":
         """A Study of runs made elsewhere: ``runs`` maps ``(system, fold)`` to a :class:`Run` (or is a
-        :class:`Runs`), ``folds`` lists ``(train, test)``; ``ratings`` (default: all folds' ratings)
-        gives the user profiles of the large-users robustness scenario. Not cached on disk."""
+        :class:`Runs`), ``folds`` lists ``(train, test)``; ``ratings`` (default: the first fold's
+        training and test ratings together) gives the user profiles of the large-users robustness
+        scenario. Every system needs a run on every fold. Not cached on disk.
+
+        Examples
+        --------
+        >>> from recmetrics.data.simulate import simulate
+        >>> from recmetrics.runs import run_systems
+        >>> from recmetrics.study import Study
+        >>> runs = run_systems(simulate(40, 60, 600, seed=0), ["Pop", "Random"], k=2, n=10, cache=False,
+        ...                    progress=False)
+        >>> Study.from_runs(dict(runs), runs.folds, ["P", "nDCG"], [5, 10], progress=False)
+        Study('runs', systems=2, metrics=['P', 'nDCG'], cutoffs=[5, 10], folds=2, users=40)
+        """
         from .evaluation import parse_metrics
         from .metrics.aggregate import method_name
 
@@ -160,7 +201,12 @@ class Study:
 
     # -------------------------------------------------------------- computing
     def judged(self, system: str, fold: int):
-        """The :class:`~recmetrics.judged.Judged` of one run (judged once, kept in memory)."""
+        """The :class:`~recmetrics.judged.Judged` of one run against its fold's judgments, to depth
+        ``max(cutoffs)`` (judged once, kept in memory; the robustness scenarios mask it instead of
+        judging again).
+
+        Example: ``study.judged("Pop", 0).users`` are the users evaluated on fold 0.
+        """
         from .judged import judge
 
         if (system, fold) not in self._judged:
@@ -213,8 +259,18 @@ class Study:
     def scores(self, metric: str, cutoff: int | None = None, pool: str = "concat") -> pd.DataFrame:
         """Systems x units DataFrame of one metric at one cut-off (``"nDCG@10"`` or ``("nDCG", 10)``).
 
-        ``pool="concat"``: columns are ``(fold, user)`` pairs evaluated in that fold;
+        ``pool="concat"`` (default): columns are ``(fold, user)`` pairs evaluated in that fold;
         ``pool="mean"``: columns are users, each the mean over the folds that evaluate the user.
+        ``cutoff`` may be omitted when the metric names it or the study has one cut-off.
+
+        Examples
+        --------
+        >>> from recmetrics.data.simulate import simulate
+        >>> from recmetrics.study import Study
+        >>> st = Study(simulate(40, 60, 600, seed=0), ["Pop", "Random"], ["P"], [5], k=2, cache=False,
+        ...            progress=False)
+        >>> st.scores("P@5").shape, st.scores("P", pool="mean").shape    # 75 (fold, user) units, 40 users
+        ((2, 75), (2, 40))
         """
         m, c = self._index(metric, cutoff)
         block = self.cube[m, c]                                          # (system, fold, user)
@@ -232,23 +288,40 @@ class Study:
         raise InputError(f"pool must be one of {POOLS}, got {pool!r}")
 
     def all_scores(self, cutoff: int | None = None, pool: str = "concat") -> dict[str, pd.DataFrame]:
-        """``{metric: systems x units}`` for every metric at one cut-off (for discriminative power)."""
+        """``{metric: systems x units}`` for every metric at one cut-off (for discriminative power):
+        :meth:`scores` of each metric, same ``cutoff`` and ``pool``.
+
+        Example: ``rm.meta.discriminative_power(study.all_scores(100))``.
+        """
         return {m: self.scores(m, cutoff, pool) for m in self.metrics}
 
     def system_scores(self, metric: str, cutoff: int | None = None, pool: str = "concat",
                       aggregate: str | None = None) -> pd.Series:
-        """One value per system: ``aggregate`` (default the study's) over the pooled units."""
+        """One value per system: ``aggregate`` (default the study's) over the pooled units.
+
+        ``score(s) = M(scores(metric, cutoff, pool).loc[s])`` with ``M`` the arithmetic mean by
+        default, or the geometric / harmonic / quadratic mean of
+        :func:`recmetrics.metrics.aggregate.aggregate` (geometric and harmonic floor values at
+        1e-5, trec_eval's gm_map).
+
+        Example: ``study.system_scores("AP", 100, aggregate="geometric")`` is GMAP@100 per system.
+        """
         from .metrics.aggregate import aggregate as _agg
 
         s = self.scores(metric, cutoff, pool)
         return pd.Series(_agg(s.to_numpy(), aggregate or self.aggregate, axis=1), index=s.index, name=metric)
 
     def table(self, cutoff: int | None = None, pool: str = "concat", aggregate: str | None = None) -> pd.DataFrame:
-        """Systems x metrics table of :meth:`system_scores` at one cut-off."""
+        """Systems x metrics table of :meth:`system_scores` at one cut-off (same ``pool`` and
+        ``aggregate`` for every metric). Example: see :class:`Study`."""
         return pd.concat([self.system_scores(m, cutoff, pool, aggregate) for m in self.metrics], axis=1)
 
     def long(self) -> pd.DataFrame:
-        """Tidy view: one row per evaluated ``metric, cutoff, system, fold, user`` with its ``value``."""
+        """Tidy view: one row per evaluated ``metric, cutoff, system, fold, user`` with its ``value``
+        (the cube's non-NaN cells, in cube order).
+
+        Example: ``study.long().query("metric == 'nDCG' and cutoff == 10")``.
+        """
         idx = np.nonzero(~np.isnan(self.cube))
         out = {name: np.asarray(self.coords[name], dtype=object if name in ("user", "metric", "system") else None)[i]
                for name, i in zip(AXES, idx)}
@@ -258,7 +331,24 @@ class Study:
 
 def per_user_scores(scores, metric: str | None = None, cutoff: int | None = None, pool: str = "concat"):
     """Systems x units DataFrame from a :class:`Study` (with ``metric``) or plain scores (a DataFrame
-    or a 2-D array, systems in rows); checks shape and NaN."""
+    or a 2-D array, systems in rows); checks shape and NaN.
+
+    This is how every meta-evaluation accepts per-user scores from any tool: at least 2 systems,
+    and a value for every system on every unit (NaN raises
+    :class:`~recmetrics.errors.InputError` naming the system and unit). A Study is read with
+    :meth:`Study.scores` (``cutoff`` and ``pool`` as there).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from recmetrics.study import per_user_scores
+    >>> per_user_scores(np.array([[0.5, 1.0, 0.0], [0.2, 0.4, 0.1]])).shape
+    (2, 3)
+    >>> per_user_scores(np.array([[0.5, np.nan], [0.2, 0.4]]))
+    Traceback (most recent call last):
+    ...
+    recmetrics.errors.InputError: per-user scores contain NaN (system 0, unit 1); every system needs a value for every user
+    """
     if isinstance(scores, Study):
         if metric is None:
             raise InputError("give the metric to take from the Study")

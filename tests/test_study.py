@@ -274,3 +274,20 @@ def test_evaluate_tail_scores_head_only_systems_zero_without_the_mismatch_warnin
         warnings.simplefilter("ignore")
         want = study.evaluate_systems(st.runs, study.tail_folds(st.runs.folds, 0.2), ["Recall@10"])
     assert tail.equals(want)
+
+
+# ------------------------------------------------------------------------------------ module layout
+def test_study_reexports_the_runs_module_and_old_pickles_load(small_study):
+    import pickle
+
+    from recmetrics import runs
+
+    assert rm.runs is runs
+    for name in runs.__all__:                       # one definition, two import paths
+        assert getattr(study, name) is getattr(runs, name), name
+    # a Runs pickled before the split names its class recmetrics.study.Runs
+    blob = pickle.dumps(small_study[0].runs, protocol=2)
+    old = blob.replace(b"crecmetrics.runs.systems\nRuns\n", b"crecmetrics.study\nRuns\n")
+    assert old != blob
+    back = pickle.loads(old)
+    assert isinstance(back, runs.Runs) and list(back) == list(small_study[0].runs)

@@ -35,7 +35,22 @@ def load_runs(paths_or_dir, **kw) -> dict[str, Run]:
     ``user,item,score[,rank]`` tables (a ``rank`` column keeps the given order), anything else is
     a TREC run file (``qid Q0 docno rank score tag``); see :func:`recmetrics.data.io.read_run`.
     Compressed files (``.gz``, ``.bz2``, ``.xz``, ``.zst``) are read too; ids are strings.
-    Keyword arguments go to the reader (e.g. ``max_docs=100``).
+    Keyword arguments go to the reader (e.g. ``max_docs=100``). Each run's metadata records its
+    ``path``. Two files with the same stem, a missing file or a directory without run files raise
+    :class:`~recmetrics.errors.InputError`; a malformed line raises
+    :class:`~recmetrics.errors.FormatError` with ``path:line``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from recmetrics.runs import load_runs
+    >>> d = Path(tempfile.mkdtemp())
+    >>> _ = (d / "bm25.trec").write_text("u1 Q0 i9 1 2.5 bm25\\nu1 Q0 i4 2 1.0 bm25\\n")
+    >>> _ = (d / "pop.csv").write_text("user,item,score\\nu1,i4,0.9\\nu2,i9,0.7\\n")
+    >>> runs = load_runs(d)
+    >>> list(runs), runs["bm25"].items[0].tolist()
+    (['bm25', 'pop'], ['i9', 'i4'])
     """
     from ..data.io import read_run
 

@@ -27,8 +27,23 @@ def evaluate_systems(runs, folds=None, metrics=("nDCG@100", "P@100"), threshold:
 
     ``runs`` is a :class:`Runs` or a mapping ``(system, fold) -> Run``; ``folds`` the list of
     ``(train, test)`` (taken from ``runs.folds`` when omitted). Each fold's judgments are its test
-    ratings with relevance ``rating >= threshold``. Users follow :func:`recmetrics.evaluate`'s
-    policy (default: test users with a relevant item; a user without a list scores 0).
+    ratings with relevance ``rating >= threshold`` (default 4). Users follow
+    :func:`recmetrics.evaluate`'s policy (``users="relevant"``, the default: test users with a
+    relevant item; a user without a list scores 0); ``**context`` (``aspects=``, ``train=``, ...)
+    goes to :func:`recmetrics.evaluate` for the metrics that need it. ``metrics`` are names such as
+    ``"nDCG@100"`` (see :func:`recmetrics.metrics.parse`).
+
+    Examples
+    --------
+    >>> from recmetrics.data.simulate import simulate
+    >>> from recmetrics.runs import evaluate_systems, run_systems
+    >>> runs = run_systems(simulate(40, 60, 600, seed=0), ["Pop", "Random"], k=2, n=10, cache=False,
+    ...                    progress=False)
+    >>> scores = evaluate_systems(runs, metrics=["P@10", "nDCG@10"])
+    >>> scores.columns.tolist()
+    ['system', 'fold', 'user', 'metric', 'value']
+    >>> sorted(set(scores.metric)), sorted(set(scores.fold))
+    (['P@10', 'nDCG@10'], [0, 1])
     """
     from ..evaluation import evaluate, parse_metrics
 
@@ -58,7 +73,23 @@ def tail_folds(folds, head_share: float = 0.2) -> list:
     """The folds with each test set restricted to long-tail items: the items outside the
     ``head_share`` most rated items of the fold's training data (ties at the boundary stay in
     the head). Recall on these judgments is a system's long-tail recall (e.g. HT, whose
-    hitting-time ranking favours rare items, Yin et al. 2012)."""
+    hitting-time ranking favours rare items, Yin et al. 2012, one of the 21 systems of
+    Valcarce et al. 2020 §5).
+
+    The head of a fold is ``{i : count(i) >= count(i_h)}`` where items are sorted by their number
+    of training ratings and ``i_h`` is the ``ceil(head_share * n_items)``-th; the training parts
+    are returned unchanged. ``head_share`` is in (0, 1), default 0.2.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from recmetrics.runs import tail_folds
+    >>> train = pd.DataFrame({"user": [0, 1, 2, 0, 1, 3], "item": [1, 1, 1, 2, 2, 3], "rating": 5.0})
+    >>> test = pd.DataFrame({"user": [3, 2, 0], "item": [1, 2, 3], "rating": 5.0})
+    >>> (tr, te), = tail_folds([(train, test)], head_share=0.2)   # 3 items: item 1 is the head
+    >>> te.item.tolist()
+    [2, 3]
+    """
     if not 0 < head_share < 1:
         raise InputError(f"head_share must be in (0, 1), got {head_share!r}")
     out = []
@@ -74,7 +105,22 @@ def evaluate_tail(runs, head_share: float = 0.2, metrics=("Recall@100",), **kw) 
     """:func:`evaluate_systems` on :func:`tail_folds`: each system's long-tail scores. A system that
     recommends only head items judges nothing on a tail fold; that is the measurement (it scores 0),
     not the mismatched ids the "none of its items is a judged item" warning is for, so that warning
-    is not raised here."""
+    is not raised here. ``runs`` must be a :class:`~recmetrics.runs.systems.Runs` (it needs
+    ``runs.folds``); ``metrics`` default ``("Recall@100",)``; ``**kw`` go to
+    :func:`evaluate_systems`.
+
+    Examples
+    --------
+    >>> from recmetrics.data.simulate import simulate
+    >>> from recmetrics.runs import evaluate_tail, run_systems, summarise
+    >>> runs = run_systems(simulate(40, 60, 600, seed=0), ["Pop", "Random"], k=2, n=10, cache=False,
+    ...                    progress=False)
+    >>> summarise(evaluate_tail(runs, 0.2, ["Recall@10"])).round(3)  # doctest: +NORMALIZE_WHITESPACE
+    metric  Recall@10
+    system
+    Pop         0.093
+    Random      0.196
+    """
     import warnings
 
     with warnings.catch_warnings():
@@ -85,7 +131,25 @@ def evaluate_tail(runs, head_share: float = 0.2, metrics=("Recall@100",), **kw) 
 def summarise(scores: pd.DataFrame, statistic: str = "mean") -> pd.DataFrame:
     """System x metric table from :func:`evaluate_systems`' long table: the per-fold mean over
     users, then the mean over folds (``statistic="std"`` gives the spread over folds). Systems
-    keep their order of appearance."""
+    keep their order of appearance.
+
+    ``table[s, m] = mean_f mean_{u in fold f} value(s, f, u, m)``: every fold weighs the same
+    whatever its number of users (the usual report of k-fold cross-validation, Valcarce et al.
+    2020 §5); the standard deviation over folds is pandas' (``ddof=1``). ``statistic`` is
+    ``"mean"`` (default) or ``"std"``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from recmetrics.runs import summarise
+    >>> scores = pd.DataFrame({"system": ["A"] * 3 + ["B"] * 3, "fold": [0, 0, 1] * 2, "user": [1, 2, 1] * 2,
+    ...                        "metric": "P@10", "value": [0.2, 0.4, 0.6, 0.1, 0.1, 0.3]})
+    >>> summarise(scores).round(3)  # doctest: +NORMALIZE_WHITESPACE
+    metric  P@10
+    system
+    A       0.45
+    B       0.20
+    """
     if statistic not in ("mean", "std"):
         raise InputError(f"statistic must be 'mean' or 'std', got {statistic!r}")
     per_fold = scores.groupby(["system", "fold", "metric"], sort=False)["value"].mean()

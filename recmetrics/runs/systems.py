@@ -33,9 +33,24 @@ __all__ = ["Runs", "run_systems"]
 class Runs(Mapping):
     """``(system, fold) -> Run`` plus the folds they were computed on.
 
-    ``systems`` keeps the requested order; ``folds[f]`` is ``(train, test)``; ``timings`` has one
-    row per run (``system, fold, fit_s, recommend_s, cached``) - the times of the original fit
-    for cached runs.
+    ``systems`` keeps the requested order; ``folds[f]`` is ``(train, test)``; ``params`` holds the
+    split parameters, ``n`` and the cache directory; ``timings`` has one row per run
+    (``system, fold, fit_s, recommend_s, cached``) - the times of the original fit for cached
+    runs. Made by :func:`run_systems`; build one from your own runs with
+    ``Runs({(system, fold): run, ...}, folds, systems)``.
+
+    Examples
+    --------
+    >>> from recmetrics.data.simulate import simulate
+    >>> from recmetrics.runs import run_systems
+    >>> runs = run_systems(simulate(40, 60, 600, seed=0), ["Pop", "Random"], k=2, n=10, cache=False,
+    ...                    progress=False)
+    >>> runs
+    Runs(systems=2, folds=2, runs=4)
+    >>> list(runs)
+    [('Pop', 0), ('Pop', 1), ('Random', 0), ('Random', 1)]
+    >>> runs[("Pop", 0)], runs.n_folds
+    (Run('Pop', users=40, depth=10), 2)
     """
 
     runs: dict
@@ -58,10 +73,15 @@ class Runs(Mapping):
 
     @property
     def n_folds(self) -> int:
+        """The number of folds."""
         return len(self.folds)
 
     def system(self, name: str) -> list[Run]:
-        """The runs of one system, fold by fold."""
+        """The runs of one system, fold by fold (``[runs[(name, 0)], runs[(name, 1)], ...]``); an
+        unknown name raises :class:`~recmetrics.errors.UnknownNameError` with the closest names.
+
+        Example: ``runs.system("Pop")[1] is runs[("Pop", 1)]``.
+        """
         if name not in self.systems:
             from ..errors import unknown_name
 
@@ -69,11 +89,19 @@ class Runs(Mapping):
         return [self.runs[(name, f)] for f in range(self.n_folds)]
 
     def qrels(self, fold: int, threshold: float = 4.0) -> Qrels:
-        """The judgments of one fold (its test ratings)."""
+        """The judgments of one fold: its test ratings as :class:`~recmetrics.data.qrels.Qrels`,
+        relevant when ``rating >= threshold`` (default 4, on a 1-5 scale).
+
+        Example: ``runs.qrels(0).relevant_users`` are the users evaluated on fold 0.
+        """
         return Qrels(self.folds[fold][1], threshold=threshold)
 
     def evaluate(self, metrics, threshold: float = 4.0, **kw) -> pd.DataFrame:
-        """Shortcut for :func:`evaluate_systems` on these runs."""
+        """Shortcut for :func:`~recmetrics.runs.scoring.evaluate_systems` on these runs and their
+        folds (long table ``system, fold, user, metric, value``).
+
+        Example: ``runs.evaluate(["nDCG@10", "P@10"])``.
+        """
         return evaluate_systems(self, self.folds, metrics, threshold=threshold, **kw)
 
 
@@ -113,6 +141,22 @@ def run_systems(ratings, systems: Sequence[str] | None = None, split: Any = "kfo
     -------
     :class:`Runs`: ``runs[(system, fold)]`` (``system`` is the canonical name, e.g. ``"Pop"`` or
     ``"UserKNN(k=100)"``), ``runs.folds``, ``runs.timings``.
+
+    Each run is cached under a key of the split parameters (with the data's hash), the fold, the
+    system with all its hyper-parameters and a hash of its source, ``n``, ``exclude_seen`` and the
+    package version (:mod:`recmetrics.runs.cache`); a second call loads the runs instead of
+    refitting (``timings.cached``). A cached file that cannot be read is recomputed.
+
+    Examples
+    --------
+    >>> from recmetrics.data.simulate import simulate
+    >>> from recmetrics.runs import run_systems
+    >>> ratings = simulate(40, 60, 600, seed=0)
+    >>> runs = run_systems(ratings, ["Pop", "UserKNN(k=10)"], k=2, n=10, cache=False, progress=False)
+    >>> runs.systems, runs.n_folds, runs[("UserKNN(k=10)", 1)].depth
+    (['Pop', 'UserKNN(k=10)'], 2, 10)
+    >>> runs.timings.columns.tolist()
+    ['system', 'fold', 'fit_s', 'recommend_s', 'cached']
     """
     from ..recommenders import ZOO, create
 
