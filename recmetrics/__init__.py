@@ -17,6 +17,7 @@ _LAZY = {
     "recommenders": "recmetrics.recommenders",
     "axioms": "recmetrics.meta.axioms",
     "guidelines": "recmetrics.meta.guidelines",
+    "runs": "recmetrics.runs",
     "study": "recmetrics.study",
     "parallel": "recmetrics.parallel",
     "Study": "recmetrics.study:Study",

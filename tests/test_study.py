@@ -44,7 +44,7 @@ def test_run_systems_folds_and_cache(data, tmp_path, monkeypatch):
         assert set(run.users) == warm and run.depth == 15
         assert run.metadata == {"system": "Pop", "fold": f}
     # second call: loaded, never refitted, identical
-    monkeypatch.setattr(study, "_fit_recommend", lambda *a, **k: pytest.fail("refitted a cached run"))
+    monkeypatch.setattr("recmetrics.runs.systems._fit_recommend", lambda *a, **k: pytest.fail("refitted a cached run"))
     again = study.run_systems(data, SYSTEMS, k=3, seed=0, n=15, cache_dir=tmp_path, progress=False)
     assert again.timings.cached.all()
     np.testing.assert_allclose(again.timings.fit_s, runs.timings.fit_s)
@@ -274,3 +274,20 @@ def test_evaluate_tail_scores_head_only_systems_zero_without_the_mismatch_warnin
         warnings.simplefilter("ignore")
         want = study.evaluate_systems(st.runs, study.tail_folds(st.runs.folds, 0.2), ["Recall@10"])
     assert tail.equals(want)
+
+
+# ------------------------------------------------------------------------------------ module layout
+def test_study_reexports_the_runs_module_and_old_pickles_load(small_study):
+    import pickle
+
+    from recmetrics import runs
+
+    assert rm.runs is runs
+    for name in runs.__all__:                       # one definition, two import paths
+        assert getattr(study, name) is getattr(runs, name), name
+    # a Runs pickled before the split names its class recmetrics.study.Runs
+    blob = pickle.dumps(small_study[0].runs, protocol=2)
+    old = blob.replace(b"crecmetrics.runs.systems\nRuns\n", b"crecmetrics.study\nRuns\n")
+    assert old != blob
+    back = pickle.loads(old)
+    assert isinstance(back, runs.Runs) and list(back) == list(small_study[0].runs)

@@ -1,0 +1,231 @@
+"""The run cache: where cached runs live, their keys, and the parquet files that hold them.
+
+A run of ``system`` on fold ``f`` is stored as ``<key>.parquet`` where ``key`` is
+:func:`cache_key` of (the split's parameters incl. :func:`ratings_hash` of the data, the fold,
+:func:`system_spec` of the system — its class, hyper-parameters and a hash of its source code —,
+the list length ``n``, ``exclude_seen`` and the package version). Editing an algorithm therefore
+invalidates its cached runs; moving recmetrics' own modules around does not (the key hashes the
+recommender sources and :mod:`recmetrics.data.run`, never this module).
+
+:func:`save_run` writes every cell of a run's ``(n_users, depth)`` matrices, so :func:`load_run`
+returns an identical :class:`~recmetrics.data.run.Run` (ids keep their dtype). Files are written
+atomically (temporary file + rename), so concurrent notebooks may share a cache.
+
+Location (:func:`default_cache_dir`): the ``cache_dir`` argument of
+:func:`~recmetrics.runs.run_systems`, else ``$RECMETRICS_CACHE``, else
+``$XDG_CACHE_HOME/recmetrics/runs``, else ``~/.cache/recmetrics/runs``; the Study score cubes go
+to the sibling ``studies`` directory. Delete the directory to clear it.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..cache import cache_dir
+from ..data.run import Run
+from ..errors import InputError
+
+__all__ = ["default_cache_dir", "ratings_hash", "system_spec", "cache_key", "save_run", "load_run"]
+
+_FORMAT = 1
+
+
+def default_cache_dir() -> Path:
+    """Where runs are cached when no ``cache_dir`` is given.
+
+    ``$RECMETRICS_CACHE`` if set, else ``$XDG_CACHE_HOME/recmetrics/runs``, else
+    ``~/.cache/recmetrics/runs`` (read at each call, so setting the variable takes effect at once).
+
+    Examples
+    --------
+    >>> import os
+    >>> from recmetrics.runs import default_cache_dir
+    >>> os.environ["RECMETRICS_CACHE"] = "/tmp/my-runs"
+    >>> default_cache_dir()
+    PosixPath('/tmp/my-runs')
+    >>> del os.environ["RECMETRICS_CACHE"]
+    """
+    return cache_dir("runs", "RECMETRICS_CACHE")
+
+
+def ratings_hash(ratings: pd.DataFrame) -> str:
+    """Content hash of a ratings table: 32 hex digits identifying the data of a split.
+
+    SHA-256 of the names of the columns present among ``user, item, rating, timestamp`` and of
+    pandas' per-row hashes of those columns (``pd.util.hash_pandas_object``, index ignored), with
+    the rows sorted by ``(user, item)`` first, so row order does not change the hash but any
+    changed value, added or removed row does. Other columns are ignored.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from recmetrics.runs import ratings_hash
+    >>> r = pd.DataFrame({"user": [1, 1, 2], "item": [10, 11, 10], "rating": [5.0, 3.0, 4.0]})
+    >>> ratings_hash(r) == ratings_hash(r.iloc[::-1])
+    True
+    >>> ratings_hash(r) == ratings_hash(r.assign(rating=[5.0, 3.0, 2.0]))
+    False
+    >>> len(ratings_hash(r))
+    32
+    """
+    cols = [c for c in ("user", "item", "rating", "timestamp") if c in ratings.columns]
+    frame = ratings[cols]
+    if len(frame):
+        frame = frame.sort_values(cols[:2], kind="stable")
+    h = hashlib.sha256(",".join(cols).encode())
+    h.update(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
+    return h.hexdigest()[:32]
+
+
+_CODE_HASHES: dict[str, str] = {}
+
+
+def _code_hash(cls) -> str:
+    """Hash of the source files a system's runs depend on (its module, the recommender base and
+    helpers, and the Run construction), so editing an algorithm invalidates its cached runs."""
+    import inspect
+    import sys
+
+    files = {inspect.getsourcefile(c) for c in cls.__mro__ if c is not object}
+    files |= {inspect.getsourcefile(sys.modules[m]) for m in
+              ("recmetrics.recommenders.base", "recmetrics.recommenders._util", "recmetrics.data.run")}
+    h = hashlib.sha256()
+    for f in sorted(x for x in files if x):
+        if f not in _CODE_HASHES:
+            _CODE_HASHES[f] = hashlib.sha256(Path(f).read_bytes()).hexdigest()
+        h.update(_CODE_HASHES[f].encode())
+    return h.hexdigest()[:16]
+
+
+def system_spec(rec) -> dict:
+    """What identifies a recommender's runs in a cache key.
+
+    ``{"class": "module.Class", "name": rec.name, "params": {hyper-parameter: value},
+    "code": hash}``: every hyper-parameter of the class (its defaults filled in from the
+    instance), and a 16-hex-digit hash of the source files of the class and its bases, of
+    ``recommenders.base``, ``recommenders._util`` and ``data.run`` (memoised per file for the
+    session), so editing an algorithm's code changes the key.
+
+    Examples
+    --------
+    >>> from recmetrics import recommenders
+    >>> from recmetrics.runs.cache import system_spec
+    >>> spec = system_spec(recommenders.create("UserKNN(k=10)"))
+    >>> spec["name"], spec["params"]["k"], len(spec["code"])
+    ('UserKNN(k=10)', 10, 16)
+    """
+    from ..recommenders.registry import defaults
+
+    cls = type(rec)
+    params = {k: getattr(rec, k, v) for k, v in defaults(cls).items()}
+    return {"class": f"{cls.__module__}.{cls.__qualname__}", "name": rec.name, "params": params,
+            "code": _code_hash(cls)}
+
+
+def cache_key(payload: dict) -> str:
+    """File name stem of a cached artefact: 40 hex digits of the SHA-256 of ``payload`` as JSON
+    (keys sorted; values JSON cannot hold are written with ``str``), so equal payloads give equal
+    keys whatever their key order.
+
+    Examples
+    --------
+    >>> from recmetrics.runs.cache import cache_key
+    >>> cache_key({"fold": 0, "n": 100}) == cache_key({"n": 100, "fold": 0})
+    True
+    >>> len(cache_key({"fold": 0}))
+    40
+    """
+    text = json.dumps(payload, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:40]
+
+
+def save_run(run: Run, path, metadata: dict | None = None) -> Path:
+    """Write a run as parquet, atomically, so that :func:`load_run` gives it back identical.
+
+    One row per user: ``user``, ``length`` and the full ``items`` / ``scores`` rows of the
+    ``(n_users, depth)`` matrices (padding included; NaN scores when the run has none). The
+    schema metadata (key ``recmetrics``) holds the format version, the run's name, depth, id
+    dtypes and metadata, and ``metadata`` (e.g. fit times) as the ``extra`` that :func:`load_run`
+    returns. The parent directory is created; the file appears only once complete.
+
+    Returns the path written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> import recmetrics as rm
+    >>> from recmetrics.runs import save_run, load_run
+    >>> run = rm.Run(np.array(["u1", "u2"]), np.array([["a", "b"], ["c", ""]]), np.array([2, 1]),
+    ...              None, "mine")
+    >>> path = save_run(run, Path(tempfile.mkdtemp()) / "mine.parquet", metadata={"fit_s": 1.5})
+    >>> back, extra = load_run(path)
+    >>> back.items.tolist(), back.lengths.tolist(), extra
+    ([['a', 'b'], ['c', '']], [2, 1], {'fit_s': 1.5})
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    n_users, depth = run.items.shape
+    offsets = pa.array(np.arange(n_users + 1, dtype=np.int32) * depth)
+    scores = run.scores if run.scores is not None else np.full((n_users, depth), np.nan)
+    table = pa.table({
+        "user": pa.array(run.users),
+        "length": pa.array(run.lengths.astype(np.int64)),
+        "items": pa.ListArray.from_arrays(offsets, pa.array(run.items.ravel())),
+        "scores": pa.ListArray.from_arrays(offsets, pa.array(np.asarray(scores, dtype=np.float64).ravel())),
+    })
+    meta = {"format": _FORMAT, "name": run.name, "depth": depth, "has_scores": run.scores is not None,
+            "user_dtype": run.users.dtype.str, "item_dtype": run.items.dtype.str,
+            "run_metadata": run.metadata, "extra": metadata or {}}
+    table = table.replace_schema_metadata({b"recmetrics": json.dumps(meta, default=str).encode()})
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".parquet")
+    os.close(fd)
+    try:
+        pq.write_table(table, tmp)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return path
+
+
+def _restore(values: np.ndarray, dtype_str: str) -> np.ndarray:
+    dt = np.dtype(dtype_str)
+    if dt.kind in "USO":
+        return np.asarray(values.astype(str), dtype=dt) if dt.kind == "U" else values.astype(object)
+    return values.astype(dt)
+
+
+def load_run(path) -> tuple[Run, dict]:
+    """Read a run written by :func:`save_run`; returns ``(run, extra metadata)``.
+
+    The run is identical to the one saved (ids restored to their saved dtype, scores ``None`` when
+    the saved run had none). A file of another format version raises
+    :class:`~recmetrics.errors.InputError` naming the file. Example: see :func:`save_run`.
+    """
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    meta = json.loads(table.schema.metadata[b"recmetrics"])
+    if meta.get("format") != _FORMAT:
+        raise InputError(f"{path}: unsupported cached run format {meta.get('format')!r}")
+    depth = int(meta["depth"])
+    n_users = table.num_rows
+    users = _restore(table.column("user").to_numpy(zero_copy_only=False), meta["user_dtype"])
+    items = table.column("items").combine_chunks().flatten().to_numpy(zero_copy_only=False)
+    items = _restore(items, meta["item_dtype"]).reshape(n_users, depth)
+    scores = None
+    if meta["has_scores"]:
+        scores = table.column("scores").combine_chunks().flatten().to_numpy().reshape(n_users, depth)
+    run = Run(users, items, table.column("length").to_numpy(), scores, meta["name"], dict(meta["run_metadata"]))
+    return run, meta.get("extra", {})

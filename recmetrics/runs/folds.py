@@ -1,0 +1,107 @@
+"""The folds runs are computed on: the ratings of a study, split into ``(train, test)`` folds, and
+the parameters that identify the split in the run cache keys.
+
+:func:`ratings_frame` accepts a ratings DataFrame, a :class:`~recmetrics.data.datasets.Dataset`
+or a dataset name; :func:`make_folds` splits it with :func:`recmetrics.data.splits.split`
+(k-fold by default) or takes ready-made folds, and returns the split parameters with the
+:func:`~recmetrics.runs.cache.ratings_hash` of the data, so a cached run is found again only for
+the same data, split method, parameters and seed.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from .cache import ratings_hash
+
+__all__ = ["ratings_frame", "make_folds"]
+
+
+def ratings_frame(ratings: Any) -> pd.DataFrame:
+    """The ratings DataFrame of ``ratings``: a DataFrame (returned as is), a
+    :class:`~recmetrics.data.datasets.Dataset` (its ``.ratings``) or a dataset name (loaded with
+    :func:`recmetrics.datasets.load <recmetrics.data.datasets.load>`). Anything else raises
+    :class:`~recmetrics.errors.InputError`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from recmetrics.runs.folds import ratings_frame
+    >>> r = pd.DataFrame({"user": [1], "item": [2], "rating": [5.0]})
+    >>> ratings_frame(r) is r
+    True
+    >>> ratings_frame(42)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    recmetrics.errors.InputError: expected a ratings DataFrame (user, item, rating[, timestamp]), ... got int
+    """
+    if isinstance(ratings, str):
+        from ..data import datasets
+
+        ratings = datasets.load(ratings)
+    if not isinstance(ratings, pd.DataFrame) and isinstance(getattr(ratings, "ratings", None), pd.DataFrame):
+        ratings = ratings.ratings
+    if not isinstance(ratings, pd.DataFrame):
+        raise InputError(f"expected a ratings DataFrame (user, item, rating[, timestamp]), a Dataset or a "
+                         f"dataset name, got {type(ratings).__name__}")
+    return ratings
+
+
+def make_folds(ratings, split: Any = "kfold", *, k: int = 5, seed: Any = 0, test_size: float = 0.2,
+               **split_kw) -> tuple[list[tuple[pd.DataFrame, pd.DataFrame]], dict]:
+    """The ``(train, test)`` folds and the parameters that identify them (for cache keys).
+
+    Parameters
+    ----------
+    ratings : DataFrame, Dataset or dataset name (see :func:`ratings_frame`); ignored when
+        ``split`` is a list of folds
+    split : ``"kfold"`` (default; ``k`` folds, random over ratings, Valcarce et al. 2020 use 5),
+        ``"holdout"`` (one fold, ``test_size`` of each user's ratings), ``"temporal"`` (one fold;
+        pass ``cut=``/``cut_quantile=``/``last_n=``) or a ready list of ``(train, test)``
+        DataFrames. ``"k-fold"``/``"cv"`` mean ``"kfold"``. See :mod:`recmetrics.data.splits`.
+    k, seed, test_size, **split_kw : passed to the splitter. ``seed`` must be an integer (a
+        ``numpy.random.Generator`` cannot key the run cache).
+
+    Returns
+    -------
+    ``(folds, params)``: ``params`` holds ``method``, the splitter's parameters and ``data``, the
+    :func:`~recmetrics.runs.cache.ratings_hash` of the ratings; for given folds, ``method`` is
+    ``"given"`` and ``folds`` the hashes of each fold's train and test parts.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from recmetrics.runs import make_folds
+    >>> r = pd.DataFrame({"user": [1, 1, 1, 2, 2, 2], "item": [1, 2, 3, 1, 2, 4], "rating": 5.0})
+    >>> folds, params = make_folds(r, k=3, seed=0)
+    >>> len(folds), sum(len(test) for _, test in folds), params["method"], params["k"]
+    (3, 6, 'kfold', 3)
+    """
+    from ..data import splits
+
+    if isinstance(split, (list, tuple)):
+        folds = list(split)
+        if not folds or not all(isinstance(f, (list, tuple)) and len(f) == 2 for f in folds):
+            raise InputError("split given as folds must be a non-empty list of (train, test) DataFrames")
+        params = {"method": "given", "folds": [[ratings_hash(tr), ratings_hash(te)] for tr, te in folds]}
+        return folds, params
+    if not isinstance(split, str):
+        raise InputError(f"split must be 'kfold', 'holdout', 'temporal' or a list of (train, test) folds, "
+                         f"got {type(split).__name__}")
+    ratings = ratings_frame(ratings)
+    method = split.strip().lower().replace("_", "-")
+    method = {"k-fold": "kfold", "cv": "kfold"}.get(method, method)
+    if method == "kfold":
+        params = {"k": k, "seed": seed, **split_kw}
+    elif method == "holdout":
+        params = {"test_size": test_size, "seed": seed, **split_kw}
+    else:
+        params = dict(split_kw)
+    if isinstance(seed, np.random.Generator):
+        raise InputError("run_systems needs an integer seed (a Generator cannot key the run cache)")
+    out = splits.split(ratings, method, **params)
+    folds = out if isinstance(out, list) else [out]
+    return folds, {"method": method, **params, "data": ratings_hash(ratings)}
