@@ -21,6 +21,14 @@ CUTOFF_MODES = ("required", "optional", "none")
 
 @dataclass(frozen=True)
 class MetricDef:
+    """A registered metric: its kernel and what it declares (the fields are :func:`register`'s
+    keywords). :func:`get` returns it; :class:`MetricSpec` fixes its cut-off and parameters.
+
+    >>> d = get("nDCG")
+    >>> d.cutoff, d.params, d.bounds, d.trec_eval
+    ('optional', {'gain': 'grade'}, (0.0, 1.0), 'ndcg_cut_k')
+    """
+
     name: str
     fn: Callable[..., np.ndarray]          # fn(judged, k, **params) -> (n_users,) array
     cutoff: str = "optional"               # "required" | "optional" | "none"
@@ -47,6 +55,7 @@ class MetricSpec:
 
     @property
     def definition(self) -> MetricDef:
+        """The registered :class:`MetricDef` of this spec's metric."""
         return _METRICS.entries[self.name.lower()]
 
     def __str__(self) -> str:
@@ -70,6 +79,7 @@ class MetricSpec:
 
     @property
     def kwargs(self) -> dict:
+        """The parameters as a dict (every parameter, defaults included)."""
         return dict(self.params)
 
 
