@@ -13,14 +13,22 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import InputError, unknown_name
-from ..names import format_value, parse_params
+from ..errors import InputError
+from ..names import Registry, format_value, parse_params
 
 CUTOFF_MODES = ("required", "optional", "none")
 
 
 @dataclass(frozen=True)
 class MetricDef:
+    """A registered metric: its kernel and what it declares (the fields are :func:`register`'s
+    keywords). :func:`get` returns it; :class:`MetricSpec` fixes its cut-off and parameters.
+
+    >>> d = get("nDCG")
+    >>> d.cutoff, d.params, d.bounds, d.trec_eval
+    ('optional', {'gain': 'grade'}, (0.0, 1.0), 'ndcg_cut_k')
+    """
+
     name: str
     fn: Callable[..., np.ndarray]          # fn(judged, k, **params) -> (n_users,) array
     cutoff: str = "optional"               # "required" | "optional" | "none"
@@ -47,7 +55,8 @@ class MetricSpec:
 
     @property
     def definition(self) -> MetricDef:
-        return _REGISTRY[self.name.lower()]
+        """The registered :class:`MetricDef` of this spec's metric."""
+        return _METRICS.entries[self.name.lower()]
 
     def __str__(self) -> str:
         text = self.name + (f"@{self.k}" if self.k is not None else "")
@@ -70,51 +79,86 @@ class MetricSpec:
 
     @property
     def kwargs(self) -> dict:
+        """The parameters as a dict (every parameter, defaults included)."""
         return dict(self.params)
 
 
-_REGISTRY: dict[str, MetricDef] = {}
-_ALIASES: dict[str, str] = {}
+_METRICS = Registry("metric")  # lower-cased name or alias -> MetricDef
 # trec_eval measure names that take a "_K" cut-off suffix
 _TREC_CUT = {"p": "P", "recall": "Recall", "ndcg_cut": "nDCG", "map_cut": "AP", "f": "F1",
              "infap": "infAP", "bpref": "bpref", "recip_rank": "RR", "success": "success"}
 
 
 def register(name: str, *, aliases: tuple[str, ...] = (), **kw) -> Callable:
-    """Decorator registering a metric kernel ``fn(judged, k, **params)``."""
+    """Decorator registering a metric kernel ``fn(judged, k, **params)`` under ``name``.
+
+    ``aliases`` are other names for it; names are case-insensitive and registered once (a taken
+    name or alias raises ``ValueError``). The keywords are the :class:`MetricDef` fields:
+    ``cutoff`` (``"required"``, ``"optional"`` — the default — or ``"none"``), ``params`` (name ->
+    default, whose type is the parameter's type), ``bounds`` (default (0, 1)), ``perfect`` (the
+    value of a perfect ranking, default 1), ``family``, ``trec_eval``, ``needs``, ``optional``
+    and ``description`` (default: the first line of the kernel's docstring).
+
+    >>> import recmetrics as rm
+    >>> @register("hits-example", cutoff="required", perfect=None, bounds=(0.0, float("inf")),
+    ...           description="Relevant items in the top k.")
+    ... def hits(judged, k):
+    ...     return judged.n_rel_top(judged.cut(k)).astype(float)
+    >>> str(rm.metrics.parse("HITS-example@5")), rm.metrics.get("hits-example").description
+    ('hits-example@5', 'Relevant items in the top k.')
+    >>> _ = _METRICS.entries.pop("hits-example")  # (keep the registry as it was)
+    """
 
     def deco(fn):
         if kw.get("cutoff", "optional") not in CUTOFF_MODES:
             raise ValueError(f"cutoff must be one of {CUTOFF_MODES}")
-        key = name.lower()
-        if key in _REGISTRY or key in _ALIASES:
-            raise ValueError(f"metric {name!r} is already registered")
-        _REGISTRY[key] = MetricDef(name=name, fn=fn, description=(kw.pop("description", None)
-                                                               or (fn.__doc__ or "").strip().split("\n")[0]), **kw)
-        for a in aliases:
-            _ALIASES[a.lower()] = key
+        description = kw.pop("description", None) or (fn.__doc__ or "").strip().split("\n")[0]
+        _METRICS.add(name, MetricDef(name=name, fn=fn, description=description, **kw), aliases)
         return fn
 
     return deco
 
 
 def names() -> list[str]:
-    return [d.name for d in _REGISTRY.values()]
+    """The registered metric names (not their aliases), in registration order.
+
+    >>> import recmetrics as rm
+    >>> rm.metrics.names()[:2], "AP" in rm.metrics.names(), "MAP" in rm.metrics.names()
+    (['P', 'Recall'], True, False)
+    """
+    return _METRICS.names()
 
 
 def get(name: str) -> MetricDef:
-    key = name.lower()
-    key = _ALIASES.get(key, key)
-    if key not in _REGISTRY:
-        raise unknown_name("metric", name, names() + [_REGISTRY[v].name for v in set(_ALIASES.values())])
-    return _REGISTRY[key]
+    """The :class:`MetricDef` of ``name`` or one of its aliases (case-insensitive).
+
+    An unknown name raises :class:`~recmetrics.errors.UnknownNameError` suggesting the closest.
+
+    >>> import recmetrics as rm
+    >>> rm.metrics.get("map").name, rm.metrics.get("MRR").trec_eval
+    ('AP', 'recip_rank')
+    """
+    return _METRICS.get(name)
 
 
 _SPEC_RE = re.compile(r"^\s*(?P<name>[A-Za-z][\w\-\.]*?)(?:@(?P<k>[^()\s]+))?\s*(?:\((?P<params>.*)\))?\s*$")
 
 
 def parse(text: "str | MetricSpec") -> MetricSpec:
-    """Parse ``'nDCG@10'`` (or return a :class:`MetricSpec` unchanged)."""
+    """Parse ``'nDCG@10'`` (or return a :class:`MetricSpec` unchanged).
+
+    Grammar ``NAME[@K][(param=value,...)]``; names and aliases are case-insensitive, trec_eval
+    names with a cut-off suffix are read too (``ndcg_cut_10`` = ``nDCG@10``). The cut-off must be
+    a positive integer, required or refused as the metric declares; parameters not written take
+    their defaults, and ``str(spec)`` shows only those that differ, so it parses back to ``spec``.
+
+    >>> import recmetrics as rm
+    >>> s = rm.metrics.parse("err@20(max_rating=5)")
+    >>> str(s), s.k, s.kwargs
+    ('ERR@20(max_rating=5)', 20, {'max_rating': 5.0})
+    >>> str(rm.metrics.parse("map_cut_100")), rm.metrics.parse(str(s)) == s
+    ('AP@100', True)
+    """
     if isinstance(text, MetricSpec):
         return text
     if not isinstance(text, str):
@@ -146,7 +190,12 @@ def parse(text: "str | MetricSpec") -> MetricSpec:
 
 
 def spec(name: str, k: int | None = None, **params) -> MetricSpec:
-    """Build a spec programmatically: ``spec('nDCG', 10)``."""
+    """Build a spec programmatically: ``spec('nDCG', 10)`` (the same checks as :func:`parse`).
+
+    >>> import recmetrics as rm
+    >>> str(rm.metrics.spec("nDCG", 10, gain="relevant"))
+    "nDCG@10(gain='relevant')"
+    """
     text = name + (f"@{k}" if k is not None else "")
     if params:
         text += "(" + ",".join(f"{n}={v}" for n, v in params.items()) + ")"
@@ -154,11 +203,16 @@ def spec(name: str, k: int | None = None, **params) -> MetricSpec:
 
 
 def table():
-    """The registered metrics as a DataFrame (name, cut-off, parameters, range, trec_eval name, description)."""
-    import pandas as pd
+    """The registered metrics as a DataFrame (name, cut-off, parameters, range, trec_eval name, description).
 
-    return pd.DataFrame([
-        {"metric": d.name, "family": d.family, "cutoff": d.cutoff, "params": d.params or "",
-         "range": d.bounds, "trec_eval": d.trec_eval or "", "description": d.description}
-        for d in _REGISTRY.values()
-    ])
+    Columns ``metric, family, cutoff, params, range, trec_eval, description``, one row per metric
+    in registration order.
+
+    >>> import recmetrics as rm
+    >>> t = rm.metrics.table()
+    >>> t.loc[t["metric"] == "nDCG", ["cutoff", "trec_eval"]].values.tolist()
+    [['optional', 'ndcg_cut_k']]
+    """
+    return _METRICS.table(lambda d: {
+        "metric": d.name, "family": d.family, "cutoff": d.cutoff, "params": d.params or "",
+        "range": d.bounds, "trec_eval": d.trec_eval or "", "description": d.description})

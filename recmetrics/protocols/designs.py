@@ -18,18 +18,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..errors import InputError, unknown_name
-from ..names import parse_params
+from ..errors import InputError
+from ..names import Registry, parse_params
 
 _BASE_RE = re.compile(r"^(AI|TI)-(AR|1R)-(AN|NN)$", re.I)
-_SPECIAL = {  # name -> parameter defaults
-    "P1R": {"m": 10, "n": 100},
-    "U1R": {"n": 100},
-    "UAR": {},
-    "head10": {"relevant": "1R", "n": 100},
-}
+_SPECIAL = Registry("design")  # the named designs of §4.6: name (case-insensitive) -> parameter defaults
+_SPECIAL.add("P1R", {"m": 10, "n": 100})
+_SPECIAL.add("U1R", {"n": 100})
+_SPECIAL.add("UAR", {})
+_SPECIAL.add("head10", {"relevant": "1R", "n": 100})
 BASE_NAMES = [f"{c}-{r}-{x}" for c in ("AI", "TI") for r in ("AR", "1R") for x in ("AN", "NN")]
-NAMES = BASE_NAMES + list(_SPECIAL)
+NAMES = BASE_NAMES + _SPECIAL.names()
 
 
 @dataclass(frozen=True)
@@ -64,7 +63,16 @@ class Design:
 def parse(spec: "str | Design") -> Design:
     """``"TI-1R-NN(n=100)"``, ``"AI-AR-AN"``, ``"P1R(m=10)"``, ``"U1R"``, ``"UAR"``, ``"head10"`` -> :class:`Design`.
 
-    Unknown names raise :class:`~recmetrics.errors.UnknownNameError` naming the closest valid one."""
+    Unknown names raise :class:`~recmetrics.errors.UnknownNameError` naming the closest valid one.
+    Names are case-insensitive; ``n`` defaults to 100 and ``m`` to 10, and ``str()`` writes the
+    design in its canonical spelling, which parses back to an equal :class:`Design`.
+
+    >>> d = parse("ti-1r-nn(n=50)")
+    >>> str(d), d.sampled, str(parse("p1r"))
+    ('TI-1R-NN(n=50)', True, 'P1R(m=10,n=100)')
+    >>> parse(str(d)) == d
+    True
+    """
     if isinstance(spec, Design):
         return spec
     if not isinstance(spec, str):
@@ -80,10 +88,8 @@ def parse(spec: "str | Design") -> Design:
         p = parse_params(params, {"n": 100} if x == "NN" else {}, spec, f"design {c}-{r}-{x}")
         d = Design(c, r, x, n=p.get("n", 100))
     else:
-        key = {k.lower(): k for k in _SPECIAL}.get(name.lower())
-        if key is None:
-            raise unknown_name("design", name, NAMES)
-        p = parse_params(params, _SPECIAL[key], spec, f"design {key}")
+        key = _SPECIAL.find(name, known=NAMES)
+        p = parse_params(params, _SPECIAL.get(key), spec, f"design {key}")
         if key == "P1R":
             d = Design("TI", "1R", "NN", n=p.get("n", 100), kind="P1R", m=p.get("m", 10))
         elif key == "U1R":

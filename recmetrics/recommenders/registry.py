@@ -5,49 +5,84 @@ import inspect
 import re
 
 from ..errors import InputError, unknown_name
-from ..names import format_value, parse_params
+from ..names import Registry, format_value, parse_params
 
-_REGISTRY: dict[str, type] = {}
-_ALIASES: dict[str, str] = {}
+_RECOMMENDERS = Registry("recommender")  # lower-cased name or alias -> class
 _SPEC_RE = re.compile(r"^\s*(?P<name>[A-Za-z][\w\-\.]*)\s*(?:\((?P<params>.*)\))?\s*$")
 
 
 def register(name: str, aliases: tuple[str, ...] = ()):
     """Class decorator: register a recommender under ``name`` (its ``__init__`` defaults are the
-    default hyper-parameters)."""
+    default hyper-parameters).
+
+    Names and ``aliases`` are case-insensitive and registered once (a taken name raises
+    ``ValueError``); the class gets ``name`` as its ``name`` attribute.
+
+    >>> from recmetrics.recommenders import Recommender, create
+    >>> @register("Example-Pop")
+    ... class ExamplePop(Recommender):
+    ...     def __init__(self, shrink: int = 0):
+    ...         self.shrink = shrink
+    >>> create("example-pop(shrink=5)").name, ExamplePop.name
+    ('Example-Pop(shrink=5)', 'Example-Pop')
+    >>> _ = _RECOMMENDERS.entries.pop("example-pop")  # (keep the registry as it was)
+    """
 
     def deco(cls):
-        key = name.lower()
-        if key in _REGISTRY or key in _ALIASES:
-            raise ValueError(f"recommender {name!r} is already registered")
+        _RECOMMENDERS.add(name, cls, aliases)
         cls.name = name
-        _REGISTRY[key] = cls
-        for a in aliases:
-            _ALIASES[a.lower()] = key
         return cls
 
     return deco
 
 
 def defaults(cls) -> dict:
+    """The default hyper-parameters of a recommender class: its ``__init__`` keyword defaults.
+
+    >>> from recmetrics.recommenders import get
+    >>> defaults(get("PureSVD"))
+    {'k': 50, 'seed': 0}
+    """
     sig = inspect.signature(cls.__init__)
     return {p.name: p.default for p in list(sig.parameters.values())[1:]
             if p.default is not inspect.Parameter.empty}
 
 
 def get(name: str) -> type:
-    key = _ALIASES.get(name.lower(), name.lower())
-    if key not in _REGISTRY:
-        raise unknown_name("recommender", name, names())
-    return _REGISTRY[key]
+    """The recommender class registered as ``name`` or one of its aliases (case-insensitive).
+
+    An unknown name raises :class:`~recmetrics.errors.UnknownNameError` suggesting the closest.
+
+    >>> get("puresvd").name
+    'PureSVD'
+    """
+    return _RECOMMENDERS.get(name)
 
 
 def names() -> list[str]:
-    return [c.name for c in _REGISTRY.values()]
+    """The registered recommender names (not their aliases), in registration order.
+
+    >>> import recmetrics as rm
+    >>> rm.recommenders.names()[:2]
+    ['Random', 'Pop']
+    """
+    return _RECOMMENDERS.names()
 
 
 def create(spec: str, **overrides):
-    """Build a recommender from ``'Name'`` or ``'Name(param=value, ...)'`` plus keyword overrides."""
+    """Build a recommender from ``'Name'`` or ``'Name(param=value, ...)'`` plus keyword overrides.
+
+    Parameters not given keep the class defaults (:func:`defaults`); values are typed after the
+    defaults. The instance's ``name`` shows the parameters that differ from the defaults, so it
+    is itself a spec that :func:`create` accepts. An unknown name or parameter raises
+    :class:`~recmetrics.errors.UnknownNameError` suggesting the closest.
+
+    >>> import recmetrics as rm
+    >>> rm.recommenders.create("PureSVD(k=20)", seed=3).name
+    'PureSVD(k=20,seed=3)'
+    >>> rm.recommenders.create("pop").name
+    'Pop'
+    """
     m = _SPEC_RE.match(spec) if isinstance(spec, str) else None
     if not m:
         raise InputError(f"cannot parse recommender {spec!r}; expected Name or Name(param=value,...)")
@@ -70,8 +105,14 @@ def create(spec: str, **overrides):
 
 
 def table():
-    """The registered recommenders with their default hyper-parameters."""
-    import pandas as pd
+    """The registered recommenders with their default hyper-parameters.
 
-    return pd.DataFrame([{"name": c.name, "defaults": defaults(c), "description": (c.__doc__ or "").split("\n")[0]}
-                         for c in _REGISTRY.values()])
+    Columns ``name, defaults, description`` (the first line of the class docstring), in
+    registration order.
+
+    >>> import recmetrics as rm
+    >>> rm.recommenders.table().set_index("name").loc["PureSVD", "defaults"]
+    {'k': 50, 'seed': 0}
+    """
+    return _RECOMMENDERS.table(lambda c: {"name": c.name, "defaults": defaults(c),
+                                          "description": (c.__doc__ or "").split("\n")[0]})
