@@ -402,3 +402,30 @@ def test_cli_compare_with_training_data(cli_files, capsys):
     assert "per-run metrics (one value per system, not tested): Gini@3" in capsys.readouterr().out
     assert main(["compare", str(qf), str(rf), str(rf2), "-m", "Gini@3"]) == 2
     assert "needs train=: pass --train FILE" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ chapter 08 helpers
+def test_chapter_list_popularity_and_bias_by_design(pop_case):
+    from recmetrics import viz
+    from recmetrics.protocols import chapter
+
+    train, q, _ = pop_case
+    test = q.to_frame()
+    pop = rm.recommenders.create("Pop").fit(train)
+    bias = chapter.list_popularity(train, test, {"Pop": pop}, n=2)
+    run = pop.recommend(np.sort(test.user.unique()), n=2)
+    want = rm.evaluate(run, rm.Qrels(test), ["ARP@2", "APLT@2", "ItemCoverage@2", "Gini@2"], users=[1, 2, 3],
+                       train=train).summary()
+    assert list(bias.columns) == list(chapter.LIST_BIAS) and bias.loc["Pop"].tolist() == pytest.approx(want)
+    bias = pd.DataFrame({"ARP": [1.0, 5.0, 3.0]}, index=["r", "p", "k"])
+    designs = pd.DataFrame({"design": ["AR"] * 3 + ["U"] * 3, "system": list("rpk") * 2, "metric": "P@10",
+                            "value": [0.0, 0.2, 0.1, 0.1, 0.1, 0.4]})
+    joined = chapter.bias_beside_designs(bias, designs)
+    assert joined.ARP.tolist() == [1, 5, 3] * 2
+    by = chapter.bias_by_design(joined)
+    assert by.spearman.tolist() == pytest.approx([1.0, 0.0])  # U: ranks 1 3 2 against 1.5 1.5 3 and by.most_biased.tolist() == ["p", "p"]
+    assert by.relative.tolist() == pytest.approx([1.0, 0.25])
+    with pytest.raises(InputError, match=r"systems \['x'\] have no list bias"):
+        chapter.bias_beside_designs(bias, designs.assign(system=list("rpx") * 2))
+    spec = viz.bias_scatter(joined).to_dict()
+    assert spec["facet"]["column"]["field"] == "design"
