@@ -265,7 +265,10 @@ def pop_reo(j, k, head=0.8, *, train, catalog=None):
     tcode = lookup(e.train.items, ids)
     n_tr = len(e.train.items)
     trows, titems = _train_rows(j, e)
-    seen = np.isin(rows * n_tr + tcode, trows * n_tr + titems) & (tcode >= 0)
+    known = np.sort(trows * n_tr + titems)            # sorted membership (np.isin's hashing is slower)
+    key = rows * n_tr + tcode
+    at = np.minimum(np.searchsorted(known, key), max(len(known) - 1, 0))
+    seen = (tcode >= 0) & (known[at] == key) if len(known) else np.zeros(len(key), dtype=bool)
     is_head = np.where(tcode >= 0, in_head_train[np.maximum(tcode, 0)], False)
     is_tail = (tcode >= 0) & ~is_head
     den = np.array([(is_head & ~seen).sum(), (is_tail & ~seen).sum()], dtype=float)
