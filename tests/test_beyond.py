@@ -429,3 +429,13 @@ def test_chapter_list_popularity_and_bias_by_design(pop_case):
         chapter.bias_beside_designs(bias, designs.assign(system=list("rpx") * 2))
     spec = viz.bias_scatter(joined).to_dict()
     assert spec["facet"]["column"]["field"] == "design"
+
+
+def test_docstring_examples_hold():
+    import doctest
+
+    from recmetrics.metrics import ild
+
+    for module in (ex, popm, ild):
+        result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert result.attempted and not result.failed, module.__name__

@@ -38,7 +38,7 @@ package's convention — Elliot and RecBole average over the users with a list, 
   follow Elliot (``relevant=True, discount='log'``); ``EPC@10(relevant=false,discount=none)`` is
   the RankSys example's.
 
-Per-run metrics (Zhu et al. 2021's ranking-based equal opportunity / statistical parity with the
+Per-run metrics (Zhu, Wang & Caverlee, SIGIR 2020: ranking-based equal opportunity / statistical parity with the
 head and the tail as the two groups; Elliot ``bias/pop_reo``, ``bias/pop_rsp``), with
 :math:`p_g` the rate of group :math:`g` and the value :math:`\mathrm{std}(p_h, p_t) /
 \mathrm{mean}(p_h, p_t) = |p_h - p_t| / (p_h + p_t)` (population standard deviation, as
@@ -55,14 +55,14 @@ NaN, with a warning, when a group's denominator or both rates are 0.
 Example::
 
     >>> import pandas as pd, recmetrics as rm
-    >>> train = pd.DataFrame({"user": [1, 2, 3, 3], "item": ["a", "a", "a", "b"], "rating": 4.0})
+    >>> train = pd.DataFrame({"user": [1, 2, 3, 3, 4], "item": ["a", "a", "a", "b", "d"], "rating": 4.0})
     >>> test = pd.DataFrame({"user": [1, 2], "item": ["b", "c"], "rating": 5.0})
-    >>> run = rm.Run.from_lists({1: ["b", "c"], 2: ["a", "c"]})
+    >>> run = rm.Run.from_lists({1: ["b", "d"], 2: ["a", "c"]})  # head a, b (4 of 5); tail d; c cold
     >>> rm.evaluate(run, rm.Qrels(test), ["ARP@2", "APLT@2", "EPC@2"], train=train).per_user
           ARP@2  APLT@2     EPC@2
     user
-    1       0.5     0.5  0.408765
-    2       1.5     0.5  0.386853
+    1       1.0     0.5  0.459860
+    2       1.5     0.0  0.386853
 """
 from __future__ import annotations
 
