@@ -423,7 +423,8 @@ def test_chapter_list_popularity_and_bias_by_design(pop_case):
     joined = chapter.bias_beside_designs(bias, designs)
     assert joined.ARP.tolist() == [1, 5, 3] * 2
     by = chapter.bias_by_design(joined)
-    assert by.spearman.tolist() == pytest.approx([1.0, 0.0])  # U: ranks 1 3 2 against 1.5 1.5 3 and by.most_biased.tolist() == ["p", "p"]
+    assert by.spearman.tolist() == pytest.approx([1.0, 0.0])  # U: ranks 1 3 2 against 1.5 1.5 3
+    assert by.most_biased.tolist() == ["p", "p"]
     assert by.relative.tolist() == pytest.approx([1.0, 0.25])
     with pytest.raises(InputError, match=r"systems \['x'\] have no list bias"):
         chapter.bias_beside_designs(bias, designs.assign(system=list("rpx") * 2))

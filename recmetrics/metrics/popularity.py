@@ -38,8 +38,8 @@ package's convention — Elliot and RecBole average over the users with a list, 
   follow Elliot (``relevant=True, discount='log'``); ``EPC@10(relevant=false,discount=none)`` is
   the RankSys example's.
 
-Per-run metrics (Zhu, Wang & Caverlee, SIGIR 2020: ranking-based equal opportunity / statistical parity with the
-head and the tail as the two groups; Elliot ``bias/pop_reo``, ``bias/pop_rsp``), with
+Per-run metrics (ranking-based equal opportunity and statistical parity, Zhu, Wang & Caverlee,
+SIGIR 2020, with the head and the tail as the two groups; Elliot ``bias/pop_reo``, ``bias/pop_rsp``), with
 :math:`p_g` the rate of group :math:`g` and the value :math:`\mathrm{std}(p_h, p_t) /
 \mathrm{mean}(p_h, p_t) = |p_h - p_t| / (p_h + p_t)` (population standard deviation, as
 ``numpy.std``): 0 when both groups are treated alike.
