@@ -157,9 +157,32 @@ def _split_positionals(args) -> None:
     args.metrics = metrics or DEFAULT_METRICS
 
 
+# context a metric may need (MetricDef.needs) -> how the command line passes it
+CLI_CONTEXT = {"train": "--train FILE (the training ratings: a user,item[,rating] table or TREC qrels)"}
+
+
+def check_context(specs, given: set, per_user: bool = False) -> None:
+    """One line per problem, before any file is read: a per-run metric asked per user (``-q``), or a
+    metric whose context (``train``, ``aspects``, ...) the command line was not given or cannot pass."""
+    for s in specs:
+        d = s.definition
+        if per_user and s.per_run:
+            raise CliError(f"metric {s} is per-run (one value for the whole run): it has no per-user lines; "
+                           f"drop -q/--per-user or evaluate {s} apart")
+        missing = [n for n in d.needs if n not in given]
+        if d.needs_any and not given & set(d.needs_any):
+            missing.append(next((n for n in d.needs_any if n in CLI_CONTEXT), d.needs_any[0]))
+        for n in missing:
+            if n in CLI_CONTEXT:
+                raise CliError(f"metric {s} needs {n}=: pass {CLI_CONTEXT[n]}")
+            raise CliError(f"metric {s} needs {n}=, which the command line does not read; "
+                           f"use rm.evaluate(run, qrels, metrics, {n}=...) from Python")
+
+
 def _evaluate(args) -> int:
     _split_positionals(args)
     specs, labels = _resolve_metrics(args.metrics)  # before any file is read
+    check_context(specs, {"train"} if args.train else set(), args.per_query)
     if args.users is not None:
         policy = args.users
     elif args.complete:
@@ -173,7 +196,7 @@ def _evaluate(args) -> int:
 
     import numpy as np
 
-    from .data.io import read_qrels, read_run
+    from .data.io import read_qrels, read_ratings, read_run
     from .evaluation import evaluate
     from .metrics import aggregate
 
@@ -183,6 +206,7 @@ def _evaluate(args) -> int:
         warnings.simplefilter("always")
         qrels = read_qrels(args.qrels, threshold=args.threshold)
     _warn(caught)
+    context = {"train": read_ratings(args.train)} if args.train else {}
     several = len(args.runs) > 1
     out = sys.stdout
     rows = []  # (run, label, user, value) for csv/json
@@ -191,7 +215,7 @@ def _evaluate(args) -> int:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             if specs:
-                res = evaluate(run, qrels, specs, users=policy, aggregate=args.aggregate)
+                res = evaluate(run, qrels, specs, users=policy, aggregate=args.aggregate, **context)
             else:  # only num_q: judge through one cheap metric
                 res = evaluate(run, qrels, ["num_ret"], users=policy, aggregate=args.aggregate)
         _warn(caught)
@@ -202,7 +226,12 @@ def _evaluate(args) -> int:
         if args.format == "trec":  # trec_eval adds per-query values in qid order, then divides
             qids = [str(u) for u in res.users.tolist()]
             order = sorted(range(n_users), key=qids.__getitem__)
-        for (label, trec), col in zip([l for l in labels if l[0] != "num_q"], range(values.shape[0])):
+        cols = {n: c for c, n in enumerate(res.names)}
+        for label, trec in [l for l in labels if l[0] != "num_q"]:
+            if label in res.run_values:  # a per-run metric: its value, no user aggregation
+                summary[label] = res.run_values[label]
+                continue
+            col = cols[label]
             if args.format == "trec" and args.aggregate == "arithmetic":
                 total = 0.0
                 for v in values[col][order].tolist():
@@ -353,6 +382,9 @@ def add_evaluate(sub) -> None:
     e.add_argument("--users", choices=["relevant", "all", "run"], default=None,
                    help="users averaged over (default: relevant; 'all' with -c; 'run' with --format trec)")
     e.add_argument("--aggregate", default="arithmetic", help="arithmetic | geometric | harmonic | quadratic")
+    e.add_argument("--train", default=None, metavar="FILE",
+                   help="training ratings (user,item[,rating] table or TREC qrels) for the popularity, novelty "
+                        "and coverage metrics (ARP, APLT, EPC, ItemCoverage, Gini, ...)")
     e.set_defaults(func=_evaluate)
 
 

@@ -416,3 +416,17 @@ def read_qrels(path, *, threshold: float | None = None, **kw) -> Qrels:
     if fmt not in TABLE_SUFFIXES:
         return read_trec_qrels(path, threshold=1.0 if threshold is None else threshold, **kw)
     return Qrels(read_table(path), threshold=4.0 if threshold is None else threshold)
+
+
+def read_ratings(path):
+    """Read training ratings (what the popularity and coverage metrics need as ``train=``): a
+    ``user,item[,rating]`` table (CSV/TSV/parquet) or a TREC qrels-style file ``user 0 item rating``.
+    Returns a DataFrame with columns ``user, item`` (and ``rating`` when the file has it)."""
+    from ..errors import require_columns
+
+    _, fmt = _suffixes(path)
+    if fmt not in TABLE_SUFFIXES:
+        return read_trec_qrels(path).to_frame()
+    frame = read_table(path)
+    require_columns(frame, ("user", "item"), f"training ratings {_name(path)}")
+    return frame

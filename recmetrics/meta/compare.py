@@ -9,7 +9,9 @@ a higher mean), as in ranx's ``compare`` report.
 
 Tests come from :func:`recmetrics.meta.significance.pairwise` (permutation = one sign-flip product
 for all pairs; t; Wilcoxon; Sakai's bootstrap; randomised Tukey HSD). ``baseline`` restricts the
-tests to baseline-vs-each-system. The command line (``recmetrics compare``) is :func:`add_parser`.
+tests to baseline-vs-each-system. A per-run metric (item coverage, Gini, ...: one value per system,
+``rm.metrics.table()`` column ``scope``) is shown in ``means`` but has no per-user scores to test:
+it has no row in ``pairs`` and no letters. The command line (``recmetrics compare``) is :func:`add_parser`.
 """
 from __future__ import annotations
 
@@ -40,6 +42,7 @@ class Comparison:
     correction: str | None
     alpha: float
     baseline: object = None
+    per_run: tuple = ()   # metrics with one value per system (no test)
 
     @property
     def letters(self) -> dict:
@@ -71,6 +74,8 @@ class Comparison:
         what = f"vs baseline {self.baseline!r}" if self.baseline is not None else "all pairs"
         note = (f"\n^x: significantly better than system x ({self.test} test, {what}, {corr} correction, "
                 f"alpha={self.alpha:g})")
+        if self.per_run:
+            note += f"\nper-run metrics (one value per system, not tested): {', '.join(map(str, self.per_run))}"
         return table.to_string() + note
 
     def to_latex(self, digits: int = 4) -> str:
@@ -98,7 +103,7 @@ class Comparison:
         return {"text": self.to_text, "csv": self.to_csv, "json": self.to_json, "latex": self.to_latex}[fmt]()
 
 
-def _scores_from_runs(runs, qrels, metrics, users="relevant") -> dict:
+def _scores_from_runs(runs, qrels, metrics, users="relevant", **context) -> dict:
     import pandas as pd
 
     from ..evaluation import evaluate
@@ -111,21 +116,27 @@ def _scores_from_runs(runs, qrels, metrics, users="relevant") -> dict:
     names = [r.name for r in runs]
     if len(set(names)) < len(names):
         raise InputError(f"run names must be distinct to label systems, got {names}")
-    per_user = {r.name: evaluate(r, qrels, metrics, users=users).per_user for r in runs}
+    evals = {r.name: evaluate(r, qrels, metrics, users=users, **context) for r in runs}
+    per_user = {name: e.per_user for name, e in evals.items()}
     first = next(iter(per_user.values()))
     for name, frame in per_user.items():
         if not frame.index.equals(first.index):
             raise InputError(f"run {name!r} was evaluated on different users than {names[0]!r}")
-    return {m: pd.DataFrame({name: frame[m] for name, frame in per_user.items()}).T for m in first.columns}
+    ref = next(iter(evals.values()))  # every run is asked the same metrics
+    return {m: pd.Series({name: e.run_values[m] for name, e in evals.items()}, name=m, dtype=float)
+            if m in ref.run_values else pd.DataFrame({name: frame[m] for name, frame in per_user.items()}).T
+            for m in ref.order}
 
 
 def compare(scores_by_metric: Mapping | None = None, *, runs=None, qrels=None, metrics=None,
             test: str = "permutation", correction: str | None = "holm", baseline=None, alpha: float = 0.05,
-            n_permutations: int = 100_000, seed: int = 0, users="relevant") -> Comparison:
+            n_permutations: int = 100_000, seed: int = 0, users="relevant", **context) -> Comparison:
     """Compare systems over metrics: ``scores_by_metric`` = ``{metric: systems × users DataFrame}``
-    (users paired), or ``runs`` (recmetrics ``Run`` objects, distinct names) + ``qrels`` + ``metrics``
-    evaluated with :func:`recmetrics.evaluate`. ``correction`` is applied per metric over the tested
-    pairs (``None`` for none); ``baseline`` = a system name to test baseline-vs-each only."""
+    (users paired; a Series ``system -> value`` is a per-run metric, shown untested), or ``runs``
+    (recmetrics ``Run`` objects, distinct names) + ``qrels`` + ``metrics`` evaluated with
+    :func:`recmetrics.evaluate` (``context``: what the metrics need, e.g. ``train=``). ``correction``
+    is applied per metric over the tested pairs (``None`` for none); ``baseline`` = a system name to
+    test baseline-vs-each only."""
     import pandas as pd
 
     if test not in PAIRWISE_TESTS:
@@ -135,13 +146,17 @@ def compare(scores_by_metric: Mapping | None = None, *, runs=None, qrels=None, m
     if not 0 < float(alpha) < 1:
         raise InputError(f"alpha must be in (0, 1), got {alpha}")
     if scores_by_metric is None:
-        scores_by_metric = _scores_from_runs(runs, qrels, metrics, users)
+        scores_by_metric = _scores_from_runs(runs, qrels, metrics, users, **context)
     elif runs is not None:
         raise InputError("give either scores_by_metric or runs + qrels + metrics, not both")
     if not isinstance(scores_by_metric, Mapping) or not scores_by_metric:
         raise InputError("scores_by_metric must be a non-empty dict {metric: systems × users DataFrame}")
-    frames, tables = {}, []
+    frames, tables, per_run = {}, [], []
     for m, f in scores_by_metric.items():
+        if isinstance(f, pd.Series):  # per-run: one value per system, nothing to test
+            frames[m] = f
+            per_run.append(m)
+            continue
         f = f if isinstance(f, pd.DataFrame) else pd.DataFrame(np.asarray(f, dtype=np.float64))
         frames[m] = f
         t = pairwise(f, test=test, correction=correction, baseline=baseline, n_permutations=n_permutations, seed=seed)
@@ -150,12 +165,13 @@ def compare(scores_by_metric: Mapping | None = None, *, runs=None, qrels=None, m
     for m, f in frames.items():
         if list(f.index) != systems:
             raise InputError(f"metric {m!r} has systems {list(f.index)}, expected {systems}")
-    means = pd.DataFrame({m: f.mean(axis=1) for m, f in frames.items()}).loc[systems]
-    pairs = pd.concat(tables, ignore_index=True)
+    means = pd.DataFrame({m: f if m in per_run else f.mean(axis=1) for m, f in frames.items()}).loc[systems]
+    columns = ["metric", "a", "b", "mean_a", "mean_b", "diff", "p", "p_adj", "d_z"]
+    pairs = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=columns)
     pairs["significant"] = (pairs.p_adj < alpha) & (pairs["diff"] != 0)
     pairs["winner"] = np.where(pairs["diff"] > 0, pairs.a, np.where(pairs["diff"] < 0, pairs.b, None))
     pairs = pairs[["metric", "a", "b", "mean_a", "mean_b", "diff", "p", "p_adj", "significant", "winner", "d_z"]]
-    return Comparison(means, pairs, test, correction, float(alpha), baseline)
+    return Comparison(means, pairs, test, correction, float(alpha), baseline, tuple(per_run))
 
 
 # ------------------------------------------------------------------------------------------
@@ -166,14 +182,20 @@ def run_compare(args) -> int:
     from ..data.io import read_qrels, read_run
     from pathlib import Path
 
+    from ..cli import check_context
+    from ..data.io import read_ratings
+    from ..evaluation import parse_metrics
+
+    check_context(parse_metrics(args.metrics), {"train"} if args.train else set())
     qrels = read_qrels(args.qrels, threshold=args.threshold)
+    context = {"train": read_ratings(args.train)} if args.train else {}
     runs = [read_run(p) for p in args.runs]
     if len({r.name for r in runs}) < len(runs):  # same run tag in several files: label by file name
         runs = [read_run(p, name=Path(p).stem) for p in args.runs]
     correction = None if args.correction == "none" else args.correction
     result = compare(runs=runs, qrels=qrels, metrics=args.metrics, test=args.test, correction=correction,
                      baseline=args.baseline, alpha=args.alpha, n_permutations=args.permutations, seed=args.seed,
-                     users=args.users)
+                     users=args.users, **context)
     out = result.render(args.format)
     sys.stdout.write(out if out.endswith("\n") else out + "\n")
     return 0
@@ -195,5 +217,7 @@ def add_parser(subparsers):
     c.add_argument("--threshold", type=float, default=None,
                    help="relevance threshold (default 1 for TREC qrels, 4 for rating tables)")
     c.add_argument("--users", choices=["relevant", "all"], default="relevant")
+    c.add_argument("--train", default=None, metavar="FILE",
+                   help="training ratings (user,item[,rating] table or TREC qrels) for ARP, ItemCoverage, Gini, ...")
     c.set_defaults(func=run_compare)
     return c
