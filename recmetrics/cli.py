@@ -162,7 +162,7 @@ def split_positionals(args, min_files: int = 2, default_metrics=None, usage: str
     if len(files) < min_files:
         runs = "a qrels file and at least one run file" if min_files == 2 else \
             f"a qrels file and at least {min_files - 1} run files"
-        raise CliError(f"{args.command} needs {runs}, got {len(files)} file(s) ({usage})")
+        raise CliError(f"{args.command} needs {runs}; got {len(files)} file name(s) in all ({usage})")
     if metrics and "." in metrics[-1] and not _is_metric(metrics[-1]):  # a file name that is not there?
         try:
             _resolve_metrics(metrics[-1:])
