@@ -48,7 +48,7 @@ def _vectors(x, y, what: str):
 
 
 def _system_scores(scores, aggregate: str) -> np.ndarray:
-    s = np.asarray(scores, dtype=np.float64)
+    s = checks.numbers(scores, "system scores")
     if s.ndim == 1:
         return s
     if s.ndim == 2:

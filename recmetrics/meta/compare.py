@@ -44,7 +44,11 @@ _TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#
 
 
 def letter(i: int) -> str:
-    """The label of the ``i``-th system (0-based): a … z, then aa, ab, … (spreadsheet columns)."""
+    """The label of the ``i``-th system (0-based): a … z, then aa, ab, … (spreadsheet columns).
+
+    >>> [letter(i) for i in (0, 25, 26, 27, 702)]
+    ['a', 'z', 'aa', 'ab', 'aaa']
+    """
     out = ""
     i = int(i) + 1
     while i:
@@ -55,7 +59,11 @@ def letter(i: int) -> str:
 
 def tex_escape(text) -> str:
     """``text`` with LaTeX's special characters escaped (``&`` ``%`` ``$`` ``#`` ``_`` ``{`` ``}``
-    ``~`` ``^`` ``\\``), so system and metric names print as written."""
+    ``~`` ``^`` ``\\``), so system and metric names print as written.
+
+    >>> print(tex_escape("BM25 & RM3 (50%)"))
+    BM25 \\& RM3 (50\\%)
+    """
     return "".join(_TEX.get(c, c) for c in str(text))
 
 

@@ -64,7 +64,11 @@ def _frames(train, test):
 
 def user_rng(seed: int, user) -> np.random.Generator:
     """The generator of ``user``'s sample: seeded with ``seed`` and the bytes of ``str(user)``
-    (the id itself, not its position), so it is the same whichever other users are evaluated."""
+    (the id itself, not its position), so it is the same whichever other users are evaluated.
+
+    >>> bool(user_rng(0, "u7").random() == user_rng(0, "u7").random() != user_rng(1, "u7").random())
+    True
+    """
     b = str(user).encode("utf-8")
     return np.random.default_rng([int(seed), len(b), int.from_bytes(b, "little")])
 
