@@ -28,6 +28,11 @@ import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
+_TMP = tempfile.TemporaryDirectory(prefix="rm-bad-")  # every case's files; removed at exit
+
+
+def _mkdtemp() -> Path:
+    return Path(tempfile.mkdtemp(dir=_TMP.name))
 
 
 @dataclass
@@ -104,7 +109,7 @@ def _subset_keeps_values():
 
 
 def _tmp(name: str, text: str) -> str:
-    d = Path(tempfile.mkdtemp(prefix="rm-bad-"))
+    d = _mkdtemp()
     p = d / name
     p.write_text(text)
     return str(p)
@@ -112,7 +117,7 @@ def _tmp(name: str, text: str) -> str:
 
 def _trec_files():
     """qrels with 3 users; run 'sys' covers users 1-2, run 'sub' only user 1."""
-    d = Path(tempfile.mkdtemp(prefix="rm-bad-"))
+    d = _mkdtemp()
     (d / "qrels.txt").write_text("1 0 10 5\n1 0 11 2\n2 0 10 4\n2 0 12 5\n3 0 13 1\n")
     (d / "run1.txt").write_text("1 Q0 11 1 2.0 sys\n1 Q0 10 2 1.0 sys\n2 Q0 10 1 1 sys\n2 Q0 12 2 1 sys\n")
     (d / "run2.txt").write_text("1 Q0 10 1 2.0 sub\n1 Q0 11 2 1.0 sub\n")
@@ -128,7 +133,7 @@ def _cli(*argv, close_stdout=False, cwd=None):
     if close_stdout:  # `>&-`
         cmd = ["sh", "-c", '"$@" >&-', "sh", *cmd]
     res = subprocess.run(cmd, capture_output=not close_stdout, stderr=subprocess.PIPE if close_stdout else None,
-                         text=True, cwd=cwd or tempfile.gettempdir(), env=env)  # not ROOT: -m puts the cwd first
+                         text=True, cwd=cwd or _TMP.name, env=env)  # not ROOT: -m puts the cwd first
     return res.returncode, res.stdout or "", res.stderr or ""
 
 
