@@ -131,30 +131,45 @@ def _fmt_trec(value: float, integer: bool) -> str:
     return str(int(round(value))) if integer else f"{value:.17g}"
 
 
-def _is_file_arg(token: str) -> bool:
-    """A token after ``-m`` that is a file: ``-``, an existing path, a path-looking token, or
-    anything that is not a metric name (then the missing file is reported by the reader)."""
-    if token == "-" or os.path.exists(token) or os.sep in token:
-        return True
+def _is_metric(token: str) -> bool:
     try:
         _resolve_metrics([token])
     except RecmetricsError:
+        return False
+    return True
+
+
+def _is_file_arg(token: str, have: int, need: int) -> bool:
+    """Whether a trailing ``-m`` value is a file name. A token is a file when it is ``-``, names an
+    existing path that is not a metric name (or fewer than ``need`` files have been found), or
+    looks like a path; while fewer than ``need`` files are known, anything that is not a metric name
+    is one too (a missing file is then reported by the reader)."""
+    if token == "-" or os.sep in token:
         return True
-    return False
+    if os.path.exists(token):
+        return have < need or not _is_metric(token)
+    return have < need and not _is_metric(token)
 
 
-def _split_positionals(args) -> None:
-    """trec_eval puts the flags first: ``-m P.10 qrels run``; ``-m`` takes several values, so file
-    names swallowed by the last ``-m`` are moved back to the positionals."""
+def split_positionals(args, min_files: int = 2, default_metrics=None, usage: str = "") -> None:
+    """trec_eval puts the flags first: ``-m P.10 qrels run1 run2``; ``-m`` takes several values, so
+    the file names it swallowed (every trailing one that is a file, see :func:`_is_file_arg`) are
+    moved back to the positionals. Sets ``args.qrels``, ``args.runs`` and ``args.metrics``."""
     metrics = args.metrics or []
     files = list(args.files)
-    while metrics and len(files) < 2 and _is_file_arg(metrics[-1]):
+    while metrics and _is_file_arg(metrics[-1], len(files), min_files):
         files.insert(0, metrics.pop())
-    if len(files) < 2:
-        raise CliError("evaluate needs a qrels file and at least one run file "
-                       "(recmetrics evaluate [options] QRELS RUN [RUN ...])")
+    if len(files) < min_files:
+        runs = "a qrels file and at least one run file" if min_files == 2 else \
+            f"a qrels file and at least {min_files - 1} run files"
+        raise CliError(f"{args.command} needs {runs}; got {len(files)} file name(s) in all ({usage})")
+    if metrics and "." in metrics[-1] and not _is_metric(metrics[-1]):  # a file name that is not there?
+        try:
+            _resolve_metrics(metrics[-1:])
+        except RecmetricsError as exc:
+            raise CliError(f"{exc} (and no file {metrics[-1]!r} exists)") from None
     args.qrels, args.runs = files[0], files[1:]
-    args.metrics = metrics or DEFAULT_METRICS
+    args.metrics = metrics or list(default_metrics or DEFAULT_METRICS)
 
 
 # context a metric may need (MetricDef.needs) -> how the command line passes it
@@ -180,7 +195,7 @@ def check_context(specs, given: set, per_user: bool = False) -> None:
 
 
 def _evaluate(args) -> int:
-    _split_positionals(args)
+    split_positionals(args, usage="recmetrics evaluate [options] QRELS RUN [RUN ...]")
     specs, labels = _resolve_metrics(args.metrics)  # before any file is read
     check_context(specs, {"train"} if args.train else set(), args.per_query)
     if args.users is not None:
@@ -205,7 +220,7 @@ def _evaluate(args) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         qrels = read_qrels(args.qrels, threshold=args.threshold)
-    _warn(caught)
+    print_warnings(caught)
     context = {"train": read_ratings(args.train)} if args.train else {}
     several = len(args.runs) > 1
     out = sys.stdout
@@ -218,7 +233,7 @@ def _evaluate(args) -> int:
                 res = evaluate(run, qrels, specs, users=policy, aggregate=args.aggregate, **context)
             else:  # only num_q: judge through one cheap metric
                 res = evaluate(run, qrels, ["num_ret"], users=policy, aggregate=args.aggregate)
-        _warn(caught)
+        print_warnings(caught)
         meta = res.metadata
         values = res.values  # metrics x users
         n_users = len(res.users)
@@ -272,9 +287,10 @@ def _csv(text: str) -> str:
     return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n') else text
 
 
-def _warn(caught) -> None:
+def print_warnings(caught) -> None:
+    """Print caught warnings on stderr, one line each (``recmetrics: warning: ...``)."""
     for w in caught:
-        print(f"recmetrics: warning: {w.message}", file=sys.stderr)
+        print(f"recmetrics: warning: {' '.join(str(w.message).split())}", file=sys.stderr)
 
 
 def _print_trec(out, prefix, labels, per_user, summary, n_users, args) -> None:
@@ -422,6 +438,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)  # usage errors: argparse exits with status 2
     try:
+        if sys.stdout is None:  # started with standard output closed (`>&-`)
+            raise CliError("standard output is closed; redirect it to a file (or /dev/null) instead")
         rc = args.func(args)
         if args.command == "evaluate":
             sys.stdout.flush()  # a closed pipe is reported here, not at exit
@@ -442,7 +460,8 @@ def main(argv=None) -> int:
         msg = "out of memory"
     except OSError as exc:
         msg = f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")
-    print(f"recmetrics: error: {' '.join(msg.split())}", file=sys.stderr)
+    if sys.stderr is not None:
+        print(f"recmetrics: error: {' '.join(msg.split())}", file=sys.stderr)
     return 2
 
 
@@ -459,8 +478,9 @@ def run() -> None:
     if sys.argv[1:2] != ["evaluate"]:
         sys.exit(rc)
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
     except (BrokenPipeError, ValueError):
         rc = rc or 2
     os._exit(rc)

@@ -4,6 +4,10 @@ Scoring: every user's target sets are concatenated and scored with one
 ``system.score_targets`` call per batch of users (one matrix operation per batch), never one call
 per target set. Ties are broken by one seeded random key per item, the same in every target set, so
 the ranking of a subset agrees with the ranking of its superset (what the proof of Eq. 4.2 uses).
+
+Sampling: a user's non-relevant sample N_u comes from a generator seeded with ``(seed, the user's
+id)`` (:func:`user_rng`), so it does not depend on which other users are evaluated (``users=``) —
+as the Random recommender seeds each user's scores.
 """
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ import pandas as pd
 
 from ..data.qrels import Qrels
 from ..data.run import Run
+from .. import checks
 from ..errors import InputError, require_columns, show
 from .designs import Design, parse
 
@@ -57,6 +62,27 @@ def _frames(train, test):
     return train, test
 
 
+def user_rng(seed: int, user) -> np.random.Generator:
+    """The generator of ``user``'s sample: seeded with ``seed`` and the bytes of ``str(user)``
+    (the id itself, not its position), so it is the same whichever other users are evaluated.
+
+    >>> bool(user_rng(0, "u7").random() == user_rng(0, "u7").random() != user_rng(1, "u7").random())
+    True
+    """
+    b = str(user).encode("utf-8")
+    return np.random.default_rng([int(seed), len(b), int.from_bytes(b, "little")])
+
+
+def check_system(system, what: str = "protocols.evaluate"):
+    """Raise :class:`InputError` unless ``system`` can score target sets (a fitted zoo system)."""
+    if not callable(getattr(system, "score_targets", None)):
+        hint = (f"rm.recommenders.create({system!r}).fit(train)" if isinstance(system, str)
+                else "rm.recommenders.create('Pop').fit(train)")
+        raise InputError(f"{what} needs a fitted system with score_targets(users, targets), got "
+                         f"{type(system).__name__} {system!r}; pass e.g. {hint}")
+    return system
+
+
 def popularity(train: pd.DataFrame, test: pd.DataFrame | None = None) -> pd.Series:
     """r(i): number of ratings per item (train [+ test]), sorted by decreasing popularity (ties by id)."""
     frame = train if test is None else pd.concat([train[["user", "item"]], test[["user", "item"]]])
@@ -96,6 +122,7 @@ def build_targets(train: pd.DataFrame, test: pd.DataFrame, design: "str | Design
     U design gets a test set whose items do not all have the same number of test ratings.
     ``users`` (ids) restricts the evaluated users; the candidates still come from the whole test set."""
     d = parse(design)
+    seed = checks.seed(seed)
     train, test = _frames(train, test)
     if d.kind == "head10":
         head = _head(train, test)
@@ -112,7 +139,6 @@ def build_targets(train: pd.DataFrame, test: pd.DataFrame, design: "str | Design
         rel = rel[rel["user"].isin(np.asarray(users))]
     if len(rel) == 0:
         raise InputError(f"protocols: no test rating reaches the relevance threshold {threshold:g}")
-    rng = np.random.default_rng(seed)
     train_by_user = train.groupby("user")["item"].agg(lambda s: s.to_numpy())
     rel_by_user = rel.groupby("user", sort=True)
     test_by_user = test.groupby("user")
@@ -134,6 +160,7 @@ def build_targets(train: pd.DataFrame, test: pd.DataFrame, design: "str | Design
         if len(r_items) == 0:
             continue
         seen = train_by_user.get(u, np.zeros(0, dtype=C.dtype))
+        rng = user_rng(seed, u)
         pool_all = np.setdiff1d(C, np.concatenate([r_items, seen]), assume_unique=False)
         parts = [(pool_all, None)] if groups_of is None else \
             [(pool_all[groups_of.reindex(pool_all).to_numpy() == g], g) for g in range(d.m)]
@@ -215,6 +242,7 @@ def evaluate(system, train: pd.DataFrame, test: pd.DataFrame, design: "str | Des
     ``users`` (ids) evaluates only those users (candidates still come from the whole test set)."""
     from ..evaluation import evaluate as rm_evaluate
 
+    check_system(system)
     d = parse(design)
     ts = build_targets(train, test, d, threshold=threshold, seed=seed, users=users)
     scores = score_sets(system, ts)
