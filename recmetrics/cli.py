@@ -13,7 +13,7 @@ import argparse
 import os
 import sys
 
-from .errors import InputError, RecmetricsError
+from .errors import RecmetricsError
 
 DEFAULT_METRICS = ["P@10", "Recall@10", "AP@100", "nDCG@100", "RR", "bpref", "infAP"]
 
@@ -209,11 +209,8 @@ def _evaluate(args) -> int:
 
     import warnings
 
-    import numpy as np
-
     from .data.io import read_qrels, read_ratings, read_run
     from .evaluation import evaluate
-    from .metrics import aggregate
 
     if sum(f == "-" for f in [args.qrels, *args.runs]) > 1:
         raise CliError("only one input can be read from standard input ('-')")
