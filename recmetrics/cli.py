@@ -359,6 +359,12 @@ def _datasets(args) -> int:
 def _metrics(args) -> int:
     from . import metrics
 
+    if args.name:
+        from .metrics.reference import describe
+
+        texts = [describe(name) for name in args.name]  # every name checked before anything prints
+        print("\n\n".join(texts))
+        return 0
     t = metrics.table()
     rows = [("metric", "cut-off", "trec_eval", "description")] + [
         (r.metric, r.cutoff, r.trec_eval or "-", r.description) for r in t.itertuples(index=False)]
@@ -408,7 +414,9 @@ def add_commands(sub) -> None:
     d.add_argument("name", nargs="?")
     d.set_defaults(func=_datasets)
 
-    m = sub.add_parser("metrics", help="list the registered metrics")
+    m = sub.add_parser("metrics", help="list the registered metrics, or describe some (formula, citation, "
+                                       "parameters, range, the peer measure each equals)")
+    m.add_argument("name", nargs="*", help="metric names to describe (e.g. nDCG ERR-IA); none: list them all")
     m.set_defaults(func=_metrics)
 
     r = sub.add_parser("report", help="run every analysis notebook and build the book")
