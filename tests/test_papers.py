@@ -95,6 +95,11 @@ def test_quick_parameters_are_the_notebook_defaults(stem):
         assert namespace[name] == value, (stem, name)
     paper = papers.notebook_parameters("paper")[stem]
     assert set(paper) == set(quick) and all(name in namespace for name in paper)
+    # the report passes only the names papermill reads from the parameters cell (a second "=" on a
+    # line, e.g. "infAP(unjudged=pooled)", hides it)
+    papermill = pytest.importorskip("papermill")
+    declared = set(papermill.inspect_notebook(str(NOTEBOOKS / f"{stem}.ipynb")))
+    assert set(quick) <= declared, set(quick) - declared
 
 
 def test_notebook_parameters_rejects_unknown_profile():
@@ -378,3 +383,57 @@ def test_markdown_of_the_paper_chapters_types_no_measured_number_or_verdict():
             assert not re.search(r"\b(agrees?|disagrees?)\b", text, re.I), (stem, text)
     assert ast  # (imported for symmetry with the parameters test)
     assert types
+
+
+# ------------------------------------------------------------------ infAP's readings against trec_eval
+@pytest.mark.parametrize("seed,threshold", [(0, 4.0), (1, 3.5)])
+def test_infap_papers_reading_is_trec_eval_with_every_unrated_item_pooled(seed, threshold):
+    """infAP(unjudged=pooled) = trec_eval's infAP when every unrated item of a list is labelled −1
+    (pooled, unjudged) — Eq. 11 as printed; bpref is the same under both readings; the default
+    (trec_eval on the plain qrels) equals AP when there are no −1 labels."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    from conftest import make_case
+
+    qrels_df, run_df = make_case(seed)
+    qrels_df = qrels_df[qrels_df.iloc[:, 2] >= 0]
+    ours = rm.evaluate(rm.Run.from_frame(run_df), rm.Qrels(qrels_df, threshold=threshold),
+                       ["infAP(unjudged=pooled)", "infAP", "AP", "bpref"], users="relevant").per_user
+    ours = ours.rename(columns={"infAP(unjudged='pooled')": "infAP(unjudged=pooled)"})
+    qrels, run = {}, {}
+    for u, i, r in qrels_df.itertuples(index=False):
+        qrels.setdefault(str(u), {})[str(i)] = int(round(2 * r))
+    for u, i, s in run_df.itertuples(index=False):
+        run.setdefault(str(u), {})[str(i)] = float(s)
+        if str(u) in qrels:
+            qrels[str(u)].setdefault(str(i), -1)   # every unrated item of the list: pooled but unjudged
+    pooled = pytrec_eval.RelevanceEvaluator(qrels, {"infAP", "bpref"},
+                                            relevance_level=int(round(2 * threshold))).evaluate(run)
+    compared = 0
+    for user, row in ours.iterrows():
+        if str(user) not in pooled:
+            continue
+        assert row["infAP(unjudged=pooled)"] == pytest.approx(pooled[str(user)]["infAP"], abs=1e-9), user
+        assert row["bpref"] == pytest.approx(pooled[str(user)]["bpref"], abs=1e-9), user
+        compared += 1
+    assert compared > 100
+    assert np.allclose(ours["infAP"], ours["AP"], atol=1e-9)          # trec_eval's reading: infAP is AP
+    assert np.abs(ours["infAP(unjudged=pooled)"] - ours["AP"]).max() > 0.1
+
+
+def test_infap_reading_parameter():
+    assert str(rm.metrics.registry.parse("infAP(unjudged=pooled)@100")) == "infAP@100(unjudged='pooled')"
+    with pytest.raises(InputError):
+        rm.evaluate(rm.Run.from_lists({1: ["a"]}), rm.Qrels(pd.DataFrame({"user": [1], "item": ["a"], "rating": [5]})),
+                    ["infAP(unjudged=maybe)"])
+
+
+def test_study_cache_tells_the_infap_readings_apart(tmp_path):
+    """The score cube's cache key names each metric with its parameters: a cube of trec_eval's infAP
+    is never loaded for infAP(unjudged=pooled)."""
+    from test_recommenders import synthetic
+
+    kw = dict(k=2, seed=0, cache_dir=tmp_path / "runs", progress=False)
+    a = rm.study.Study(synthetic(seed=3), ["Pop", "UserKNN"], ["AP", "infAP"], [10], **kw)
+    b = rm.study.Study(synthetic(seed=3), ["Pop", "UserKNN"], ["AP", "infAP(unjudged=pooled)"], [10], **kw)
+    assert np.allclose(a.scores("infAP", 10).to_numpy(), a.scores("AP", 10).to_numpy())
+    assert not np.allclose(b.scores("infAP(unjudged=pooled)", 10).to_numpy(), b.scores("AP", 10).to_numpy())

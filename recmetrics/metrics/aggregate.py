@@ -19,7 +19,8 @@ of the per-user F1 values of Eq. 3, what ``aggregate(f1_values, ...)`` gives —
 F1 of the aggregated precision and recall, 2·M(P)·M(R)/(M(P) + M(R)) (:func:`f1_of_means`). Per
 user, F1@n = P@n · 2n/(n + |R_u|): the factor does not depend on the system, so under the
 per-user reading the geometric mean GF1 is GP times a constant on every user with a hit, and GF1,
-GP and GRecall (Recall@n = P@n · n/|R_u|) differ only through which users have no hit at all.
+GP and GRecall (Recall@n = P@n · n/|R_u|) differ only through which users have no hit at all
+(floored to the same value in all three).
 """
 from __future__ import annotations
 
@@ -83,8 +84,8 @@ def f1_of_means(precision, recall, method: str = "arithmetic", axis: int = -1,
     mean ``M`` (and ``floor``, as :func:`aggregate`). This is the ``aggregate`` reading of an
     aggregated F1 (:data:`F1_READINGS`); the ``per-user`` reading is ``aggregate(f1_values, method)``.
     Paper 000 (Eq. 3) defines F1 per user and averages it, and does not say which reading its
-    geometric GF1 (§7) used; under the per-user reading GF1 ranks systems almost exactly as GP (see
-    the module docstring), under this one it does not.
+    geometric GF1 (§7) used; under the per-user reading GF1 can differ from GP only through the
+    users with no hit (module docstring). Chapter 07 runs both readings.
 
     >>> import numpy as np
     >>> p = np.array([[0.1, 0.0, 0.2]]); r = np.array([[0.5, 0.0, 0.4]])

@@ -73,6 +73,14 @@ def robustness_area(rob, scenario: str) -> tuple[pd.Series, pd.Series]:
     return values, se
 
 
+def _lowest(values: Mapping, group: Sequence, se: Mapping | None) -> tuple[str, str]:
+    """:func:`best_of` for a claim that ``group`` has the *lowest* values (least robust, lowest τ):
+    in its detail "X beats Y" then means X is lower than Y, so it is said that way."""
+    verdict, detail = best_of(values, group, se, higher=False)
+    return verdict, detail.replace(" beats ", " is lower than ").replace(" beat(s) every other entry",
+                                                                         " lie(s) below every other entry")
+
+
 def _se_text(se: pd.Series, names: Iterable[str]) -> str:
     finite = [float(se[n]) for n in names if n in se and np.isfinite(se[n])]
     return f"Monte Carlo se up to {max(finite):.3g}" if finite else "one sample per size: no Monte Carlo se"
@@ -109,7 +117,7 @@ def robustness_worst_everywhere(group: Sequence[str], scenarios: Sequence[str], 
         verdicts, parts = [], []
         for sc in scenarios:
             values, se = robustness_area(results[key], sc)
-            v, d = best_of(values.to_dict(), group, se.to_dict(), higher=False)
+            v, d = _lowest(values.to_dict(), group, se.to_dict())
             verdicts.append(v)
             parts.append(f"{sc}: {v}" + ("" if v == "agrees" else f" ({d})"))
         verdict = ("disagrees" if "disagrees" in verdicts else
@@ -292,7 +300,7 @@ def lowest_values(key: str, column: str, group: Sequence[str], what: str) -> Cal
             return few
         table = results[key]
         values = by_base(table[column] if isinstance(table, pd.DataFrame) else table)
-        verdict, detail = best_of(values.to_dict(), group, None, higher=False)
+        verdict, detail = _lowest(values.to_dict(), group, None)
         rest = values.drop(group)
         return Evidence(verdict, float(values[group].max()),
                         f"{what}: {', '.join(f'{m} {values[m]:.3f}' for m in group)}; the others "
@@ -323,7 +331,7 @@ def lowest_mean_correlation(key: str, group: Sequence[str], prefix: str = "G") -
         tau = _tau_by_base(results[key])
         outside = [m for m in tau.index if m not in group]
         mean_with_outside = {m: float(np.nanmean([tau.loc[m, o] for o in outside if o != m])) for m in tau.index}
-        verdict, detail = best_of(mean_with_outside, group, None, higher=False)
+        verdict, detail = _lowest(mean_with_outside, group, None)
         inside = [tau.loc[a, b] for i, a in enumerate(group) for b in group[i + 1:]]
         return Evidence(verdict, float(max(mean_with_outside[m] for m in group)),
                         "mean τ with the other metrics: " + ", ".join(f"{prefix}{m} {mean_with_outside[m]:.3f}" for m in group)
@@ -338,7 +346,8 @@ def lowest_mean_correlation(key: str, group: Sequence[str], prefix: str = "G") -
 F1_PER_USER_REASON = (
     "per user F1@n = P@n·2n/(n+|R_u|), a factor no system changes, so under the per-user reading "
     "(Eq. 3 per user, then the mean) the geometric GF1 is GP times a constant on every user with a hit: "
-    "GF1, GP and GRecall rank systems alike, and GF1 cannot behave unlike GP")
+    "GF1, GP and GRecall can differ only through which users have no hit (floored alike in all three), "
+    "so GF1 cannot behave unlike GP as the claim needs")
 
 
 def per_user_f1_reading(inner: Callable, reading_key: str = "f1_reading",

@@ -71,12 +71,12 @@ class SetUp:
     Fields: ``paper`` (id, as in ``/papers``), ``citation``; ``datasets`` (project dataset names
     of the paper's collections); ``systems`` (spec strings); ``split`` (``"holdout"`` or
     ``"kfold"``), ``folds``, ``test_size``; ``cutoffs``; ``threshold`` (ratings ≥ it are relevant);
-    ``metrics`` (metric names as the project's Study takes them, with the reading of each, e.g.
-    ``"infAP(unjudged=pooled)"``); ``robustness_sizes`` (``{scenario: grid of shares}``, 1.0 =
+    ``metrics`` (metric names as the project's Study takes them); ``robustness_sizes`` (``{scenario: grid of shares}``, 1.0 =
     the full test set); ``n_samples`` (random samples per size), ``n_permutations`` (permutation
     test); ``aggregates`` (means the paper reports); ``designs`` (evaluation designs, e.g. the
     thesis' ``"TI-1R-NN(n=100)"``); ``options`` (the project's readings where the paper leaves a
-    choice open, e.g. ``{"pool": ("concat", "mean")}``); ``notes`` (``{field: where it comes from}``);
+    choice open or that the paper settles in words, e.g. ``{"pool": ("concat", "mean"), "infap":
+    ("pooled",)}``: a run whose value is not listed deviates); ``notes`` (``{field: where it comes from}``);
     ``extra`` (anything else a paper needs).
     """
 

@@ -9,7 +9,8 @@ ratings for training (a per-user holdout); AllItems; the 21 systems of §5 (the 
 per size; popularity: the ratings of 100 % → 80 % of the items, the most popular removed first,
 1 % steps; permutation test with 100,000 samples. The metrics P, Recall, AP, nDCG, RR, bpref and
 infAP; infAP and bpref read every unrated item as unjudged (§3: "Those items that the target user
-did not rate are considered unjudged"), i.e. ``infAP(unjudged=pooled)`` (Eq. 8 as printed).
+did not rate are considered unjudged"): ``options["infap"] = "pooled"``, i.e. the chapters compute
+``infAP(unjudged=pooled)`` (Eq. 8 as printed), not trec_eval's infAP.
 
 Claims (:data:`CLAIMS`), each with the paper's words; a check decides it through the verdict rule
 of :mod:`recmetrics.meta.findings` with the uncertainty it has (:mod:`recmetrics.papers.checks`).
@@ -50,18 +51,19 @@ SETUP = SetUp(
     test_size=0.2,
     cutoffs=(5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100),
     threshold=4.0,
-    metrics=("P", "Recall", "AP", "nDCG", "RR", "bpref", "infAP(unjudged=pooled)"),
+    metrics=("P", "Recall", "AP", "nDCG", "RR", "bpref", "infAP"),
     robustness_sizes={"ratings": grid(1.0, 0.05, 0.05), "popular-items": grid(1.0, 0.80, 0.01)},
     n_samples=50,
     n_permutations=100_000,
-    options={"pool": ("concat", "mean")},
+    options={"pool": ("concat", "mean"), "infap": ("pooled",)},
     notes={
         "datasets": "§5 Datasets, Table 2",
         "systems": "§5 Recommender Systems (21 techniques)",
         "split": "§5: 80% of each user's ratings for training, the rest for test",
         "cutoffs": "§6 and Fig. 1: 5, 10, 20, ..., 100",
         "threshold": "§5: τ = 4",
-        "metrics": "§3; infAP/bpref treat unrated items as unjudged (§3), so infAP(unjudged=pooled) = Eq. 8 as printed",
+        "metrics": "§3: P, Recall, AP, nDCG, RR, bpref, infAP",
+        "infap": "§3: unrated items are unjudged, so infAP(unjudged=pooled) = Eq. 8 as printed",
         "robustness_sizes": "§5 Evaluation methodology: sparsity 100% → 5% in 5% steps; popularity 100% → 80% "
                             "of the items in 1% steps",
         "n_samples": "§5: 50 samples of each test set size (sparsity); popularity is deterministic up to ties",
@@ -119,7 +121,7 @@ def notebook_parameters(profile: str) -> dict[str, dict]:
     return {"05_cutoffs": {
         "systems": None if s.systems == SETUP.systems else list(s.systems),
         "split": s.split, "folds": s.folds, "test_size": s.test_size,
-        "metrics": list(s.metrics), "cutoff_grid": list(s.cutoffs), "focus": s.extra["focus"],
+        "metrics": list(s.metrics), "infap": s.options["infap"][0], "cutoff_grid": list(s.cutoffs), "focus": s.extra["focus"],
         "robustness_sizes": {k: list(v) for k, v in s.robustness_sizes.items()},
         "n_samples": s.n_samples, "n_permutations": s.n_permutations, "pools": list(s.options["pool"]),
     }}

@@ -7,7 +7,7 @@ Set-up (:data:`SETUP`), from §4-5: MovieLens 1M, LibraryThing, BeerAdvocate; 5-
 cross-validation on random splits; AllItems; the 21 systems of §5.3
 (:data:`recmetrics.recommenders.PAPER_SYSTEMS`); threshold 4; cut-off 100 (§6); nine metrics (§3.2)
 with bpref and infAP reading unrated items as unjudged ("Bpref and InfAP ignore unjudged
-documents", §6.3.1), i.e. ``infAP(unjudged=pooled)`` = Eq. 11 as printed; five incompleteness
+documents", §6.3.1): ``options["infap"] = "pooled"``, ``infAP(unjudged=pooled)`` = Eq. 11 as printed; five incompleteness
 scenarios (§4.2) from 100 % to 1 % of the test set with 50 samples per size (§4.2.1; the step is
 not stated, the project reads 100, 90, …, 10, 5, 1 %); a permutation test with 100,000 samples
 (§4.1). Open choices the paper leaves (``SETUP.options``): how the folds' users are pooled for
@@ -60,20 +60,21 @@ SETUP = SetUp(
     folds=5,
     cutoffs=(100,),
     threshold=4.0,
-    metrics=("P", "Recall", "F1", "AP", "nDCG", "RR", "ERR", "bpref", "infAP(unjudged=pooled)"),
+    metrics=("P", "Recall", "F1", "AP", "nDCG", "RR", "ERR", "bpref", "infAP"),
     robustness_sizes={sc: _SIZES for sc in SCENARIOS},
     n_samples=50,
     n_permutations=100_000,
     aggregates=("arithmetic", "geometric"),
-    options={"pool": ("concat", "mean"), "floor": (1e-5,), "f1_reading": ("per-user",)},
+    options={"pool": ("concat", "mean"), "infap": ("pooled",), "floor": (1e-5,), "f1_reading": ("per-user",)},
     notes={
         "datasets": "§5.1, Table 2",
         "systems": "§5.3: 21 recommenders",
         "split": "§5.1: standard 5-fold cross-validation, random splits",
         "cutoffs": "§6: 'in the following experiments we use cut-offs of n=100'",
         "threshold": "§3.2: τ = 4",
-        "metrics": "§3.2: P, Recall, F1, AP, NDCG, RR, ERR, Bpref, InfAP; 'Bpref and InfAP ignore unjudged "
-                   "documents' (§6.3.1): infAP(unjudged=pooled), Eq. 11 as printed",
+        "metrics": "§3.2: P, Recall, F1, AP, NDCG, RR, ERR, Bpref, InfAP",
+        "infap": "§3.2 and §6.3.1 ('Bpref and InfAP ignore unjudged documents'): infAP(unjudged=pooled), Eq. 11 "
+                 "as printed",
         "robustness_sizes": "§4.2.1: 'test sizes starting from 100 to 1%', the same for items and users "
                             "(§4.2.2-4.2.3); the step is not stated — the project reads 100, 90, ..., 10, 5, 1%",
         "n_samples": "§4.2.1-4.2.2: 50 random samples of each size",
@@ -152,7 +153,7 @@ def notebook_parameters(profile: str) -> dict[str, dict]:
     s = _profile(profile, SETUP, QUICK)
     common = {
         "systems": None if s.systems == SETUP.systems else list(s.systems),
-        "split": s.split, "folds": s.folds, "metrics": list(s.metrics), "cutoff": s.extra["cutoff"],
+        "split": s.split, "folds": s.folds, "metrics": list(s.metrics), "infap": s.options["infap"][0], "cutoff": s.extra["cutoff"],
         "robustness_sizes": {k: list(v) for k, v in s.robustness_sizes.items()},
         "n_samples": s.n_samples, "n_permutations": s.n_permutations, "pools": list(s.options["pool"]),
     }
