@@ -9,7 +9,8 @@ cross-validation on random splits; AllItems; the 21 systems of §5.3
 with bpref and infAP reading unrated items as unjudged ("Bpref and InfAP ignore unjudged
 documents", §6.3.1): ``options["infap"] = "pooled"``, ``infAP(unjudged=pooled)`` = Eq. 11 as printed; five incompleteness
 scenarios (§4.2) from 100 % to 1 % of the test set with 50 samples per size (§4.2.1; the step is
-not stated, the project reads 100, 90, …, 10, 5, 1 %); a permutation test with 100,000 samples
+not stated, the project reads 100, 90, …, 10, 5, 1 %) — except popular items, for which 000 states
+no sizes and repeats 003's text: 003's grid, 100 % → 80 % of the items in 1 % steps; a permutation test with 100,000 samples
 (§4.1). Open choices the paper leaves (``SETUP.options``): how the folds' users are pooled for
 the tests (``pool``: the chapters run ``concat`` and ``mean``; a verdict that flips with it is
 ``inconclusive``), the floor of the geometric mean (``floor``: trec_eval's 1e-5, the paper used a
@@ -40,7 +41,7 @@ from ..meta.findings import Claim
 from ..recommenders import PAPER_SYSTEMS
 from .checks import (dp_best, geometric_beats_arithmetic, lowest_mean_correlation, lowest_values,
                      per_user_f1_reading, robustness_among_least, robustness_best, robustness_worst_everywhere)
-from .setup import SetUp
+from .setup import SetUp, grid
 
 __all__ = ["PAPER", "SETUP", "QUICK", "CLAIMS", "METRIC_CLAIMS", "GEOMETRIC_CLAIMS", "CHAPTERS",
            "SCENARIOS", "PAPER_NUMBERS", "notebook_parameters"]
@@ -49,6 +50,9 @@ PAPER = "000"
 SCENARIOS = ("ratings", "random-items", "popular-items", "random-users", "large-users")
 #: §4.2.1: "test sizes starting from 100 to 1%" (the step is not stated; the project's reading)
 _SIZES = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05, 0.01)
+#: popular items: 000 states no sizes; its §6.3.2 repeats 003 §7's text, and 003 §5 removes the most
+#: popular items from 100 % down to 80 % of the items in 1 % steps
+_POPULAR = grid(1.0, 0.80, 0.01)
 
 SETUP = SetUp(
     paper=PAPER,
@@ -61,7 +65,7 @@ SETUP = SetUp(
     cutoffs=(100,),
     threshold=4.0,
     metrics=("P", "Recall", "F1", "AP", "nDCG", "RR", "ERR", "bpref", "infAP"),
-    robustness_sizes={sc: _SIZES for sc in SCENARIOS},
+    robustness_sizes={sc: (_POPULAR if sc == "popular-items" else _SIZES) for sc in SCENARIOS},
     n_samples=50,
     n_permutations=100_000,
     aggregates=("arithmetic", "geometric"),
@@ -75,8 +79,11 @@ SETUP = SetUp(
         "metrics": "§3.2: P, Recall, F1, AP, NDCG, RR, ERR, Bpref, InfAP",
         "infap": "§3.2 and §6.3.1 ('Bpref and InfAP ignore unjudged documents'): infAP(unjudged=pooled), Eq. 11 "
                  "as printed",
-        "robustness_sizes": "§4.2.1: 'test sizes starting from 100 to 1%', the same for items and users "
-                            "(§4.2.2-4.2.3); the step is not stated — the project reads 100, 90, ..., 10, 5, 1%",
+        "robustness_sizes": "§4.2.1: 'test sizes starting from 100 to 1%', the same for random items and random "
+                            "users (§4.2.2-4.2.3); the step is not stated — the project reads 100, 90, ..., 10, 5, 1%. "
+                            "Popular items: no sizes stated; §6.3.2 repeats 003 §7, whose grid is 100% → 80% of the "
+                            "items in 1% steps (003 §5), used here. Large users: no sizes stated; 100% → 1% as the "
+                            "random users",
         "n_samples": "§4.2.1-4.2.2: 50 random samples of each size",
         "n_permutations": "§4.1: 100,000 samples",
         "pool": "not stated: the chapters run concat and mean; a verdict that flips with it is inconclusive",
@@ -93,7 +100,8 @@ PAPER_NUMBERS = {"tau(F1, GF1)": 0.42, "tau(AP, GAP)": 0.92}
 QUICK = SETUP.replace(
     systems=("Random", "Pop", "ItemKNN", "UserKNN", "PureSVD", "RP3beta"),
     folds=2,
-    robustness_sizes={sc: (1.0, 0.5, 0.2, 0.1, 0.05, 0.01) for sc in SCENARIOS},
+    robustness_sizes={sc: ((1.0, 0.95, 0.9, 0.85, 0.8) if sc == "popular-items" else (1.0, 0.5, 0.2, 0.1, 0.05, 0.01))
+                      for sc in SCENARIOS},
     n_samples=5,
     n_permutations=2000,
 )
