@@ -438,3 +438,35 @@ def test_study_cache_tells_the_infap_readings_apart(tmp_path):
     b = rm.study.Study(synthetic(seed=3), ["Pop", "UserKNN"], ["AP", "infAP(unjudged=pooled)"], [10], **kw)
     assert np.allclose(a.scores("infAP", 10).to_numpy(), a.scores("AP", 10).to_numpy())
     assert not np.allclose(b.scores("infAP(unjudged=pooled)", 10).to_numpy(), b.scores("AP", 10).to_numpy())
+
+
+def test_003_metric_claims_among_its_seven_metrics():
+    """003 §7 compares seven metrics: F1 and ERR (000's additions) do not take part."""
+    scen = ("ratings", "popular-items")
+    rob = robustness({"P": 0.95, "F1": 0.99, "ERR": 0.1, "RR": 0.3}, scenarios=scen)
+    assert verdict("003", "p-most-robust-003", {"robustness": rob, "n_systems": 21}) == "agrees"
+    assert verdict("003", "mrr-least-robust-003", {"robustness": rob, "n_systems": 21}) == "agrees"
+    only_sparsity = robustness({"P": 0.95}, scenarios=("ratings",))
+    t = findings.assess(claim("003", "p-most-robust-003"), {"robustness": only_sparsity, "n_systems": 21})
+    assert t.verdict.iloc[0] == "inconclusive" and "popular-items" in t.our_evidence.iloc[0]
+    dp = pd.Series({m: 5.0 for m in METRICS})
+    dp["nDCG"], dp["P"], dp["F1"] = 0.1, 0.5, 0.01
+    assert verdict("003", "dp-ndcg-p-top-003", {"dp": dp, "n_systems": 21}) == "agrees"
+    swapped = dp.copy()
+    swapped["nDCG"], swapped["P"] = 0.5, 0.1
+    assert verdict("003", "dp-ndcg-p-top-003", {"dp": swapped, "n_systems": 21}) == "disagrees"
+    close = dp.copy()
+    close["P"] = 0.1 + 1e-3
+    assert verdict("003", "dp-ndcg-p-top-003", {"dp": close, "dp_se": pd.Series(0.01, index=METRICS),
+                                                "n_systems": 21}) == "inconclusive"
+
+
+def test_papers_package_imports_lightly():
+    import subprocess
+    import sys
+
+    code = ("import sys, recmetrics as rm; rm.papers; from recmetrics.papers import deviations, SetUp; "
+            "print(sorted(m for m in ('pandas', 'numpy', 'scipy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parent.parent)
+    assert out.stdout.strip() == "[]", out.stdout

@@ -64,9 +64,12 @@ def few_systems(results: Mapping[str, Any]) -> Evidence | None:
     return None
 
 
-def robustness_area(rob, scenario: str) -> tuple[pd.Series, pd.Series]:
-    """Mean τ over the reduced sizes of ``scenario`` per metric and its Monte Carlo standard error."""
+def robustness_area(rob, scenario: str, among: Sequence[str] | None = None) -> tuple[pd.Series, pd.Series]:
+    """Mean τ over the reduced sizes of ``scenario`` per metric and its Monte Carlo standard error
+    (only the metrics ``among``, when given: a paper's own metrics)."""
     values = by_base(rob.area(scenario))
+    if among is not None:
+        values = values[[m for m in values.index if m in set(among)]]
     if values.empty:
         raise KeyError(f"robustness under {scenario}")
     se = by_base(rob.area_se(scenario)).reindex(values.index)
@@ -86,25 +89,40 @@ def _se_text(se: pd.Series, names: Iterable[str]) -> str:
     return f"Monte Carlo se up to {max(finite):.3g}" if finite else "one sample per size: no Monte Carlo se"
 
 
-def robustness_best(group: Sequence[str], scenario: str, key: str = "robustness") -> Callable:
-    """``group`` is more robust under ``scenario`` than every other metric (each pair beyond the noise)."""
+def robustness_best(group: Sequence[str], scenario: str | Sequence[str], key: str = "robustness", *,
+                    among: Sequence[str] | None = None) -> Callable:
+    """``group`` is more robust than every other metric (of ``among``, default all) under
+    ``scenario`` — or under each of several scenarios — each pair beyond the noise. Several
+    scenarios: ``agrees`` when every one does, ``disagrees`` when one does, else ``inconclusive``."""
     group = list(group)
+    scenarios = [scenario] if isinstance(scenario, str) else list(scenario)
+
+    def one(results, sc):
+        values, se = robustness_area(results[key], sc, among)
+        verdict, detail = best_of(values.to_dict(), group, se.to_dict())
+        top = values.sort_values(ascending=False)
+        return verdict, float(values[group].min()), (
+            f"mean τ under {sc} (best: {', '.join(f'{m} {v:.3f}' for m, v in top.iloc[:3].items())}; "
+            f"{_se_text(se, values.index)}): {detail}")
 
     def check(results):
         few = few_systems(results)
         if few:
             return few
-        values, se = robustness_area(results[key], scenario)
-        verdict, detail = best_of(values.to_dict(), group, se.to_dict())
-        top = values.sort_values(ascending=False)
-        return Evidence(verdict, float(values[group].min()),
-                        f"mean τ under {scenario} (best: {', '.join(f'{m} {v:.3f}' for m, v in top.iloc[:3].items())}; "
-                        f"{_se_text(se, values.index)}): {detail}")
+        parts = [one(results, sc) for sc in scenarios]
+        verdicts = [v for v, _, _ in parts]
+        verdict = ("disagrees" if "disagrees" in verdicts else
+                   "agrees" if all(v == "agrees" for v in verdicts) else "inconclusive")
+        detail = "; ".join(d for _, _, d in parts) if len(parts) == 1 else \
+            " | ".join(f"{sc}: {v} — {d}" for sc, (v, _, d) in zip(scenarios, parts))
+        return Evidence(verdict, min(x for _, x, _ in parts), detail)
     return check
 
 
-def robustness_worst_everywhere(group: Sequence[str], scenarios: Sequence[str], key: str = "robustness") -> Callable:
-    """``group`` is the least robust under every one of ``scenarios`` (each pair beyond the noise).
+def robustness_worst_everywhere(group: Sequence[str], scenarios: Sequence[str], key: str = "robustness", *,
+                                among: Sequence[str] | None = None) -> Callable:
+    """``group`` is the least robust (of ``among``, default all metrics) under every one of
+    ``scenarios`` (each pair beyond the noise).
 
     ``agrees`` when it is in every scenario, ``disagrees`` when some other metric is clearly below a
     member in some scenario, ``inconclusive`` otherwise."""
@@ -116,7 +134,7 @@ def robustness_worst_everywhere(group: Sequence[str], scenarios: Sequence[str], 
             return few
         verdicts, parts = [], []
         for sc in scenarios:
-            values, se = robustness_area(results[key], sc)
+            values, se = robustness_area(results[key], sc, among)
             v, d = _lowest(values.to_dict(), group, se.to_dict())
             verdicts.append(v)
             parts.append(f"{sc}: {v}" + ("" if v == "agrees" else f" ({d})"))
@@ -162,12 +180,16 @@ def _floor_members(values: pd.Series, floor: float | None) -> list:
 
 
 def dp_best(group: Sequence[Any] | Callable[[pd.Index], Sequence[Any]], key: str = "dp", *,
-            metrics: bool = True, what: str = "DP") -> Callable:
+            metrics: bool = True, what: str = "DP", among: Sequence[str] | None = None,
+            in_order: bool = False) -> Callable:
     """``group`` has a lower DP (more discriminative) than every other entry, beyond the Monte
     Carlo noise (``results[key + "_se"]``, optional). ``results[key + "_floor"]`` (optional) is the
     DP of a metric whose every pair is at the Monte Carlo floor ``1/(B+1)``: a member and a
     non-member both there cannot be ordered (``inconclusive``). ``group`` may be a function of the
-    entries (e.g. the cut-offs above 50). ``metrics=False`` keeps the index as it is (cut-offs)."""
+    entries (e.g. the cut-offs above 50). ``metrics=False`` keeps the index as it is (cut-offs).
+    ``among``: compare only these metrics (a paper's own). ``in_order``: the group's members are
+    also claimed in that order ("nDCG and precision (in this order)"): each must beat the next
+    beyond the noise for ``agrees``; a reversal beyond it ``disagrees``."""
     def check(results):
         few = few_systems(results)
         if few:
@@ -178,6 +200,8 @@ def dp_best(group: Sequence[Any] | Callable[[pd.Index], Sequence[Any]], key: str
         members = list(group(raw.index) if callable(group) else group)
         if metrics:
             values, se = by_base(raw), by_base(se)
+            if among is not None:
+                values = values[[m for m in values.index if m in set(among)]]
         else:  # cut-offs: named "@5", "@10", ...
             values = pd.Series(raw.to_numpy(), index=[f"@{c}" for c in raw.index])
             se.index = [f"@{c}" for c in se.index]
@@ -196,6 +220,19 @@ def dp_best(group: Sequence[Any] | Callable[[pd.Index], Sequence[Any]], key: str
                             f"{head}: {', '.join(map(str, stuck))} and {', '.join(map(str, rivals))} are all at the "
                             f"Monte Carlo floor (every pair p = 1/(B+1), DP {floor:.4g}): the test cannot order them")
         verdict, detail = best_of(values.to_dict(), members, se.to_dict(), higher=False)
+        if in_order and verdict != "disagrees":
+            steps = []
+            for a, b in zip(members, members[1:]):
+                both_floor = a in at_floor and b in at_floor
+                sign = 0 if both_floor else -order(values[a], values[b], se.get(a), se.get(b))
+                steps.append(sign)
+                detail += (f"; {a} before {b}: " + ("beyond the noise" if sign > 0 else "reversed beyond the noise"
+                                                     if sign < 0 else "within the noise"
+                                                     + (" (both at the floor)" if both_floor else "")))
+            if any(x < 0 for x in steps):
+                verdict = "disagrees"
+            elif verdict == "agrees" and not all(x > 0 for x in steps):
+                verdict = "inconclusive"
         finite = se[np.isfinite(se)]
         se_note = f"Monte Carlo se up to {finite.max():.3g}" if len(finite) and finite.max() > 0 else "exact"
         return Evidence(verdict, float(values[members].max()), f"{head}, {se_note}: {detail}")

@@ -2,6 +2,9 @@
 Information Retrieval Metrics for Top-N Recommendation.* RecSys 2018. Its set-up and the claims of
 its cut-off study (§6), which chapter ``05_cutoffs`` tests.
 
+Chapter ``06_comparing_metrics`` also tests the claims of its §7 (:data:`METRIC_CLAIMS`: the
+metrics compared at cut-off 100), restricted to its seven metrics, under paper 000's set-up.
+
 Set-up (:data:`SETUP`), from §5: MovieLens 1M, LibraryThing, BeerAdvocate; 80 % of each user's
 ratings for training (a per-user holdout); AllItems; the 21 systems of §5 (the same list as paper
 000 §5.3, :data:`recmetrics.recommenders.PAPER_SYSTEMS`); relevance threshold 4; cut-offs 5 to 100
@@ -20,6 +23,8 @@ Results a check reads (a missing one makes the claim ``inconclusive``, naming it
 ``cutoff_robustness``        Series cut-off → mean τ over the sparsity grid (Fig. 2), ``_se`` its se
 ``cutoff_popularity``        Series cut-off → mean τ over the popularity grid (Fig. 3), ``_se`` its se
 ``cutoff_dp``                Series cut-off → DP (Fig. 4), ``cutoff_dp_se``, ``cutoff_dp_floor``
+``dp``, ``dp_se``, ``dp_floor``  (§7) Series metric → DP at 100, its se, the DP at the floor
+``robustness``               (§7) :class:`~recmetrics.meta.robustness.Robustness` at cut-off 100
 ``n_systems``                number of systems ranked
 
 Example::
@@ -33,10 +38,10 @@ from __future__ import annotations
 
 from ..meta.findings import Claim
 from ..recommenders import PAPER_SYSTEMS
-from .checks import deeper_better, dp_best, median_at_least
+from .checks import deeper_better, dp_best, median_at_least, robustness_best, robustness_worst_everywhere
 from .setup import SetUp, grid
 
-__all__ = ["PAPER", "SETUP", "QUICK", "CLAIMS", "CUTOFF_CLAIMS", "CHAPTERS", "notebook_parameters"]
+__all__ = ["PAPER", "SETUP", "QUICK", "CLAIMS", "CUTOFF_CLAIMS", "METRIC_CLAIMS", "CHAPTERS", "notebook_parameters"]
 
 PAPER = "003"
 
@@ -107,9 +112,28 @@ CUTOFF_CLAIMS = [
           dp_best(_above_50, "cutoff_dp", metrics=False, what="DP of nDCG per cut-off")),
 ]
 
-CLAIMS = list(CUTOFF_CLAIMS)
+#: 003 §7 compares its seven metrics at cut-off 100; chapter 06 runs that comparison (under paper
+#: 000's set-up, which extends 003's: its deviations from 003's set-up are listed with each row)
+_METRICS = ("P", "Recall", "AP", "nDCG", "RR", "bpref", "infAP")
+
+METRIC_CLAIMS = [
+    Claim("p-most-robust-003", PAPER, "Precision is the most robust metric, to sparsity and to popularity",
+          "§7: 'In contrast, precision is the most robust metric'; §8: 'precision ... is very robust to sparsity "
+          "and popularity biases' (Figs. 6-7)",
+          robustness_best(["P"], ["ratings", "popular-items"], among=_METRICS)),
+    Claim("mrr-least-robust-003", PAPER, "MRR is the least robust metric, to sparsity and to popularity",
+          "§7: 'We can claim that MRR is the least robust metric. This utility-based metric suffers heavily from "
+          "sparsity and popularity biases' (Figs. 6-7)",
+          robustness_worst_everywhere(["RR"], ["ratings", "popular-items"], among=_METRICS)),
+    Claim("dp-ndcg-p-top-003", PAPER, "nDCG and precision, in this order, are the most discriminative metrics",
+          "§7, Table 3: 'nDCG and precision (in this order) present the highest discriminative power on the test "
+          "collections with great difference to the rest of the metrics'",
+          dp_best(["nDCG", "P"], among=_METRICS, in_order=True)),
+]
+
+CLAIMS = CUTOFF_CLAIMS + METRIC_CLAIMS
 #: the claims each chapter tests
-CHAPTERS = {"05_cutoffs": CUTOFF_CLAIMS}
+CHAPTERS = {"05_cutoffs": CUTOFF_CLAIMS, "06_comparing_metrics": METRIC_CLAIMS}
 
 
 def notebook_parameters(profile: str) -> dict[str, dict]:
