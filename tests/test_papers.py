@@ -2,9 +2,7 @@
 rule with their uncertainty (group claims as worded, Monte Carlo floors, fold pooling, GF1 readings)."""
 from __future__ import annotations
 
-import ast
 import json
-import types
 from pathlib import Path
 
 import numpy as np
@@ -185,11 +183,9 @@ def test_dp_claim_at_the_monte_carlo_floor_is_inconclusive():
     dp = pd.Series({m: 1.0 + i for i, m in enumerate(METRICS)})
     dp["nDCG"], dp["P"] = floor, floor + 2 / 2001
     se = pd.Series(0.001, index=METRICS)
-    res = {"dp": dp, "dp_se": se, "dp_floor": floor, "n_systems": 6}
-    res["n_systems"] = 21
+    res = {"dp": dp, "dp_se": se, "dp_floor": floor, "n_systems": 21}
     assert verdict("000", "dp-ndcg-top", res) == "inconclusive"
-    both = {**res, "dp": dp.assign(P=floor) if hasattr(dp, "assign") else None}
-    both["dp"] = dp.copy()
+    both = {**res, "dp": dp.copy()}
     both["dp"]["P"] = floor
     t = findings.assess(claim("000", "dp-ndcg-top"), both)
     assert t.verdict.iloc[0] == "inconclusive" and "floor" in t.our_evidence.iloc[0]
@@ -278,7 +274,6 @@ def test_verdicts_are_stable_under_tiny_perturbations():
 
 
 def test_fold_pooling_flip_is_inconclusive():
-    floor = 15 / 2001
     dp = pd.Series({m: 1.0 + i for i, m in enumerate(METRICS)})
     dp["nDCG"] = 0.1
     other = dp.copy()
@@ -291,7 +286,6 @@ def test_fold_pooling_flip_is_inconclusive():
                                  {"concat": {"dp": dp, "n_systems": 21}, "mean": {"dp": dp * 2, "n_systems": 21}},
                                  deviations=["toy"])
     assert same.verdict.iloc[0] == "agrees" and same.deviations.iloc[0] == "toy"
-    assert floor > 0
 
 
 # ------------------------------------------------------------------ GF1 (000 §7)
@@ -319,9 +313,7 @@ def test_per_user_gf1_is_gp_times_a_constant():
 
     rng = np.random.default_rng(0)
     n, n_rel = 100, rng.integers(1, 50, size=30)
-    hits = rng.integers(1, 20, size=(8, 30))
-    p, r = hits / n, np.minimum(hits / n_rel, 1.0)
-    hits = np.minimum(hits, n_rel)
+    hits = np.minimum(rng.integers(1, 20, size=(8, 30)), n_rel)
     p, r = hits / n, hits / n_rel
     f1 = 2 * p * r / (p + r)
     assert np.allclose(f1, p * 2 * n / (n + n_rel))
@@ -382,8 +374,6 @@ def test_markdown_of_the_paper_chapters_types_no_measured_number_or_verdict():
                           "".join(c["source"]))
             assert not re.search(r"\d+\.\d+", text), (stem, text)
             assert not re.search(r"\b(agrees?|disagrees?)\b", text, re.I), (stem, text)
-    assert ast  # (imported for symmetry with the parameters test)
-    assert types
 
 
 # ------------------------------------------------------------------ infAP's readings against trec_eval
