@@ -125,7 +125,7 @@ class Study:
                                 **split_kw)
         key = cache_key({"runs": self.runs.params["split"], "n": self.runs.params["n"],
                          "systems": [system_spec(recommenders.create(s)) for s in self.runs.systems],
-                         "metrics": [s.name for s in self.specs], "threshold": self.threshold,
+                         "metrics": [str(s) for s in self.specs], "threshold": self.threshold,
                          "version": __version__})
         path = (Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()).parent / "studies" \
             / f"{key}.npz"
