@@ -122,7 +122,7 @@ def best_of(values: Mapping[str, float], group: Iterable[str], se: Mapping[str, 
     if undecided:
         return "inconclusive", "within the noise: " + "; ".join(
             f"{m} {values[m]:.4g} vs {o} {values[o]:.4g}" for m, o in undecided)
-    return "agrees", f"{', '.join(group)} beat(s) every other entry beyond {z:g} standard errors"
+    return "agrees", f"{', '.join(map(str, group))} beat(s) every other entry beyond {z:g} standard errors"
 
 
 def not_testable(reason: str, value: float | None = None) -> "Evidence":
