@@ -22,7 +22,7 @@ trusted by the cache: it recomputes them.
 Location (:func:`default_cache_dir`): the ``cache_dir`` argument of
 :func:`~recmetrics.runs.run_systems`, else ``$RECMETRICS_CACHE``, else
 ``$XDG_CACHE_HOME/recmetrics/runs``, else ``~/.cache/recmetrics/runs``; the Study score cubes go
-to the sibling ``studies`` directory. Delete the directory to clear it.
+to its ``studies`` sub-directory (:mod:`recmetrics.study`). Delete the directory to clear it.
 """
 from __future__ import annotations
 
