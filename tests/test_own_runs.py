@@ -168,3 +168,20 @@ def test_own_runs_book_builds_from_four_runs_of_the_embedded_dataset(tmp_path, m
     assert text.startswith("**Report ") and "system pairs differ significantly" in text
     html = (tmp_path / "html" / "intro.html").read_text()
     assert "Meta-evaluation of four runs" in html and "Not in this book" in html
+
+
+def test_notebooks_are_thin_and_type_no_measured_number():
+    """Every number and verdict of the own-runs chapters comes from code; charts from recmetrics.viz."""
+    import re
+
+    for nb in sorted(own_runs.notebooks_dir().glob("*.ipynb")):
+        cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
+        for cell in cells:
+            src = "".join(cell["source"])
+            if cell["cell_type"] == "markdown":
+                prose = re.sub(r"`[^`]*`", "", re.sub(r"(Figs?|Eqs?|Tables?)\.?\s*[\d.]+|§\s*[\d.]+", "", src))
+                assert not re.search(r"\d+\.\d+", prose), (nb.name, src)
+                assert not re.search(r"\b(agrees?|disagrees?)\b", prose, re.I), (nb.name, src)
+            else:
+                assert "alt.Chart(" not in src and ".mark_" not in src, (nb.name, src)
+                assert not re.search(r"^\s*(def|class) ", src, re.M), (nb.name, src)     # logic lives in the library
