@@ -45,6 +45,23 @@ AXES = ("metric", "cutoff", "system", "fold", "user")
 CUBE_FORMAT = 2
 
 
+def _check_axes(metrics, cutoffs) -> tuple[list[str], list[int]]:
+    """The metric names (without cut-off) and the cut-offs (positive, distinct) of a Study."""
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    cutoffs = [cutoffs] if isinstance(cutoffs, (int, np.integer)) else list(cutoffs)
+    if not metrics:
+        raise InputError("a Study needs at least one metric")
+    if not cutoffs or any(isinstance(c, bool) or not isinstance(c, (int, np.integer)) or c <= 0 for c in cutoffs):
+        raise InputError(f"cutoffs must be positive integers, got {cutoffs!r}")
+    if len(set(cutoffs)) != len(cutoffs):
+        raise InputError(f"cutoffs must be distinct, got {cutoffs!r}")
+    for m in metrics:
+        if "@" in str(m):
+            raise InputError(f"give metric {m!r} without its cut-off; cut-offs come from cutoffs={cutoffs!r}")
+    return [str(m) for m in metrics], [int(c) for c in cutoffs]
+
+
 def _split_metric(name: str) -> tuple[str, int | None]:
     base, _, cut = str(name).partition("@")
     return base, (int(cut) if cut else None)
@@ -109,20 +126,7 @@ class Study:
         from .evaluation import parse_metrics
         from .metrics.aggregate import method_name
 
-        if isinstance(metrics, str):
-            metrics = [metrics]
-        cutoffs = [cutoffs] if isinstance(cutoffs, (int, np.integer)) else list(cutoffs)
-        if not metrics:
-            raise InputError("a Study needs at least one metric")
-        if not cutoffs or any(isinstance(c, bool) or not isinstance(c, (int, np.integer)) or c <= 0 for c in cutoffs):
-            raise InputError(f"cutoffs must be positive integers, got {cutoffs!r}")
-        if len(set(cutoffs)) != len(cutoffs):
-            raise InputError(f"cutoffs must be distinct, got {cutoffs!r}")
-        for m in metrics:
-            if "@" in str(m):
-                raise InputError(f"give metric {m!r} without its cut-off; cut-offs come from cutoffs={cutoffs!r}")
-        self.metrics = [str(m) for m in metrics]
-        self.cutoffs = [int(c) for c in cutoffs]
+        self.metrics, self.cutoffs = _check_axes(metrics, cutoffs)
         self.aggregate = method_name(aggregate)
         self.threshold = float(threshold)
         self.specs = parse_metrics([f"{m}@{c}" for m in self.metrics for c in self.cutoffs])
@@ -188,8 +192,7 @@ class Study:
         from .metrics.aggregate import method_name
 
         self = cls.__new__(cls)
-        self.metrics = [str(m) for m in ([metrics] if isinstance(metrics, str) else metrics)]
-        self.cutoffs = [int(c) for c in ([cutoffs] if np.ndim(cutoffs) == 0 else cutoffs)]
+        self.metrics, self.cutoffs = _check_axes(metrics, cutoffs)
         self.aggregate = method_name(aggregate)
         self.specs = parse_metrics([f"{m}@{c}" for m in self.metrics for c in self.cutoffs])
         if folds is None:

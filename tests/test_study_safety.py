@@ -117,6 +117,10 @@ def test_from_runs_bad_inputs_are_one_line_errors(runs):
                                ("Random", 0): runs[("Random", 0)]}, runs.folds, ["P"], [5], progress=False)
     with pytest.raises(InputError, match=r"fold 0 must be"):
         study.Study.from_runs(one, [("train", "test")], ["P"], [5], progress=False)
+    with pytest.raises(InputError, match=r"positive integers"):
+        study.Study.from_runs(one, runs.qrels(0), ["P"], [0], progress=False)
+    with pytest.raises(InputError, match=r"without its cut-off"):
+        study.Study.from_runs(one, runs.qrels(0), ["P@5"], [5], progress=False)
     with pytest.raises(InputError, match=r"mix"):
         study.Study.from_runs({"Pop": runs[("Pop", 0)], ("Random", 0): runs[("Random", 0)]}, runs.qrels(0),
                               ["P"], [5], progress=False)
