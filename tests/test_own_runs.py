@@ -185,3 +185,13 @@ def test_notebooks_are_thin_and_type_no_measured_number():
             else:
                 assert "alt.Chart(" not in src and ".mark_" not in src, (nb.name, src)
                 assert not re.search(r"^\s*(def|class) ", src, re.M), (nb.name, src)     # logic lives in the library
+
+
+def test_a_study_keeps_its_metrics_and_short_runs_are_named(tmp_path, files):
+    r = simulate(60, 80, 1500, seed=5)
+    st = st_mod.Study(r, ["Pop", "Random"], ["P", "RR"], [5], k=2, cache=False, progress=False)
+    p = own_runs.plan(study=st, work_dir=tmp_path)
+    assert p.parameters["metrics"] == ["P", "RR"] and p.parameters["cutoffs"] == [5]
+    assert "shorter than the deepest cut-off" not in p.intro()
+    short = own_runs.plan(*files, parameters={"cutoffs": [10, 50]})        # the runs are 20 deep
+    assert "Runs shorter than the deepest cut-off (50): `Random` (20)" in short.intro()

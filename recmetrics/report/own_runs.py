@@ -356,6 +356,7 @@ class Plan:
             f"{s.get('threshold', 0):g}; {folds} fold{'s' if folds != 1 else ''}). It was built with the "
             f"`{self.profile}` profile: cut-offs {p.get('cutoffs')}, {p.get('n_permutations', 0):,} permutations "
             f"per test, {p.get('n_samples')} samples per reduced test size, seed {p.get('seed')}.",
+            *_depth_note(s, p),
             "",
             "| run | file(s) | users with a list | depth |",
             "|---|---|---|---|",
@@ -409,6 +410,16 @@ class Plan:
         ])
 
 
+def _depth_note(summary: Mapping, parameters: Mapping) -> list[str]:
+    """A sentence when some run is shorter than the deepest cut-off (scored as trec_eval does)."""
+    depth, cut = summary.get("depth", {}), max(parameters.get("cutoffs") or [0])
+    short = [f"`{n}` ({d})" for n, d in depth.items() if d < cut]
+    if not short:
+        return []
+    return ["", f"Runs shorter than the deepest cut-off ({cut}): {', '.join(short)}. Their missing positions "
+                "count as non-relevant, as in trec_eval, so their scores at deeper cut-offs measure the shorter list."]
+
+
 def _title(notebook: Path) -> str:
     try:
         cells = json.loads(notebook.read_text(encoding="utf-8")).get("cells", [])
@@ -456,7 +467,7 @@ def plan(qrels=None, runs=None, *, study=None, name: str | None = None, folds: S
         directory of them (the qrels file excepted), templates with ``{fold}``, or ``{name: Run}``
         (written to ``work_dir``)
     study : instead of ``qrels`` and ``runs``, a :class:`~recmetrics.study.Study` (exported with
-        :func:`export_study` to ``work_dir``)
+        :func:`export_study` to ``work_dir``; the book uses its metrics and cut-offs)
     name : the label of the book (default: the run names)
     folds : fold labels substituted into ``{fold}`` (default: one fold)
     threshold : relevance threshold (default: 1 for TREC qrels, 4 for rating tables; a Study's own)
@@ -503,6 +514,8 @@ def plan(qrels=None, runs=None, *, study=None, name: str | None = None, folds: S
     params: dict[str, Any] = {k: copy.deepcopy(PROFILES[profile][k]) for k in ("seed", "cutoffs") if k in PROFILES[profile]}
     params.update(copy.deepcopy(OWN_PARAMETERS[profile]))
     params["profile"] = profile
+    if study is not None:                   # the Study's own metrics and cut-offs (its runs are that deep)
+        params["metrics"], params["cutoffs"] = list(study.metrics), list(study.cutoffs)
     nbs = sorted(p for p in notebooks_dir().glob("[0-9]*.ipynb"))
     if not nbs:
         raise ReportError(f"no own-runs notebook in {notebooks_dir()}")
