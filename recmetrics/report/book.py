@@ -83,8 +83,19 @@ def build(
     check_offline: bool = True,
     quiet: bool = True,
     log: Callable[[str], None] | None = _log_default,
+    qrels=None,
+    runs=None,
+    study=None,
+    name: str | None = None,
+    folds=None,
+    threshold: float | None = None,
 ) -> Path:
     """Run the notebooks with ``profile``'s parameters on ``dataset`` and build the book.
+
+    With ``qrels`` and ``runs`` (files, or a ``Qrels`` and ``{name: Run}``), or a ``study``, it
+    builds the meta-evaluation book of those runs instead (:func:`recmetrics.report.own_runs.build`:
+    ``name``, ``folds``, ``threshold`` as there; ``book_dir`` is that book's source folder;
+    ``dataset``, ``notebooks_dir`` and ``only`` do not apply).
 
     ``out``: directory of the HTML site (default ``book/_build/html``). ``book_dir`` and
     ``notebooks_dir`` default to the checkout's ``book/`` and ``notebooks/``; the executed
@@ -94,6 +105,12 @@ def build(
     stylesheet still loads something from another host (:func:`external_assets`). Returns the
     path of the site's ``index.html``.
     """
+    if qrels is not None or runs is not None or study is not None:   # the own-runs book
+        from .own_runs import build as build_own_runs
+
+        return build_own_runs(qrels, runs, out, study=study, name=name, folds=folds, threshold=threshold,
+                              profile=profile, book_dir=book_dir, kernel_name=kernel_name, timeout=timeout,
+                              js_cache=js_cache, check_offline=check_offline, quiet=quiet, execute=execute, log=log)
     if profile not in PROFILES:
         raise unknown_name("report profile", profile, PROFILES)
     log = log or (lambda msg: None)
