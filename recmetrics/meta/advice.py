@@ -50,32 +50,14 @@ import pandas as pd
 from ..errors import InputError
 from .findings import NOISE_SE, order
 
-__all__ = ["Advice", "advise", "decide", "dp_se", "dp_table", "ties_with_best"]
+__all__ = ["Advice", "advise", "decide", "dp_table", "ties_with_best"]
 
 _CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}
 
 
-def dp_se(result) -> float:
-    """Monte Carlo standard error of a :class:`~recmetrics.meta.discriminative.DiscriminativePower`'s
-    DP: its ``dp_se`` when it has one, else ``sqrt(Σ p (1 − p) / B)`` (0 for exact enumeration).
-
-    >>> from types import SimpleNamespace
-    >>> import pandas as pd
-    >>> r = SimpleNamespace(exact=False, n_permutations=100, pvalues=pd.DataFrame({"p": [0.5, 0.5]}))
-    >>> round(dp_se(r), 4)
-    0.0707
-    """
-    if hasattr(result, "dp_se"):
-        return float(result.dp_se)
-    if result.exact:
-        return 0.0
-    p = np.asarray(result.pvalues["p"], dtype=np.float64)
-    return float(np.sqrt(np.sum(p * (1.0 - p)) / result.n_permutations))
-
-
 def dp_table(dp_results: Mapping[str, Any], correction: str | None = "holm", alpha: float = 0.05) -> pd.DataFrame:
     """One row per candidate of ``{candidate: DiscriminativePower}`` (candidates named
-    ``metric@cutoff``): ``metric``, ``cutoff``, ``dp``, ``dp_se`` (:func:`dp_se`), ``rank`` (1 = the
+    ``metric@cutoff``): ``metric``, ``cutoff``, ``dp``, ``dp_se`` (:attr:`DiscriminativePower.dp_se`), ``rank`` (1 = the
     lowest DP), ``significant`` (share of system pairs with p < ``alpha`` after ``correction``,
     :func:`~recmetrics.meta.significance.correct`) and ``median_p``.
 
@@ -94,7 +76,7 @@ def dp_table(dp_results: Mapping[str, Any], correction: str | None = "holm", alp
         p = np.asarray(res.pvalues["p"], dtype=np.float64)
         p_adj = correct(p, correction)
         rows.append({"candidate": str(name), "metric": base, "cutoff": int(cut) if cut.isdigit() else None,
-                     "dp": float(res.dp), "dp_se": dp_se(res),
+                     "dp": float(res.dp), "dp_se": float(res.dp_se),
                      "significant": float(np.mean(p_adj < alpha)) if len(p) else np.nan,
                      "median_p": float(np.median(p)) if len(p) else np.nan})
     table = pd.DataFrame(rows).set_index("candidate")
