@@ -63,7 +63,7 @@ def dp_table(dp_results: Mapping[str, Any], correction: str | None = "holm", alp
 
     >>> import numpy as np, pandas as pd
     >>> from types import SimpleNamespace
-    >>> r = SimpleNamespace(dp=0.06, exact=True, n_permutations=64, pvalues=pd.DataFrame({"p": [0.01, 0.05]}))
+    >>> r = SimpleNamespace(dp=0.06, dp_se=0.0, exact=True, n_permutations=64, pvalues=pd.DataFrame({"p": [0.01, 0.05]}))
     >>> t = dp_table({"P@10": r})                 # Holm: 0.01 -> 0.02 (significant), 0.05 -> 0.05 (not)
     >>> int(t.loc["P@10", "cutoff"]), float(t.loc["P@10", "dp"]), float(t.loc["P@10", "significant"])
     (10, 0.06, 0.5)
