@@ -565,6 +565,8 @@ def test_paper_claims_verdicts_from_results():
                                  for a in ax.AXIOMS}, index=list(ax.PAPER_METRICS), dtype=object)
     out = findings.assess(pt.paper_claims(), {"table1": report_table, "tau": tau, "pshape": shape,
                                               "robustness": rob}).set_index("id")
+    assert out.loc["table1-EU", "verdict"] == "not testable"           # EU is a reconstruction
+    out = out.drop("table1-EU")
     assert (out.verdict == "agrees").all(), out[out.verdict != "agrees"][["our_evidence"]]
     tau.loc[(tau.family == "aspect") & (tau.metric == "NRBP"), "tau"] = 1.0
     out = findings.assess(pt.paper_claims(), {"tau": tau}).set_index("id")
