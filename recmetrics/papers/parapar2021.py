@@ -59,7 +59,7 @@ from ..meta.findings import Claim, Evidence, best_of, holds, not_testable, order
 from ..metrics.registry import parse
 from .setup import SetUp
 
-__all__ = ["PAPER", "SETUP", "QUICK", "CLAIMS", "TABLE1_CLAIMS", "EXPERIMENT_CLAIMS", "CHAPTERS",
+__all__ = ["PAPER", "SETUP", "QUICK", "CLAIMS", "TABLE1_CLAIMS", "EXPERIMENT_CLAIMS", "TIE_BREAK_CLAIMS", "CHAPTERS",
            "ASPECT_WEIGHTED", "SUBTOPIC", "PERFECT_TAU", "ROBUST_TAU", "EU_REASON", "paper_claims",
            "notebook_parameters", "deviations"]
 
@@ -327,6 +327,9 @@ def _best(r, family: str, names, group_base: str, higher: bool, what: str) -> Ev
     if not group:
         return Evidence("inconclusive", None, f"τ of {group_base} is undefined: {_fmt(t)}")
     verdict, detail = best_of(values, group, se, higher=higher)
+    if not higher:   # best_of's "X beats Y" then means X is lower than Y: say it that way
+        detail = detail.replace(" beats ", " is lower than ").replace(" beat(s) every other entry",
+                                                                       " lie(s) below every other entry")
     others = [values[m] for m in values if m not in group]
     gap = (values[group[0]] - max(others)) if higher else (values[group[0]] - min(others))
     return Evidence(verdict, gap, f"τ on {family}: {_fmt(t)}{_se_note(t)}; {detail}")
@@ -480,6 +483,9 @@ EXPERIMENT_CLAIMS = [
 
 TABLE1_CLAIMS = _table1_claims()
 CLAIMS = TABLE1_CLAIMS + EXPERIMENT_CLAIMS
+#: the claims whose results depend on the ideal ordering's tie-break (Exps. 1-2): a chapter assesses
+#: them under every tie-break (:func:`recmetrics.papers.assess_choices`, ``choice="tie_break"``)
+TIE_BREAK_CLAIMS = [c for c in EXPERIMENT_CLAIMS if c.id.startswith(("exp1-", "exp2-"))]
 #: the claims each chapter tests
 CHAPTERS = {"03_unified_accuracy_diversity": CLAIMS}
 
