@@ -570,5 +570,8 @@ def test_paper_claims_verdicts_from_results():
     assert (out.verdict == "agrees").all(), out[out.verdict != "agrees"][["our_evidence"]]
     tau.loc[(tau.family == "aspect") & (tau.metric == "NRBP"), "tau"] = 1.0
     out = findings.assess(pt.paper_claims(), {"tau": tau}).set_index("id")
-    assert out.loc["exp1-aspect-nrbp-worse", "verdict"] == "disagrees"
+    assert out.loc["exp1-aspect-nrbp-worse", "verdict"] == "inconclusive"   # NRBP ties with αβ-nDCG: no order
+    tau.loc[(tau.family == "aspect") & (tau.metric == "RBU@100(profile='test')"), "tau"] = 0.5
+    out = findings.assess(pt.paper_claims(), {"tau": tau}).set_index("id")
+    assert out.loc["exp1-aspect-nrbp-worse", "verdict"] == "disagrees"      # RBU below NRBP
     assert out.loc["table1-ab-nDCG", "verdict"] == "inconclusive"      # not computed
