@@ -436,7 +436,8 @@ def _lower_beta(r) -> Evidence:
         summ = _summary(s, raw)
         g = summ.groupby("beta")
         means = g.tau.mean()
-        ses = g.se.apply(lambda x: float(np.sqrt(np.nansum(np.square(x))) / len(x)) if np.isfinite(x).any() else None)
+        # the fractions share their removals (nested): the mean of their se bounds the se of their mean
+        ses = g.se.apply(lambda x: float(np.nanmean(x)) if np.isfinite(x).any() else None)
         for lo, hi in zip(betas, betas[1:]):
             v = order(means[lo], means[hi], ses[lo], ses[hi])
             parts.append((f"{lo:g} vs {hi:g}", {1: "agrees", -1: "disagrees", 0: "inconclusive"}[v]))
