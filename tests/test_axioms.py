@@ -31,8 +31,13 @@ def test_table1_reproduced(report):
 
 def test_report_views(report):
     sym = report.symbols()
-    assert set(sym.to_numpy().ravel()) <= {"●", "○", "–"}
-    assert sym.loc["ab-nDCG@10", "MissOverNon"] == "●" and sym.loc["S-RR", "Pri"] == "○"
+    assert set(sym.to_numpy().ravel()) <= {"●", "(●)", "○", "–"}
+    # a universal axiom with no counterexample found is a search, not a proof: (●), never ●
+    assert sym.loc["ab-nDCG@10", "MissOverNon"] == "(●)" and sym.loc["S-RR", "Pri"] == "○"
+    assert sym.loc["ab-nDCG@10", "TopHeav"] == "●"                 # an existential axiom's witness
+    r = report.result("ab-nDCG@10", "Pri")
+    assert r.basis == "search" and r.verdict == f"no counterexample in {r.cases} scenes"
+    assert "satisfied" not in str(r).split(".")[0] and "not a proof" in r.message
     ex = report.examples()
     assert len(ex) == len(ax.PAPER_METRICS) * len(ax.AXIOMS)
     cmp = report.compare()
@@ -71,6 +76,37 @@ def test_more_asp_ab_ndcg():
     assert gj < 0.5 * 14 / 29
     found = ax.more_asp("ab-nDCG@10", max_examples=100, seed=0)
     assert found.satisfied is False and not found.example.holds
+
+
+@pytest.mark.parametrize("max_examples", [20, 100])
+def test_more_asp_verdict_does_not_depend_on_the_seed(max_examples):
+    """The search alone found MoreAsp on αβ-nDCG@10 'satisfied' for seeds 2 and 5 at 20 examples
+    and seed 5 at 100; the constructed counterexample (more_asp_threshold) decides it for every seed."""
+    results = [ax.check("MoreAsp", "ab-nDCG@10", max_examples=max_examples, seed=s) for s in range(10)]
+    assert {r.satisfied for r in results} == {False}
+    assert {r.basis for r in results} == {"counterexample"}
+    assert len({str(r.example) for r in results}) == 1          # the same counterexample every time
+    ex = results[0].example
+    assert "constructed" in ex.note and ex.scores["swapped"] > ex.scores["original"]
+
+
+@pytest.mark.parametrize("beta", [0.05, 0.25, 0.5, 1.0])
+def test_more_asp_construction_follows_the_threshold(beta):
+    """The constructed scene sits inside more_asp_threshold's margin for the metric's own β, so the
+    counterexample exists for every β (the margin is x²/(2T²) for two aspects, exact)."""
+    from recmetrics.meta.axioms.constructions import _more_asp_cases
+    from recmetrics.metrics.registry import parse
+
+    spec = parse(f"ab-nDCG@10(beta={beta})")
+    for case in _more_asp_cases(spec):
+        w = case.scene.normalised_weights()
+        x = beta * case.scene.ratings["j"] / 5.0
+        assert w["A"] + w["B"] > w["C"]                                     # MoreAsp's premise
+        assert w["A"] + w["B"] - w["C"] < ax.more_asp_threshold([w["A"], w["B"]], x)
+    assert ax.check("MoreAsp", spec, max_examples=5).basis == "counterexample"
+    # metrics whose gains add up over aspects are not broken by it
+    eu = ax.check("MoreAsp", "EU", max_examples=5)
+    assert eu.satisfied is True and eu.basis == "search" and "5 constructed" in eu.message
 
 
 def test_zero_weight_domain_breaks_profile_weighted_metrics():

@@ -415,6 +415,39 @@ def test_parameters_out_of_range_raise(metric):
         score(metric, ["a", "b"])
 
 
+@pytest.mark.parametrize("metric", ["ERR-IA@3", "ab-nDCG@3", "a-nDCG@3", "NRBP", "EU", "RBU@3",
+                                    "RBU@3(norm=aspect)"])
+def test_max_rating_below_the_top_grade_is_rejected_naming_user_and_item(metric):
+    """ERR-IA@3(max_rating=4) gave 1.125 > 1 and αβ-nDCG 1.015: a gain r/r_max or (2^r-1)/2^r_max above
+    1 is no probability. Rejected as ERR and Qrels reject it, naming the user and item with the larger
+    grade; a max_rating at or above every grade (a dataset's declared scale) is accepted."""
+    qrels = rm.Qrels(pd.DataFrame({"user": [7, 7, 8], "item": ["a", "b", "c"], "rating": [5.0, 4.0, 4.5]}))
+    run = rm.Run.from_lists({7: ["a", "b"], 8: ["c"]})
+    aspects = pd.Series({"a": ("x",), "b": ("y",), "c": ("x", "y"), "z": ("x", "y")})
+    train = pd.DataFrame({"user": [7, 8], "item": ["z", "z"], "rating": [3.0, 4.0]})
+
+    def value(name):
+        return rm.evaluate(run, qrels, [name], aspects=aspects, train=train).per_user.iloc[:, 0]
+
+    with_param = (lambda r: metric[:-1] + f",max_rating={r})") if "(" in metric else (lambda r: metric + f"(max_rating={r})")
+    with pytest.raises(InputError, match=r"max_rating=4 is below the grade 5 user 7 gave item 'a'; 2 judgment"):
+        value(with_param(4))
+    with pytest.raises(InputError, match=r"max_rating=4.9 is below the grade 5 user 7 gave item 'a'; 1 judgment"):
+        value(with_param(4.9))
+    default = value(metric)
+    np.testing.assert_allclose(value(with_param(5)), default)    # the qrels' max_rating is 5
+    assert (value(with_param(10)) <= default + 1e-12).all()       # a larger scale never raises a gain
+
+
+def test_max_rating_above_every_grade_of_the_evaluated_users_is_accepted():
+    # the qrels are declared on a 1-10 scale; the evaluated user's grades stop at 5
+    qrels = rm.Qrels(pd.DataFrame({"user": [1, 1], "item": ["a", "b"], "rating": [5.0, 3.0]}), max_rating=10)
+    run = rm.Run.from_lists({1: ["a", "b"]})
+    v = rm.evaluate(run, qrels, ["ERR-IA@2(max_rating=5)"], aspects=pd.Series({"a": ("x",), "b": ("x",), "c": ("x",)}),
+                    train=pd.DataFrame({"user": [1], "item": ["c"], "rating": [4.0]})).per_user.iloc[0, 0]
+    assert 0 < v <= 1
+
+
 def test_alpha_beta_of_one_are_allowed_and_the_greedy_ideal_can_be_beaten():
     # beta = 1: rated 5 saturates its aspect at once; greedy takes c (gain .544) then a, but a, b, c
     # collects more (documented: the greedy ideal approximates an NP-complete optimum)
@@ -532,8 +565,13 @@ def test_paper_claims_verdicts_from_results():
                                  for a in ax.AXIOMS}, index=list(ax.PAPER_METRICS), dtype=object)
     out = findings.assess(pt.paper_claims(), {"table1": report_table, "tau": tau, "pshape": shape,
                                               "robustness": rob}).set_index("id")
+    assert out.loc["table1-EU", "verdict"] == "not testable"           # EU is a reconstruction
+    out = out.drop("table1-EU")
     assert (out.verdict == "agrees").all(), out[out.verdict != "agrees"][["our_evidence"]]
     tau.loc[(tau.family == "aspect") & (tau.metric == "NRBP"), "tau"] = 1.0
     out = findings.assess(pt.paper_claims(), {"tau": tau}).set_index("id")
-    assert out.loc["exp1-aspect-nrbp-worse", "verdict"] == "disagrees"
+    assert out.loc["exp1-aspect-nrbp-worse", "verdict"] == "inconclusive"   # NRBP ties with αβ-nDCG: no order
+    tau.loc[(tau.family == "aspect") & (tau.metric == "RBU@100(profile='test')"), "tau"] = 0.5
+    out = findings.assess(pt.paper_claims(), {"tau": tau}).set_index("id")
+    assert out.loc["exp1-aspect-nrbp-worse", "verdict"] == "disagrees"      # RBU below NRBP
     assert out.loc["table1-ab-nDCG", "verdict"] == "inconclusive"      # not computed

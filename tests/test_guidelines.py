@@ -188,3 +188,10 @@ def test_catalogue_identities_hold_at_catalogue_scale_and_fail_on_judged_items()
     for identity in ["informedness ≈ recall", "markedness ≈ precision", "LAUC ≈ (1 + informedness)/2"]:
         assert at[("all", identity)] < 0.02, identity
     assert at[("judged", "informedness ≈ recall")] > 0.05
+    # the standard error of each mean |difference| over users, which a claim about the mean must clear
+    se = table.set_index(["universe", "identity"])["se"]
+    assert (se >= 0).all() and (table["users"] == table["users"].iloc[0]).all()
+    per_user = rm.evaluate(run, qrels, ["informedness@10(universe=judged)", "Recall@10"], train=train,
+                           catalog=np.arange(n_items)).per_user
+    diff = (per_user.iloc[:, 0] - per_user.iloc[:, 1]).abs()
+    assert se[("judged", "informedness ≈ recall")] == pytest.approx(diff.std(ddof=1) / np.sqrt(len(diff)))

@@ -157,7 +157,15 @@ def test_run_perturbations_experiments_1_and_2(synthetic):
     assert set(res.scores) == {"swap", "redundancy", "aspect"}
     assert res.scores["swap"].shape == (3, 5, 20)
     taus = pt.rank_correlation(res)
-    assert list(taus.columns) == ["family", "metric", "tau", "n_systems"]
+    assert list(taus.columns) == ["family", "metric", "tau", "n_systems", "tau_se"]
+    assert taus.tau_se.isna().all()                             # no bootstrap asked: no se
+    boot = pt.rank_correlation(res, n_bootstrap=40, seed=3)
+    np.testing.assert_array_equal(boot.tau, taus.tau)
+    defined = boot[boot.tau.notna()]
+    assert (defined.tau_se.dropna() >= 0).all() and defined.tau_se.notna().any()
+    pd.testing.assert_frame_equal(boot, pt.rank_correlation(res, n_bootstrap=40, seed=3))   # seeded
+    with pytest.raises(rm.errors.InputError):
+        pt.rank_correlation(res, n_bootstrap=1)
     ab = taus[taus.metric == "ab-nDCG@10(profile='test')"].set_index("family").tau
     assert ab["swap"] > 0.5
     p = pt.significance_vs_ideal(res)
@@ -196,6 +204,7 @@ def test_robustness_experiment_3(synthetic):
     assert len(df) == 2 * 2 * 2 * 2
     summary = pt.robustness_summary(df)
     assert len(summary) == 8 and summary.tau.between(-1, 1).all()
+    assert (summary.n == 2).all() and np.allclose(summary.se, summary.sd / np.sqrt(2), equal_nan=True)
     again = pt.robustness(test, aspects, cutoffs=(5, 10), betas=(0.5, 1.0), n_systems=8, n_removals=2,
                           fractions=(0.1, 0.6), n_users=20, seed=2)
     pd.testing.assert_frame_equal(df, again)

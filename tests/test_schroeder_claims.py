@@ -1,12 +1,13 @@
 """The claims of paper 001 (Schröder et al.) that chapter 04 assesses: each check agrees on one result
-and disagrees on another (recmetrics.meta.schroeder_claims)."""
+and disagrees on another, and a tie within the floating-point tolerance decides nothing
+(recmetrics.papers.schroeder2011; recmetrics.meta.schroeder_claims re-exports it)."""
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
 from recmetrics.meta import findings, guidelines
-from recmetrics.meta import schroeder_claims as sc
+from recmetrics.papers import schroeder2011 as sc
 
 CLAIMS = {c.id: c for c in sc.CLAIMS}
 
@@ -44,7 +45,7 @@ def setv(results, figure, metric, x, at, value, **where):
 BREAK = {
     "fig1-precision-recall-inverse": lambda r: setv(r, 1, "precision", "k", range(1, 11), lambda k: k / 10),
     "fig1-choose-k": lambda r: setv(r, 1, "MCC", "k", [10], 0.5),
-    "fig2-map-top": lambda r: setv(r, 2, "MAP", "position", range(1, 11), lambda p: 1 - 0.1 * (p - 1)),
+    "fig2-map-top": lambda r: setv(r, 2, "MAP", "position", range(1, 11), lambda p: 0.1 * p),
     "auc-swaps-equal": lambda r: setv(r, 2, "AUC", "position", range(1, 11), lambda p: 1 / p),
     "bktau-auc": lambda r: setv(r, 2, "BKTau", "position", range(1, 11), lambda p: (-1.0) ** p),
     "bktau-k-lauc": lambda r: setv(r, 2, "BKTau@k", "position", range(1, 11), lambda p: (-1.0) ** p),
@@ -56,13 +57,40 @@ BREAK = {
     "fig3-mk-inf-mcc-sign": lambda r: setv(r, 3, "MCC", "n_relevant", [9], 0.1, recommender="inverse"),
     "lauc-one-first": lambda r: setv(r, 3, "LAUC", "n_relevant", [2], 0.9, recommender="perfect"),
     "lauc-zero": lambda r: setv(r, 3, "LAUC", "n_relevant", [9], 0.1, recommender="inverse"),
-    "lauc-top-increases": lambda r: setv(r, 2, "LAUC", "position", [2], 1.0),
+    "lauc-top-increases": lambda r: setv(r, 2, "LAUC", "position", [1], 0.5),
     "lauc-swap-equal": lambda r: setv(r, 2, "LAUC", "position", [2], 0.95),
     "lauc-beyond-ignored": lambda r: setv(r, 2, "LAUC", "position", [8], 0.1),
 }
 # the one toy claim our LAUC disagrees with (§5.2's first bullet read literally): made to agree here
 FIX = {"lauc-one-within": lambda r: setv(setv(r, 2, "LAUC", "position", range(1, 5), 1.0),
                                          4, "LAUC", "position", [1, 2], 1.0)}
+
+
+# claim id -> a result where the claimed difference is an exact tie (up to 1e-12): the rule decides nothing
+TIES = {
+    "fig2-map-top": lambda r: setv(r, 2, "MAP", "position", range(1, 11), lambda p: 1 - 0.1 * (p - 1) + 1e-12 * (p % 2)),
+    "lauc-top-increases": lambda r: setv(r, 2, "LAUC", "position", [2], 1.0 - 1e-13),
+    "fig3-ratio-bias": lambda r: setv(setv(setv(setv(
+        r, 3, "precision", "n_relevant", range(1, 10), 0.5, recommender="perfect"),
+        3, "precision", "n_relevant", range(1, 10), 0.5 + 1e-13, recommender="inverse"),
+        3, "F1", "n_relevant", range(1, 10), 0.5, recommender="perfect"),
+        3, "F1", "n_relevant", range(1, 10), 0.5, recommender="inverse"),
+}
+
+
+@pytest.mark.parametrize("cid", sorted(TIES))
+def test_a_tie_within_float_noise_is_inconclusive(toy, cid):
+    """The old checks decided with bare comparisons (a 1e-13 gap 'agreed'); the verdict rule does not."""
+    ev = CLAIMS[cid].check(TIES[cid](toy))
+    assert ev.verdict == "inconclusive", ev.detail
+
+
+def test_old_module_reexports_the_papers_module():
+    from recmetrics.meta import schroeder_claims as old
+
+    assert old.CLAIMS is sc.CLAIMS and old.IDENTITY_TOLERANCE == sc.IDENTITY_TOLERANCE
+    assert sc.SETUP.paper == "001" and sc.SETUP.cutoffs == (4,) and sc.SETUP.extra["n_items"] == 10
+    assert {c.paper for c in sc.CLAIMS} == {"001"}
 
 
 def test_every_claim_has_a_test():

@@ -437,7 +437,10 @@ def catalogue_identities(run, qrels, k: int, universes=("all", "judged"), **cont
 
     For each universe (``"all"``: catalogue minus training items; ``"judged"``: the user's test
     items only, where ``tn`` is small and the approximations fail), returns the mean and maximum
-    absolute difference over users of each identity."""
+    absolute difference over users of each identity, and ``se``: the standard error of that mean
+    (sample standard deviation of the per-user |difference| over √users; NaN for one user), which
+    a claim about the mean must clear. Columns ``universe, identity, mean |difference|,
+    max |difference|, se, users``."""
     from ..evaluation import evaluate
 
     rows = []
@@ -455,8 +458,10 @@ def catalogue_identities(run, qrels, k: int, universes=("all", "judged"), **cont
             "BKTau ≈ MCC": v["bkt"] - v["mcc"],
         }
         for identity, diff in pairs.items():
-            rows.append({"universe": universe, "identity": identity, "mean |difference|": float(np.abs(diff).mean()),
-                         "max |difference|": float(np.abs(diff).max())})
+            a = np.abs(diff)
+            se = float(a.std(ddof=1) / np.sqrt(len(a))) if len(a) > 1 else float("nan")
+            rows.append({"universe": universe, "identity": identity, "mean |difference|": float(a.mean()),
+                         "max |difference|": float(a.max()), "se": se, "users": len(a)})
     return pd.DataFrame(rows)
 
 

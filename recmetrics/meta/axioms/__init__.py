@@ -10,7 +10,8 @@ Where things are
 ----------------
 ``scenes``         :class:`Scene` (one hypothetical user), :class:`Example` (rankings, scores, verdict)
 ``strategies``     hypothesis strategies generating the scenes of the universal axioms
-``constructions``  the constructed scenes (grids of witnesses) of the existential axioms
+``constructions``  the constructed scenes (grids of witnesses) of the existential axioms, and
+                   MoreAsp's constructed counterexample
 ``checkers``       scoring scenes, the counterexample and witness searches, :class:`AxiomResult`
 ``definitions``    the eight axioms (:func:`pri` ... :func:`miss_over_non`), :func:`check`,
                    :func:`more_asp_threshold`
@@ -32,11 +33,15 @@ and up to 1000 in the existential ones ("a value n large enough" needs room).
 are searched with ``hypothesis`` (:func:`hypothesis.find`) for a counterexample among generated
 scenes: random aspects, weights, items, ratings (including unrated items) and positions, with
 the items the axiom talks about placed as it prescribes. A counterexample found is shrunk to a
-minimal one and reported; if none is found in ``max_examples`` scenes, the axiom is reported
-satisfied. *Existential* axioms (NonPriSatAsp, TopHeav, TopHeavComp: "there is a saturation /
+minimal one and reported. Where the package knows how a metric breaks a universal axiom, the
+counterexample is *constructed* instead, so the verdict does not hang on the search's seed:
+MoreAsp's boundary scenes (:func:`more_asp_threshold`, built in :mod:`.constructions`) are scored
+before any search. If neither finds a counterexample, the result says exactly that — "no
+counterexample in N scenes" (``AxiomResult.basis == "search"``, shown as (●) by
+``AxiomReport.symbols``) — which is evidence, not a proof. *Existential* axioms (NonPriSatAsp, TopHeav, TopHeavComp: "there is a saturation /
 a depth n such that ...") are checked by direct construction over a grid of witnesses, for each
 of two scenes (the listed aspects only; and a user who also likes an aspect the lists never
-show); the axiom holds if every scene has a witness.
+show); the axiom holds if every scene has a witness (shown as ●: the witness proves it).
 
 Formalisations (where the paper's wording leaves room, the choice is stated):
 
@@ -82,7 +87,7 @@ from __future__ import annotations
 from .checkers import AxiomResult
 from .definitions import (AXIOMS, QUANTIFIER, R_QUANTIFIERS, asp_rel, check, deep, miss_over_non,
                           more_asp, more_asp_threshold, non_pri_sat_asp, pri, top_heav, top_heav_comp)
-from .report import ACCURACY_METRICS, PAPER_METRICS, PAPER_TABLE1, AxiomReport, evaluate, table
+from .report import ACCURACY_METRICS, PAPER_METRICS, PAPER_TABLE1, SYMBOLS, AxiomReport, evaluate, table
 from .scenes import Example, Scene
 
 # names of the single module this package replaced, so that old code and pickles still resolve them
@@ -90,6 +95,6 @@ from .checkers import TOLERANCE  # noqa: F401
 from .scenes import R_MAX, THRESHOLD, UNBOUNDED_LENGTH, UNIVERSAL_LENGTH, _Case  # noqa: F401
 from .strategies import RATINGS  # noqa: F401
 
-__all__ = ["AXIOMS", "QUANTIFIER", "R_QUANTIFIERS", "more_asp_threshold", "PAPER_TABLE1", "PAPER_METRICS", "ACCURACY_METRICS", "Scene",
-           "Example", "AxiomResult", "AxiomReport", "check", "evaluate", "table", "pri", "deep",
-           "non_pri_sat_asp", "top_heav", "top_heav_comp", "asp_rel", "more_asp", "miss_over_non"]
+__all__ = ["AXIOMS", "QUANTIFIER", "R_QUANTIFIERS", "more_asp_threshold", "PAPER_TABLE1", "SYMBOLS", "PAPER_METRICS",
+           "ACCURACY_METRICS", "Scene", "Example", "AxiomResult", "AxiomReport", "check", "evaluate", "table", "pri",
+           "deep", "non_pri_sat_asp", "top_heav", "top_heav_comp", "asp_rel", "more_asp", "miss_over_non"]

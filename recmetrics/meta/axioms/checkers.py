@@ -6,10 +6,14 @@
 ``TOLERANCE`` relative to the larger magnitude (at least 1e-12 absolute), so rounding noise is
 never read as a preference.
 
-* ``_check_universal`` ("for all ..."): :func:`hypothesis.find` searches the axiom's generated
-  scenes (:mod:`.strategies`) for a counterexample with ``max_examples`` scenes and a seeded
+* ``_check_universal`` ("for all ..."): where the axiom has constructions
+  (``constructions._CONSTRUCTED``: MoreAsp's boundary scenes), they are scored first and a
+  failing one is the counterexample — built, not searched for, so the verdict does not depend on
+  the seed. Otherwise :func:`hypothesis.find` searches the axiom's generated scenes
+  (:mod:`.strategies`) for a counterexample with ``max_examples`` scenes and a seeded
   ``random.Random(seed)``, shrinks it, and keeps up to ``n_counterexamples`` distinct failing
-  scenes (the shrunk one first, then the smallest); none found = satisfied.
+  scenes (the shrunk one first, then the smallest). None found is reported as what it is, "no
+  counterexample in N scenes" (``AxiomResult.basis == "search"``), not as a proof.
 * ``_check_existential`` ("there is ..."): scores the axiom's constructions (:mod:`.constructions`)
   in batches of 60, in order, for each scene variant; satisfied if every variant has a witness,
   else the closest failure (smallest margin, ``_margin``) is the counterexample. With
@@ -29,7 +33,7 @@ import numpy as np
 
 from ...metrics import diversity as dv
 from ...metrics.registry import MetricSpec
-from .constructions import _variants
+from .constructions import _CONSTRUCTED, _variants
 from .scenes import R_MAX, THRESHOLD, UNIVERSAL_LENGTH, Example, Scene, _Case, _max_length
 from .strategies import _UNIVERSAL
 
@@ -62,8 +66,27 @@ class AxiomResult:
     def __bool__(self) -> bool:
         return bool(self.satisfied)
 
+    @property
+    def basis(self) -> str:
+        """What the verdict rests on: ``"counterexample"`` (violated; one is shown), ``"witness"``
+        (an existential axiom satisfied; the witness is shown), ``"search"`` (a universal axiom for
+        which no counterexample was found in :attr:`cases` scenes — evidence, not a proof) or
+        ``"not applicable"``."""
+        if self.satisfied is None:
+            return "not applicable"
+        if self.satisfied is False:
+            return "counterexample"
+        return "search" if self.quantifier == "forall" else "witness"
+
+    @property
+    def verdict(self) -> str:
+        """The result in words: ``"violated"``, ``"satisfied"`` (a witness), ``"no counterexample in
+        N scenes"`` (a search that found none) or ``"not applicable"``."""
+        return {"counterexample": "violated", "witness": "satisfied", "not applicable": "not applicable",
+                "search": f"no counterexample in {self.cases} scenes"}[self.basis]
+
     def __str__(self) -> str:
-        state = {True: "satisfied", False: "VIOLATED", None: "not applicable"}[self.satisfied]
+        state = "VIOLATED" if self.satisfied is False else self.verdict
         head = f"{self.axiom} on {self.metric}: {state} ({self.quantifier}, {self.cases} cases). {self.message}"
         return head + ("\n" + str(self.example) if self.example is not None else "")
 
@@ -110,7 +133,16 @@ def _check_universal(axiom: str, spec: MetricSpec, *, max_examples: int, seed: i
         return AxiomResult(axiom, str(spec), None, "forall", 0,
                            message=f"the cut-off {spec.k} leaves no room for the construction "
                                    f"(needs lists of {min_len})")
-    count = [0]
+    built = _CONSTRUCTED.get(axiom, lambda _spec: [])(spec)
+    if built:
+        examples = _run_grid(spec, axiom, built)
+        bad = sorted((e for e in examples if not e.holds), key=_margin, reverse=True)   # clearest first
+        if bad:
+            return AxiomResult(axiom, str(spec), False, "forall", len(examples), bad[0],
+                               message=f"constructed counterexample: {len(bad)} of {len(examples)} constructed "
+                                       f"scenes violate the axiom (no search needed; the clearest is shown)",
+                               counterexamples=bad[:max(int(n_counterexamples), 1)])
+    count = [len(built)]
     failing: dict = {}        # distinct failing scenes met while searching (before shrinking)
 
     def violated(case: _Case) -> bool:
@@ -126,8 +158,10 @@ def _check_universal(axiom: str, spec: MetricSpec, *, max_examples: int, seed: i
     try:
         case = find(make(zero_weights, max_len), violated, settings=conf, random=random.Random(seed))
     except NoSuchExample:
+        generated = count[0] - len(built)
+        scenes = f"{len(built)} constructed and {generated} generated" if built else f"{generated} generated"
         return AxiomResult(axiom, str(spec), True, "forall", count[0],
-                           message=f"no counterexample in {max_examples} generated scenes")
+                           message=f"no counterexample in {scenes} scenes (a search, not a proof)")
     example = _evaluate_case(spec, axiom, case)
     others = [e for key, e in failing.items() if key != str(example)]
     others.sort(key=lambda e: sum(len(r) for r in e.rankings.values()))   # smallest first

@@ -1,4 +1,4 @@
-"""Constructed scenes of the existential axioms (NonPriSatAsp, TopHeav, TopHeavComp).
+r"""Constructed scenes: the existential axioms (NonPriSatAsp, TopHeav, TopHeavComp) and MoreAsp's counterexample.
 
 An existential axiom ("there is a saturation / a depth n such that ...") is checked over a grid
 of direct constructions, each a ``_Case`` (scene, the two rankings compared, the relation the
@@ -13,10 +13,22 @@ user who also likes an aspect the lists never show. The grids:
 
 Each construction's ``group`` is its rating r (TopHeav / TopHeavComp), which the check with
 ``r_quantifier="forall"`` needs a witness for.
+
+One *universal* axiom also has constructions: where the package knows how a metric can violate
+it, the counterexample is built, not searched for (so the verdict does not depend on the search's
+seed). ``_CONSTRUCTED`` maps the axiom to its builder:
+
+* MoreAsp (:func:`_more_asp_cases`): the boundary scene of :func:`~.definitions.more_asp_threshold`
+  — an item showing two aspects of weight 1 against one showing a single aspect of weight
+  :math:`c = \sqrt{4 - x/2}` (:math:`x = \beta r/r_{max}`), for r in 1..5; the two-aspect item
+  has the larger remaining interest (:math:`2 > c`), yet its noisy-or gain falls short by
+  :math:`x^2/(2T^2)` with :math:`T = 2 + c` (the margin is exact for two aspects).
 """
 from __future__ import annotations
 
-from .scenes import UNBOUNDED_LENGTH, Scene, _Case, _max_length, _swap
+import math
+
+from .scenes import R_MAX, UNBOUNDED_LENGTH, Scene, _Case, _max_length, _swap
 
 
 def _variants(kind: str) -> list[tuple[str, dict, dict, dict]]:
@@ -87,3 +99,40 @@ def _top_heav_comp_cases(spec, weights, extra_asp, extra_r, v_name):
             out.append(_Case(c.scene, c.rankings, "one_on_top", "<", "n_after_n", c.note.replace("n=", "m="),
                              group=r))
     return out
+
+
+def _more_asp_x(spec) -> list[float]:
+    r"""The values :math:`x = \beta r/r_{max}` (r in 1..5) a MoreAsp construction targets: the
+    metric's own β when it has one (αβ-nDCG), else αβ-nDCG's default 0.5."""
+    beta = float(dict(spec.params).get("beta", 0.5)) if spec.name == "ab-nDCG" else 0.5
+    return [beta * r / R_MAX for r in range(1, 6)]
+
+
+def _more_asp_cases(spec) -> list[_Case]:
+    r"""Constructed MoreAsp scenes at the boundary :func:`~.definitions.more_asp_threshold` predicts.
+
+    Item ``j`` shows aspects A and B (weights 1 and 1), item ``j'`` only C (weight
+    :math:`c = \sqrt{4 - x/2}`), both rated r, ``j`` ranked first; a relevant unlisted item ``rel``
+    (aspect C, rated 5) makes the user an evaluated one. With :math:`T = 2 + c`, ``j``'s remaining
+    interest :math:`2/T` exceeds ``j'``'s :math:`c/T`, so MoreAsp expects swapping them to lower Q;
+    but the noisy-or gain of Eq. 13 gives ``j`` :math:`2x/T - x^2/T^2`, against ``j'``'s
+    :math:`xc/T`: since :math:`2 - c = x/(2T)`, the two-aspect item gains :math:`x^2/(2T^2)` less
+    (its margin :math:`2/T - c/T = x/(2T^2)` is below the threshold :math:`x/T^2`). One scene per
+    rating r in 1..5, for the metric's β (:func:`_more_asp_x`).
+    """
+    cases = []
+    for r, x in zip(range(1, 6), _more_asp_x(spec)):
+        c = math.sqrt(4.0 - x / 2.0)
+        scene = Scene({"j": ("A", "B"), "j'": ("C",), "rel": ("C",)},
+                      {"j": float(r), "j'": float(r), "rel": R_MAX},
+                      {"A": 1.0, "B": 1.0, "C": c})
+        orig = ["j", "j'"]
+        cases.append(_Case(scene, {"original": orig, "swapped": _swap(orig, 0, 1)}, "swapped", "<", "original",
+                           f"constructed (more_asp_threshold): j shows A, B (weights 1, 1), j' shows C "
+                           f"(weight {c:.6f} = sqrt(4 - x/2), x = {x:g}), both rated {r}; remaining interest "
+                           f"{2 / (2 + c):.6f} vs {c / (2 + c):.6f}", group=r))
+    return cases
+
+
+#: universal axioms with a known construction: axiom -> builder(spec) -> list of _Case
+_CONSTRUCTED = {"MoreAsp": _more_asp_cases}

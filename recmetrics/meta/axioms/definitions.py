@@ -121,12 +121,19 @@ def more_asp(metric, *, max_examples: int = 100, seed: int = 0, zero_weights: bo
     Equally rated (r > 0) items j above j' show disjoint aspect sets of positive weight that no
     other listed item shows (none saturated, :math:`w(\vec\imath,a) = 0`); j's remaining
     interest is larger; swapping them must decrease Q. Eq. 23 prints the inequality the other way
-    round, against its own prose; we follow the prose. Half the generated scenes sit at the
-    boundary (several aspects against one whose weight is one unit less than their sum), where
-    αβ-nDCG's second-order term can win (:func:`more_asp_threshold`). Options as in :func:`pri`.
+    round, against its own prose; we follow the prose.
 
-    >>> more_asp("ab-nDCG@10", max_examples=20).satisfied
-    False
+    Before any search, the constructed boundary scenes of :func:`more_asp_threshold` are scored
+    (two aspects of weight 1 against one of weight :math:`\sqrt{4 - x/2}`, :math:`x = \beta r/r_{max}`,
+    r = 1..5; :mod:`.constructions`): on αβ-nDCG they are a counterexample for every β and seed.
+    Otherwise the search runs; half its generated scenes sit at the boundary (several aspects
+    against one whose weight is one unit less than their sum). Options as in :func:`pri`.
+
+    >>> r = more_asp("ab-nDCG@10", max_examples=20)
+    >>> r.satisfied, r.basis
+    (False, 'counterexample')
+    >>> more_asp("EU", max_examples=20).verdict
+    'no counterexample in 25 scenes'
     """
     return _check_universal("MoreAsp", _spec(metric), max_examples=max_examples, seed=seed, zero_weights=zero_weights,
                             n_counterexamples=n_counterexamples)

@@ -1,7 +1,8 @@
 """Table 1 of Parapar & Radlinski (RecSys 2021): every axiom on every metric, and the paper's table.
 
 :func:`evaluate` checks every axiom on every metric and returns an :class:`AxiomReport` (every
-result with its example; ``.table`` the satisfaction matrix, ``.symbols()`` in the paper's ● / ○,
+result with its example; ``.table`` the satisfaction matrix, ``.symbols()`` in the paper's ● / ○ (with (●) where a search
+found no counterexample, which is not a proof), ``.bases()`` what each verdict rests on,
 ``.compare()`` the cells that disagree with the paper); :func:`table` is the matrix alone.
 ``PAPER_TABLE1`` is the paper's Table 1 keyed by our registry names, ``PAPER_METRICS`` its metrics
 with the paper's settings, ``ACCURACY_METRICS`` plain accuracy metrics checked for the record.
@@ -29,12 +30,14 @@ PAPER_TABLE1 = {
     "RBU": dict({a: True for a in AXIOMS}, MissOverNon=False),
     "ab-nDCG": {a: True for a in AXIOMS},
 }
+#: the symbol of each basis of a verdict (:attr:`AxiomResult.basis`) in :meth:`AxiomReport.symbols`
+SYMBOLS = {"counterexample": "○", "witness": "●", "search": "(●)", "not applicable": "–"}
 #: the metrics of Table 1 with the paper's settings (cut-off 10 where the paper writes @k)
 PAPER_METRICS = ("a-nDCG@10", "S-Recall@10", "S-RR", "NRBP", "EU", "RBU@10", "ab-nDCG@10")
 #: plain accuracy metrics, checked "for the record"
 ACCURACY_METRICS = ("P@10", "nDCG@10", "AP@10", "RR@10", "ERR@10")
 
-__all__ = ["PAPER_TABLE1", "PAPER_METRICS", "ACCURACY_METRICS", "AxiomReport", "evaluate", "table"]
+__all__ = ["PAPER_TABLE1", "SYMBOLS", "PAPER_METRICS", "ACCURACY_METRICS", "AxiomReport", "evaluate", "table"]
 
 
 @dataclass
@@ -64,20 +67,29 @@ class AxiomReport:
         data = [[self.results[(m, a)].satisfied for a in self.axioms] for m in self.metrics]
         return pd.DataFrame(data, index=pd.Index(self.metrics, name="metric"), columns=self.axioms, dtype=object)
 
+    def bases(self) -> pd.DataFrame:
+        """Metrics x axioms: what each verdict rests on (:attr:`AxiomResult.basis`: ``counterexample``,
+        ``witness``, ``search`` or ``not applicable``)."""
+        data = [[self.results[(m, a)].basis for a in self.axioms] for m in self.metrics]
+        return pd.DataFrame(data, index=pd.Index(self.metrics, name="metric"), columns=self.axioms)
+
     def symbols(self) -> pd.DataFrame:
-        """The table with the paper's symbols: ● satisfied, ○ violated, – not applicable."""
-        return self.table.map(lambda v: "●" if v is True else ("○" if v is False else "–"))
+        """The table in the paper's symbols: ○ violated (a counterexample), ● satisfied (a witness of
+        an existential axiom), (●) no counterexample found by the search of a universal axiom (not a
+        proof; see :data:`SYMBOLS`), – not applicable."""
+        return self.bases().map(SYMBOLS.get)
 
     def result(self, metric, axiom: str) -> AxiomResult:
         """The :class:`AxiomResult` of one cell (any spelling of the metric; axiom case-insensitive)."""
         return self.results[(str(_spec(metric)), _axiom_name(axiom))]
 
     def examples(self) -> pd.DataFrame:
-        """One row per (metric, axiom): outcome, expectation, scores and the example's note."""
+        """One row per (metric, axiom): outcome, its basis and wording, expectation, scores and the example's note."""
         rows = []
         for (m, a), r in self.results.items():
             ex = r.example
-            rows.append({"metric": m, "axiom": a, "satisfied": r.satisfied, "quantifier": r.quantifier,
+            rows.append({"metric": m, "axiom": a, "satisfied": r.satisfied, "basis": r.basis, "verdict": r.verdict,
+                         "quantifier": r.quantifier,
                          "cases": r.cases, "expectation": ex.expectation if ex else "",
                          "scores": ({k: round(v, 6) for k, v in ex.scores.items()} if ex else {}),
                          "example": ex.note if ex else r.message})

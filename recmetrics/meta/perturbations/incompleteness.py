@@ -176,11 +176,12 @@ def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iter
 
 
 def robustness_summary(df: pd.DataFrame) -> pd.DataFrame:
-    """Mean (and standard deviation) of τ over the removals, per (cutoff, beta, fraction): Fig. 4.
+    """Mean τ over the removals per (cutoff, beta, fraction), with its spread and Monte Carlo error: Fig. 4.
 
-    tau = (1/R) Σ_r τ(k, β, f, r) and sd its sample standard deviation (ddof = 1, NaN for one
-    removal) over the R removals of :func:`robustness` (Parapar & Radlinski, RecSys 2021, Sec. 5.4
-    report averaged values). Columns ``cutoff, beta, fraction, tau, sd``.
+    tau = (1/R) Σ_r τ(k, β, f, r), sd its sample standard deviation (ddof = 1, NaN for one
+    removal) over the R removals of :func:`robustness`, n = R and se = sd/√R, the Monte Carlo
+    standard error of the mean a claim about it must clear (Parapar & Radlinski, RecSys 2021,
+    Sec. 5.4 report averaged values). Columns ``cutoff, beta, fraction, tau, sd, n, se``.
 
     Examples
     --------
@@ -188,9 +189,11 @@ def robustness_summary(df: pd.DataFrame) -> pd.DataFrame:
     >>> df = pd.DataFrame({"cutoff": 5, "beta": 0.5, "fraction": [0.2, 0.2, 0.5, 0.5],
     ...                    "removal": [0, 1, 0, 1], "tau": [0.8, 0.4, -0.8, 0.0]})
     >>> robustness_summary(df).round(3)
-       cutoff  beta  fraction  tau     sd
-    0       5   0.5       0.2  0.6  0.283
-    1       5   0.5       0.5 -0.4  0.566
+       cutoff  beta  fraction  tau     sd  n   se
+    0       5   0.5       0.2  0.6  0.283  2  0.2
+    1       5   0.5       0.5 -0.4  0.566  2  0.4
     """
     g = df.groupby(["cutoff", "beta", "fraction"], as_index=False)["tau"]
-    return g.agg(tau="mean", sd="std")
+    out = g.agg(tau="mean", sd="std", n="count")
+    out["se"] = out["sd"] / np.sqrt(out["n"])
+    return out

@@ -190,14 +190,20 @@ def level_means(result: PerturbationScores) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["family", "metric", "level", "mean"])
 
 
-def rank_correlation(result: PerturbationScores, *, include_ideal: bool = True) -> pd.DataFrame:
+def rank_correlation(result: PerturbationScores, *, include_ideal: bool = True, n_bootstrap: int = 0,
+                     seed=0) -> pd.DataFrame:
     """Exp. 1: Kendall's τ between each metric's ranking of the levels and the true order (Fig. 2).
 
     τ = τ_b(mean score of each level, −level), the levels ranked by their mean over users
     (:func:`recmetrics.meta.agreement.system_ranking_tau`; Parapar & Radlinski, RecSys 2021,
     Sec. 5.2). The true order ranks level 0 (the ideal) first and deeper levels lower;
     ``include_ideal=False`` ranks only the perturbed levels. τ is NaN when a metric gives every
-    level the same mean. Columns ``family, metric, tau, n_systems`` (the number of levels ranked).
+    level the same mean. Columns ``family, metric, tau, n_systems`` (the number of levels ranked)
+    and ``tau_se``: the bootstrap standard error of τ over the evaluated users — the standard
+    deviation (ddof = 1) of τ over ``n_bootstrap`` resamples of the users with replacement (the
+    same resamples for every family and metric, seeded by ``seed``; resamples where τ is undefined
+    are left out). ``n_bootstrap=0`` (default) computes none: ``tau_se`` is NaN, and a claim then
+    reads τ as exact. The paper reports τ without an uncertainty; the bootstrap is this package's.
 
     Examples
     --------
@@ -206,18 +212,39 @@ def rank_correlation(result: PerturbationScores, *, include_ideal: bool = True) 
     ...                  [[0.5, 0.5, 0.5, 0.5, 0.5], [0.6, 0.4, 0.5, 0.7, 0.5], [0.5, 0.5, 0.5, 0.5, 0.4]]])
     >>> res = PerturbationScores(["good", "flat"], np.arange(5), {"swap": cube}, size=10)
     >>> rank_correlation(res).round(3)
-      family metric    tau  n_systems
-    0   swap   good  1.000          3
-    1   swap   flat  0.333          3
+      family metric    tau  n_systems  tau_se
+    0   swap   good  1.000          3     NaN
+    1   swap   flat  0.333          3     NaN
+    >>> rank_correlation(res, n_bootstrap=200).round(3)      # "good" is 1 in every resample
+      family metric    tau  n_systems  tau_se
+    0   swap   good  1.000          3   0.000
+    1   swap   flat  0.333          3   0.264
     """
+    from ...errors import InputError
+
+    n_bootstrap = int(n_bootstrap)
+    if n_bootstrap < 0 or n_bootstrap == 1:
+        raise InputError(f"n_bootstrap must be 0 (no standard error) or at least 2, got {n_bootstrap}")
+    weights = None
     rows = []
     for fam, cube in result.scores.items():
         start = 0 if include_ideal else 1
         truth = -np.arange(cube.shape[1])[start:]
+        n_users = cube.shape[2]
+        if n_bootstrap and weights is None and n_users:
+            rng = np.random.default_rng(seed)
+            # resampled users as multiplicities: the mean of a resample is cube @ counts / n
+            weights = rng.multinomial(n_users, np.full(n_users, 1.0 / n_users), size=n_bootstrap).T / n_users
         for m_i, m in enumerate(result.metrics):
             tau = agreement.system_ranking_tau(cube[m_i, start:], truth)
-            rows.append((fam, m, tau, cube.shape[1] - start))
-    return pd.DataFrame(rows, columns=["family", "metric", "tau", "n_systems"])
+            se = np.nan
+            if weights is not None and np.isfinite(tau):
+                means = cube[m_i, start:] @ weights                     # (levels, n_bootstrap)
+                boot = np.array([agreement.kendall_tau(means[:, b], truth) for b in range(n_bootstrap)])
+                boot = boot[np.isfinite(boot)]
+                se = float(boot.std(ddof=1)) if len(boot) > 1 else np.nan
+            rows.append((fam, m, tau, cube.shape[1] - start, se))
+    return pd.DataFrame(rows, columns=["family", "metric", "tau", "n_systems", "tau_se"])
 
 
 def significance_vs_ideal(result: PerturbationScores, *, test: str = "wilcoxon",

@@ -14,7 +14,8 @@ One idea per module; each imports only from the ones listed above it:
 * :mod:`.cache` — the small LRU cache (by object identity) of aspect indexes and ideals;
 * :mod:`.aspects` — :class:`AspectIndex`, :func:`aspect_index`: item -> aspect membership;
 * :mod:`.judgments` — the users' full test judgments with aspects (:class:`Judgments`,
-  :func:`judgments_of`, :func:`judgments_from_qrels`, :func:`attach_judgments`);
+  :func:`judgments_of`, :func:`judgments_from_qrels`, :func:`attach_judgments`) and the top
+  rating :math:`r_{max}` checked against them;
 * :mod:`.weights` — the aspect weights γ of Eq. 9 over the train / test / uniform profile
   (:func:`profile_weights`, :func:`aspect_weights`);
 * :mod:`.lists` — the ranked lists as arrays, their (cell, aspect) pairs (:class:`ListPairs`,
@@ -49,6 +50,11 @@ Conventions shared by every kernel (documented and tested; the modules give the 
 * **Parameters**: ``alpha`` and ``beta`` (and NRBP's ``alpha``, ``beta``; EU's ``alpha``) must be
   in (0, 1]; RBU/EU's persistence ``p`` in (0, 1); the effort ``e`` >= 0; anything else raises
   :class:`~recmetrics.errors.InputError` (:mod:`.params`).
+* **Top rating** :math:`r_{max}`: the metric's ``max_rating``, else the qrels' ``max_rating``
+  (declare the dataset's scale there: ``rm.Qrels(test, max_rating=ds.rating_scale[1])``, not the
+  test split's largest rating). A ``max_rating`` below a grade of an evaluated user raises
+  :class:`~recmetrics.errors.InputError` naming the user and the item (:mod:`.judgments`), as
+  ``ERR`` and ``Qrels`` do: the gains are probabilities.
 """
 from __future__ import annotations
 

@@ -29,9 +29,9 @@ import numpy as np
 from ..ranking import safe_div
 from ..registry import register
 from .ideal import _cached_ideal, greedy_ideal
-from .judgments import Judgments, judgments_of
+from .judgments import Judgments, _rmax, judgments_of
 from .lists import ListPairs, _cascade, _profiled_lists, discount, list_pairs
-from .params import _check_unit, _rmax
+from .params import _check_unit
 
 
 def ab_item_probability(labels: np.ndarray, valid: np.ndarray, alpha: float, beta: float,

@@ -24,9 +24,8 @@ import numpy as np
 
 from ..ranking import safe_div
 from ..registry import register
-from .judgments import Judgments, judgments_of
+from .judgments import Judgments, _rmax, judgments_of
 from .lists import _cascade, _profiled_lists, _run_member, discount, list_pairs
-from .params import _rmax
 
 
 def _err_grade(labels: np.ndarray, rmax: float) -> np.ndarray:

@@ -6,9 +6,18 @@ test-profile weights (Eq. 9 over the test ratings) and the users' own aspects (S
 NRBP, RBU's per-aspect grades). They are read from the :class:`~recmetrics.data.qrels.Qrels` the
 Judged was built from (:func:`recmetrics.judged.judge` keeps them; :func:`attach_judgments` does
 it for judged objects built otherwise) as flat arrays grouped by user (:class:`Judgments`).
+
+The top of the rating scale :math:`r_{max}` every graded kernel divides by is resolved here too
+(``_rmax``): the metric's ``max_rating`` parameter, else the qrels' ``max_rating`` (the scale the
+:class:`~recmetrics.data.qrels.Qrels` was declared with, by default its largest rating). A
+``max_rating`` below a grade of an evaluated user is an error naming the user and the item, as
+for :class:`~recmetrics.data.qrels.Qrels` and ``ERR``: every gain :math:`r/r_{max}` or
+:math:`(2^r-1)/2^{r_{max}}` is a probability, and a grade above the top would push it (and the
+metric, e.g. ERR-IA 1.39 or αβ-nDCG past its ideal) above 1.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -160,3 +169,52 @@ def _relevant_aspects(judged, aspects) -> np.ndarray:
 def _positive_aspects(judged, aspects) -> np.ndarray:
     """(n, c) aspects shown by at least one positively rated judged item of each user."""
     return aspects_rated_at_least(judgments_of(judged, aspects), 0.0, strict=True)
+
+
+def _rmax(judged, max_rating: float, metric: str) -> float:
+    """The top rating :math:`r_{max}` of a graded kernel: ``max_rating`` if given (non-zero), else
+    the qrels' ``max_rating``.
+
+    Raises :class:`~recmetrics.errors.InputError` when it is not a positive number, or when
+    ``max_rating`` is below a grade of one of the evaluated users (naming the user, the item and
+    the grade). Give the dataset's declared scale (``Dataset.rating_scale[1]``), not the test
+    split's largest rating.
+
+    Examples
+    --------
+    >>> import pandas as pd, recmetrics as rm
+    >>> qrels = rm.Qrels(pd.DataFrame({"user": [1, 1], "item": ["a", "b"], "rating": [5.0, 2.0]}))
+    >>> j = rm.judge(rm.Run.from_lists({1: ["b"]}), qrels)
+    >>> _rmax(j, 0.0, "ERR-IA"), _rmax(j, 10.0, "ERR-IA")
+    (5.0, 10.0)
+    >>> _rmax(j, 4.0, "ERR-IA")
+    Traceback (most recent call last):
+    ...
+    recmetrics.errors.InputError: ERR-IA: max_rating=4 is below the grade 5 user 1 gave item 'a'; ...
+    """
+    r = float(max_rating) if max_rating else float(judged.max_rating)
+    if not math.isfinite(r) or r <= 0:
+        raise InputError(f"{metric}: the top rating r_max must be a positive number, got {r!r}")
+    if max_rating and r < float(judged.max_rating):
+        _reject_grades_above(judged, r, metric)
+    return r
+
+
+def _reject_grades_above(judged, rmax: float, metric: str) -> None:
+    """Raise InputError naming the evaluated user's judgment with the largest grade above ``rmax`` (if any)."""
+    import numpy as np
+    import pandas as pd
+
+    frame = _qrels_of(judged).to_frame()
+    rating = frame["rating"].to_numpy(dtype=np.float64)
+    mine = pd.Index(judged.users).get_indexer(frame["user"].to_numpy()) >= 0
+    above = np.flatnonzero(mine & (rating > rmax))
+    if len(above) == 0:
+        return
+    t = above[np.argmax(rating[above])]
+    top = float(rating[t])
+    user, item = (x.item() if isinstance(x, np.generic) else x for x in (frame["user"].iloc[t], frame["item"].iloc[t]))
+    raise InputError(
+        f"{metric}: max_rating={rmax:g} is below the grade {top:g} user {user!r} gave item {item!r}; {len(above)} judgment(s) of the evaluated users exceed it, and each gain "
+        f"would exceed 1 — give max_rating >= {top:g} (the dataset's declared scale, Dataset.rating_scale[1]) "
+        f"or leave it out (the qrels' max_rating)")

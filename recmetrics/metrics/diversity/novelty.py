@@ -22,9 +22,9 @@ from ..ranking import safe_div
 from ..registry import register
 from .aspects import aspect_index
 from .ideal import _cached_ideal, greedy_ideal
-from .judgments import Judgments, _positive_aspects, judgments_of
+from .judgments import Judgments, _positive_aspects, _rmax, judgments_of
 from .lists import ListPairs, _cascade, _run_arrays, discount, list_pairs
-from .params import _check_unit, _rmax
+from .params import _check_unit
 
 
 def _grades(labels: np.ndarray, rmax: float) -> np.ndarray:

@@ -2,9 +2,8 @@
 
 Every check raises :class:`~recmetrics.errors.InputError` naming the metric and the parameter:
 ``alpha`` and ``beta`` (αβ-nDCG, α-nDCG, NRBP, EU) must lie in (0, 1], a persistence ``p``
-(EU, RBU) in (0, 1), an effort ``e`` >= 0, ``profile`` must be one of :data:`PROFILES`, and the
-top rating :math:`r_{max}` (the metric's ``max_rating``, else the qrels' maximum rating) must be
-positive.
+(EU, RBU) in (0, 1), an effort ``e`` >= 0 and ``profile`` must be one of :data:`PROFILES`. (The
+top rating :math:`r_{max}` is checked against the users' grades in :mod:`.judgments`.)
 """
 from __future__ import annotations
 
@@ -37,10 +36,3 @@ def _check_profile(profile: str, metric: str) -> str:
     if p not in PROFILES:
         raise InputError(f"{metric}: profile={profile!r} must be one of {PROFILES}")
     return p
-
-
-def _rmax(j, max_rating: float, metric: str) -> float:
-    r = float(max_rating) if max_rating else float(j.max_rating)
-    if not math.isfinite(r) or r <= 0:
-        raise InputError(f"{metric}: the top rating r_max must be a positive number, got {r!r}")
-    return r

@@ -27,9 +27,9 @@ from ...errors import InputError
 from ..registry import register
 from .aspects import aspect_index
 from .intent_aware import _err_grade
-from .judgments import Judgments, judgments_of
+from .judgments import Judgments, _rmax, judgments_of
 from .lists import _cascade, _run_arrays, list_pairs
-from .params import _check_nonneg, _check_profile, _check_unit, _rmax
+from .params import _check_nonneg, _check_profile, _check_unit
 from .weights import aspect_weights
 
 #: RBU's grade normalisers: the user's top grade of the aspect (the authors' code) or the scale's
