@@ -39,6 +39,8 @@ from typing import Any
 PAPERS: dict[str, str] = {
     "000": "recmetrics.papers.valcarce2020",   # Valcarce et al., IRJ 2020 (chapters 06, 07)
     "003": "recmetrics.papers.valcarce2018",   # Valcarce et al., RecSys 2018 (chapter 05)
+    "002": "recmetrics.papers.parapar2021",    # Parapar & Radlinski, RecSys 2021 (chapter 03)
+    "001": "recmetrics.papers.schroeder2011",  # Schröder et al., UCERSTI 2011 (chapter 04)
 }
 
 #: report profiles a paper module answers for

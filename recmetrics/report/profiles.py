@@ -31,7 +31,9 @@ PROFILES: dict[str, dict[str, Any]] = {
 }
 
 #: Per-notebook overrides: ``{profile: {notebook stem: {parameter: value}}}`` (applied after
-#: :data:`PROFILES`). Notebooks added to ``notebooks/`` put their profile-specific settings here.
+#: :data:`PROFILES` and after the set-up of the paper a chapter reproduces,
+#: :func:`recmetrics.papers.notebook_parameters`). Notebooks added to ``notebooks/`` put their
+#: profile-specific settings here.
 NOTEBOOK_PARAMETERS: dict[str, dict[str, dict[str, Any]]] = {
     "quick": {
         "02_recommender_zoo": {"folds": 2, "systems": ["Random", "Pop", "UserKNN", "RM2", "HT", "EASE", "PureSVD", "WRMF"]},
@@ -42,23 +44,10 @@ NOTEBOOK_PARAMETERS: dict[str, dict[str, dict[str, Any]]] = {
     },
     "paper": {
         "02_recommender_zoo": {"folds": 5, "systems": None},
-        "03_unified_accuracy_diversity": {
-            "n_users": None, "swap_levels": 50, "redundancy_levels": 50, "aspect_levels": 10, "n_systems": 50,
-            "n_removals": 50, "removal_fractions": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9],
-            "betas": [0.25, 0.5, 0.75, 1.0], "axiom_examples": 100},
         "08_popularity_bias": {"users": None, "removed": [0.0, 0.2, 0.4, 0.6, 0.8], "sizes": [100, 200, 400, 800],
                                "alphas": [0.0, 0.5, 1.0, 1.5, 2.0],
                                "sweep_systems": ["Random", "Pop", "UserKNN", "PureSVD", "pLSA"]},
-        # 003 §6 / 000 §4-7: 5 folds, the 21 systems, 100% .. 1% test sizes, 50 samples, 100,000 permutations
-        "05_cutoffs": {"folds": 5, "systems": None, "cutoff_grid": [5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100],
-                       "sizes": [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05, 0.01], "n_samples": 50,
-                       "n_permutations": 100_000},
-        "06_comparing_metrics": {"folds": 5, "systems": None,
-                                 "sizes": [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05, 0.01],
-                                 "n_samples": 50, "n_permutations": 100_000},
-        "07_arithmetic_vs_geometric": {"folds": 5, "systems": None,
-                                       "sizes": [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05, 0.01],
-                                       "n_samples": 50, "n_permutations": 100_000},
+        # chapters 03 and 05-07 take the paper profile from their paper's set-up (recmetrics.papers)
     },
 }
 
@@ -76,7 +65,10 @@ def notebook_parameters(
     if not isinstance(dataset, str) or not dataset:
         raise ValueError(f"dataset must be a non-empty dataset name, got {dataset!r}")
     stem = Path(notebook).stem
+    from ..papers import notebook_parameters as papers_parameters
+
     params: dict[str, Any] = copy.deepcopy(PROFILES[profile])
+    params.update(copy.deepcopy(papers_parameters(profile).get(stem, {})))   # each paper's own set-up
     params.update(copy.deepcopy(NOTEBOOK_PARAMETERS.get(profile, {}).get(stem, {})))
     params["dataset"] = dataset
     params["profile"] = profile
