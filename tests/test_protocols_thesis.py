@@ -210,6 +210,7 @@ def test_sparsity_claims_on_constructed_curves():
     for x in (0.0, 0.5):
         frames[(x, "s", "AR")] = pd.DataFrame({"user": users, "value": 0.05 * (1 - x) + rng.normal(0, 0.005, 300)})
         frames[(x, "s", "1R")] = pd.DataFrame({"user": users, "value": 0.05 + rng.normal(0, 0.002, 300)})
+        frames[(x, RANDOM, "AR")] = pd.DataFrame({"user": users, "value": np.full(300, 0.002 * (1 - x))})
     reps = uncertainty.replicates(frames, n_bootstrap=300)
     pt = uncertainty.point(frames)
     table = pd.DataFrame([("removed", k[0], k[1], k[2], pt[k], reps[k].std()) for k in frames],
@@ -217,7 +218,8 @@ def test_sparsity_claims_on_constructed_curves():
     cur = chapter.Curves(table, reps)
     assert verdict("sparsity-ar", {"curves": cur}).verdict == "agrees"
     assert verdict("sparsity-1r", {"curves": cur}).verdict == "agrees"
-    flat_ar = {k: (f.assign(value=frames[(0.0, "s", "AR")]["value"]) if k[2] == "AR" else f) for k, f in frames.items()}
+    flat_ar = {k: (f.assign(value=frames[(0.0, "s", "AR")]["value"]) if k[1:] == ("s", "AR") else f)
+               for k, f in frames.items()}  # AR does not follow the halved density
     reps2 = uncertainty.replicates(flat_ar, n_bootstrap=300)
     pt2 = uncertainty.point(flat_ar)
     t2 = table.assign(value=[pt2[k] for k in frames])

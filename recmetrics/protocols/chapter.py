@@ -189,7 +189,9 @@ def sparsity_curves(train, test, systems, *, removed=(0.0, 0.2, 0.4, 0.6, 0.8), 
                     n_bootstrap: int = N_BOOTSTRAP) -> Curves:
     """Fig. 4.3 and Fig. 4.2: P@n in AR (TI-AR-AN) and 1R (TI-1R-NN(n=99)) as test ratings are removed
     at random, and 1RP@n with its Eq. 4.2 bounds against |N_u| (``sizes``). ``systems``: ``{name:
-    fitted}``. The AR and 1R values of the removal curve get bootstrap standard errors."""
+    fitted}``. The AR and 1R values of the removal curve get bootstrap standard errors; the rows of
+    system :data:`RANDOM` (series AR) give the analytic random precision ρ at each level, the
+    relevance density the thesis says AR precision follows linearly (Eq. 4.4)."""
     who = sample_users(test, users, seed)
     rng = np.random.default_rng([seed, 13])
     keys = rng.random(len(test))
@@ -197,8 +199,11 @@ def sparsity_curves(train, test, systems, *, removed=(0.0, 0.2, 0.4, 0.6, 0.8), 
     one = f"TI-1R-NN(n={DEFAULT_N})"
     for frac in removed:
         te = test[keys >= frac]
+        ts = build_targets(train, te, "TI-AR-AN", threshold=threshold, seed=seed, users=who)
+        frames[(frac, RANDOM, "AR")] = pd.DataFrame({"user": ts.users,
+                                                     "value": random_precision_per_set(ts, n, threshold)})
         for name, s in systems.items():
-            ar = evaluate(s, train, te, "TI-AR-AN", f"P@{n}", seed=seed, threshold=threshold, users=who)
+            ar = evaluate(s, train, te, "TI-AR-AN", f"P@{n}", seed=seed, threshold=threshold, targets=ts)
             r1 = evaluate(s, train, te, one, f"P@{n}", seed=seed, threshold=threshold, users=who)
             b = eq42_bounds(s, train, te, n, size=DEFAULT_N, threshold=threshold, seed=seed, users=who)
             frames[(frac, name, "AR")] = _frame(ar.per_set, f"P@{n}")
