@@ -19,6 +19,7 @@ from recmetrics.protocols.chapter import RANDOM, DesignRun, Sweep
 
 ROLES = paper.ROLES
 POP, PLSA, KNN, MF, RND = ROLES["pop"], ROLES["plsa"], ROLES["knn"], ROLES["mf"], ROLES["random"]
+assert set(ROLES.values()) == set(paper.SYSTEMS)
 
 
 @pytest.fixture(scope="module")
@@ -68,6 +69,7 @@ def test_setup_is_the_thesis():
     s = paper.SETUP
     assert s["threshold"] == 5.0 and s["extra"]["n_nonrelevant"] == 99
     assert set(s["systems"]) == {"Random", "Pop", "pLSA", "NNCosNgbr-UB(form=rating)", "SVD"}
+    assert paper.SYSTEMS["kNN"] == "NNCosNgbr-UB(form=rating)" and paper.SYSTEMS["MF"] == "SVD"
     assert "UserKNN" not in s["systems"] and "PureSVD" not in s["systems"]
     assert "TI-AR-NN(n={T})" in s["designs"] and "AI-UAR" in s["designs"]
     # the keys are the fields of the papers package's set-up record
@@ -84,8 +86,9 @@ def test_notebook_parameters_are_the_notebook_parameters():
     quick, full = (paper.notebook_parameters(p)["08_popularity_bias"] for p in ("quick", "paper"))
     assert set(quick) <= declared and set(full) <= declared
     assert full["users"] is None and quick["users"] == 150 and full["threshold"] == 5.0
-    for p in (quick, full):  # papermill parses parameters: no '=' inside the design names
-        assert all("=" not in d for d in p["designs"])
+    for p in (quick, full):  # papermill cannot parse a parameter line with '=' inside a string
+        assert all("=" not in str(v) for v in p.values())
+    assert "=" not in "".join(line.split("=", 1)[1] for line in cell["source"] if "=" in line)
     with pytest.raises(rm.errors.UnknownNameError):
         paper.notebook_parameters("fast")
 
@@ -241,3 +244,16 @@ def test_compare_designs_shares_targets_and_carries_uncertainty():
     assert ("UAR", RANDOM, "P@10") in run.replicates.columns and len(run.replicates) == 100
     assert run.metadata["AI-UAR"]["n_candidates"] > run.metadata["UAR"]["n_candidates"] == run.info["T"]
     assert set(run.per_user["design"]) == set(t["design"])
+
+
+def test_random_precision_variance_is_hypergeometric(ml):
+    from scipy.stats import hypergeom
+
+    train, test = ml
+    for design in ("TI-AR-AN", "TI-1R-NN(n=20)"):
+        ts = rm.protocols.build_targets(train, test, design, threshold=5)
+        var = rm.protocols.random_precision_variance_per_set(ts, 10)
+        exp = rm.protocols.random_precision_per_set(ts, 10)
+        K = np.ones(len(ts.lengths)) if ts.rel_item is not None else exp * ts.lengths  # n_rel (|T| > 10 here)
+        want = [hypergeom.var(T, int(round(k)), min(10, T)) / 100 for T, k in zip(ts.lengths[:50], K[:50])]
+        np.testing.assert_allclose(var[:50], want, rtol=1e-9)

@@ -66,9 +66,9 @@ _WHO = "004 Bellogín (2012) thesis ch. 4"
 
 #: the thesis' systems (§4.3.3) as zoo specs, by the thesis' names
 SYSTEMS = {"Random": "Random", "Pop": "Pop", "pLSA": "pLSA", "kNN": "NNCosNgbr-UB(form=rating)", "MF": "SVD"}
-#: the roles the checks look systems up by
-ROLES = {"random": SYSTEMS["Random"], "pop": SYSTEMS["Pop"], "plsa": SYSTEMS["pLSA"], "knn": SYSTEMS["kNN"],
-         "mf": SYSTEMS["MF"]}
+#: the roles the checks look systems up by: the thesis' names, as the chapter names its systems
+#: (``results["systems"]`` overrides it, e.g. with zoo specs)
+ROLES = {"random": "Random", "pop": "Pop", "plsa": "pLSA", "knn": "kNN", "mf": "MF"}
 #: "nearer to A than to B": the midpoint of a lead
 NEAR = 0.5
 #: significance level of the Wilcoxon tests (Holm-corrected over the rivals)
@@ -117,7 +117,7 @@ SETUP: dict[str, Any] = {
         "sizes": (99, 249, 499, 999),
         "users": None,
         "n_bootstrap": 1000,
-        "bounds_systems": (SYSTEMS["pLSA"], SYSTEMS["kNN"]),  # Fig. 4.2: pLSA and kNN
+        "bounds_systems": ("pLSA", "kNN"),  # Fig. 4.2: pLSA and kNN (names of SYSTEMS)
         "thesis_numbers": {"alpha0_pop": 0.0077, "alpha0_random": 0.0100, "random_1r": 0.01},
     },
 }
@@ -137,10 +137,10 @@ def notebook_parameters(profile: str) -> dict[str, dict]:
     s = SETUP if profile == "paper" else QUICK
     x = s["extra"]
     return {"08_popularity_bias": {
-        "test_size": s["test_size"], "threshold": s["threshold"], "systems": list(s["systems"]),
+        "test_size": s["test_size"], "threshold": s["threshold"], "systems": list(SYSTEMS),
         "designs": list(THESIS_DESIGNS), "users": x["users"], "sigma": x["sigma"], "eps": x["eps"],
         "removed": list(x["removed"]), "sizes": list(x["sizes"]), "alphas": list(x["alphas"]),
-        "sweep_systems": list(s["systems"]), "bounds_systems": list(x["bounds_systems"]),
+        "sweep_systems": list(SYSTEMS), "bounds_systems": list(x["bounds_systems"]),
         "n_bootstrap": x["n_bootstrap"]}}
 
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Mapping
 
 import numpy as np
 import pandas as pd
 
 from ..errors import InputError
 from .designs import DEFAULT_N, parse
-from .expectations import eq42_bounds, random_precision_per_set, uniform_split
+from .expectations import eq42_bounds, random_precision_per_set, random_precision_variance_per_set, uniform_split
 from .targets import build_targets, evaluate, popularity
 from .uncertainty import N_BOOTSTRAP, per_user_means, point, replicates
 
@@ -54,11 +55,17 @@ def sample_users(test: pd.DataFrame, users: int | None, seed: int = 0):
     return pick
 
 
+def _named(systems) -> dict:
+    """``{name: spec}`` from a list of zoo specs (named by themselves) or a ``{name: spec}`` mapping."""
+    return dict(systems) if isinstance(systems, Mapping) else {s: s for s in systems}
+
+
 def fit_all(systems, train):
-    """``{spec: fitted system}`` for the zoo specs ``systems``."""
+    """``{name: fitted system}`` for the zoo specs ``systems`` (a list, each named by its spec, or a
+    ``{name: spec}`` mapping such as :data:`recmetrics.papers.bellogin2012.SYSTEMS`)."""
     from .. import recommenders
 
-    return {s: recommenders.create(s).fit(train) for s in systems}
+    return {name: recommenders.create(spec).fit(train) for name, spec in _named(systems).items()}
 
 
 def design_spec(name: str, T: int | None = None) -> str:
@@ -138,18 +145,20 @@ def compare_designs(ratings: pd.DataFrame, systems, designs=tuple(THESIS_DESIGNS
                     test_size: float = 0.2, sigma: float = 0.2, eps: float = 0.2, users: int | None = None,
                     threshold: float = 4.0, seed: int = 0, n_bootstrap: int = N_BOOTSTRAP,
                     fitted: dict | None = None) -> DesignRun:
-    """Fig. 4.1 and Fig. 4.7: every system under every design (names of :data:`THESIS_DESIGNS` or
-    specs). U designs (U1R, UAR, AI-UAR) use :func:`uniform_split` (σ, ε) and systems fitted on its
-    training part; the others a random holdout (``fitted``: systems already fitted on it). Each
+    """Fig. 4.1 and Fig. 4.7: every system (zoo specs, or ``{name: spec}``) under every design (names of
+    :data:`THESIS_DESIGNS` or specs). U designs (U1R, UAR, AI-UAR) use :func:`uniform_split` (σ, ε) and
+    systems fitted on its training part; the others a random holdout (``fitted``: ``{name: system}``
+    already fitted on it). Each
     design's target sets are built once and shared by the systems; every value gets a bootstrap
     standard error over users (:class:`DesignRun`)."""
     from ..data.splits import holdout
 
     train, test = holdout(ratings, test_size, seed=seed)
     utrain, utest, info = uniform_split(ratings, sigma, eps, seed=seed)
+    systems = _named(systems)
     fitted = dict(fitted or {})
-    fitted.update(fit_all([s for s in systems if s not in fitted], train))
-    fitted = {s: fitted[s] for s in systems}
+    fitted.update(fit_all({k: v for k, v in systems.items() if k not in fitted}, train))
+    fitted = {k: fitted[k] for k in systems}
     ufitted = None
     frames = {"holdout": {}, "uniform": {}}  # per split
     per_user, meta = [], {}
@@ -276,8 +285,12 @@ def random_vs_analytic(train, test, designs=(f"TI-1R-NN(n={DEFAULT_N})", "TI-AR-
                        *, seeds=(0, 1, 2), users: int | None = None, threshold: float = 4.0, seed: int = 0,
                        n_bootstrap: int = N_BOOTSTRAP) -> pd.DataFrame:
     """Measured P@10 of seeded Random recommenders beside E[P_RND@10] (Eq. 4.4 / 4.5) per design.
-    Tidy ``design, seed, measured, expected, se``: ``se`` is the bootstrap standard error (over users)
-    of the mean of the seeds' measurements, the same for every seed row of a design."""
+    Tidy ``design, seed, measured, expected, se``: ``se`` is the standard error of the mean of the
+    seeds' measurements (the same for every seed row of a design) — the larger of the bootstrap over
+    users and the spread a random ranking has under the expectation itself (hypergeometric hits per
+    set, :func:`~recmetrics.protocols.expectations.random_precision_variance_per_set`): with a few
+    relevant items per thousand candidates the bootstrap of a handful of observed hits understates it,
+    and the null spread ignores that a user's 1R sets share N_u."""
     from .. import recommenders
 
     who = sample_users(test, users, seed)
@@ -287,13 +300,15 @@ def random_vs_analytic(train, test, designs=(f"TI-1R-NN(n={DEFAULT_N})", "TI-AR-
         ts = build_targets(train, test, spec, threshold=threshold, seed=seed, users=who)
         per = random_precision_per_set(ts, 10, threshold)
         exp = float(pd.Series(per).groupby(ts.group).mean().mean())
+        weight = 1.0 / (pd.Series(ts.group).map(pd.Series(ts.group).value_counts()).to_numpy() * len(np.unique(ts.group)))
+        null_se = float(np.sqrt((weight ** 2 * random_precision_variance_per_set(ts, 10, threshold)).sum() / len(seeds)))
         parts = []
         for s in seeds:
             rnd = recommenders.create("Random", seed=s).fit(train)
             r = evaluate(rnd, train, test, spec, "P@10", seed=s, threshold=threshold, users=who)
             parts.append((s, float(r.aggregate.iloc[0]), _frame(r.per_set, "P@10")))
         pooled = {spec: pd.concat([p[2] for p in parts], ignore_index=True)}
-        se = float(replicates(pooled, n_bootstrap=n_bootstrap, seed=seed).std(ddof=1).iloc[0])
+        se = max(null_se, float(replicates(pooled, n_bootstrap=n_bootstrap, seed=seed).std(ddof=1).iloc[0]))
         rows += [(spec, s, v, exp, se) for s, v, _ in parts]
     return pd.DataFrame(rows, columns=["design", "seed", "measured", "expected", "se"])
 

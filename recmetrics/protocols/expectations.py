@@ -39,6 +39,24 @@ def random_precision_per_set(ts, n: int = 10, threshold: float | None = None) ->
     return np.minimum(n, lengths) / n * n_rel / lengths
 
 
+def random_precision_variance_per_set(ts, n: int = 10, threshold: float | None = None) -> np.ndarray:
+    """Var[P@n] of a random ranking of each target set of ``ts``: the hits in the top min(n, |T|) are
+    hypergeometric (min(n, |T|) draws from |T| items of which K are relevant; 1R: K = 1), so
+    Var[P@n] = k (K/|T|)(1 - K/|T|)(|T| - k)/(|T| - 1) / n², k = min(n, |T|)."""
+    T = ts.lengths.astype(np.float64)
+    k = np.minimum(n, T)
+    if ts.rel_item is not None:
+        K = np.ones(len(T))
+    else:
+        th = ts.metadata.get("threshold", 4.0) if threshold is None else threshold
+        K = ts.qrels.assign(rel=ts.qrels["rating"] >= th).groupby("set")["rel"].sum()
+        K = K.reindex(np.arange(len(T)), fill_value=0).to_numpy(dtype=np.float64)
+    q = K / T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        fpc = np.where(T > 1, (T - k) / np.maximum(T - 1, 1), 0.0)
+    return k * q * (1 - q) * fpc / n ** 2
+
+
 def expected_random_precision(train: pd.DataFrame, test: pd.DataFrame, design: "str | Design", n: int = 10, *,
                               threshold: float = 4.0, seed: int = 0, users=None, targets=None) -> float:
     """E[P@n] of a random ranking under ``design`` (Eq. 4.5 for 1R, Eq. 4.4's avg_u ρ_u for AR),
