@@ -13,7 +13,7 @@ import argparse
 import os
 import sys
 
-from .errors import InputError, RecmetricsError
+from .errors import RecmetricsError
 
 DEFAULT_METRICS = ["P@10", "Recall@10", "AP@100", "nDCG@100", "RR", "bpref", "infAP"]
 
@@ -131,35 +131,73 @@ def _fmt_trec(value: float, integer: bool) -> str:
     return str(int(round(value))) if integer else f"{value:.17g}"
 
 
-def _is_file_arg(token: str) -> bool:
-    """A token after ``-m`` that is a file: ``-``, an existing path, a path-looking token, or
-    anything that is not a metric name (then the missing file is reported by the reader)."""
-    if token == "-" or os.path.exists(token) or os.sep in token:
-        return True
+def _is_metric(token: str) -> bool:
     try:
         _resolve_metrics([token])
     except RecmetricsError:
+        return False
+    return True
+
+
+def _is_file_arg(token: str, have: int, need: int) -> bool:
+    """Whether a trailing ``-m`` value is a file name. A token is a file when it is ``-``, names an
+    existing path that is not a metric name (or fewer than ``need`` files have been found), or
+    looks like a path; while fewer than ``need`` files are known, anything that is not a metric name
+    is one too (a missing file is then reported by the reader)."""
+    if token == "-" or os.sep in token:
         return True
-    return False
+    if os.path.exists(token):
+        return have < need or not _is_metric(token)
+    return have < need and not _is_metric(token)
 
 
-def _split_positionals(args) -> None:
-    """trec_eval puts the flags first: ``-m P.10 qrels run``; ``-m`` takes several values, so file
-    names swallowed by the last ``-m`` are moved back to the positionals."""
+def split_positionals(args, min_files: int = 2, default_metrics=None, usage: str = "") -> None:
+    """trec_eval puts the flags first: ``-m P.10 qrels run1 run2``; ``-m`` takes several values, so
+    the file names it swallowed (every trailing one that is a file, see :func:`_is_file_arg`) are
+    moved back to the positionals. Sets ``args.qrels``, ``args.runs`` and ``args.metrics``."""
     metrics = args.metrics or []
     files = list(args.files)
-    while metrics and len(files) < 2 and _is_file_arg(metrics[-1]):
+    while metrics and _is_file_arg(metrics[-1], len(files), min_files):
         files.insert(0, metrics.pop())
-    if len(files) < 2:
-        raise CliError("evaluate needs a qrels file and at least one run file "
-                       "(recmetrics evaluate [options] QRELS RUN [RUN ...])")
+    if len(files) < min_files:
+        runs = "a qrels file and at least one run file" if min_files == 2 else \
+            f"a qrels file and at least {min_files - 1} run files"
+        raise CliError(f"{args.command} needs {runs}; got {len(files)} file name(s) in all ({usage})")
+    if metrics and "." in metrics[-1] and not _is_metric(metrics[-1]):  # a file name that is not there?
+        try:
+            _resolve_metrics(metrics[-1:])
+        except RecmetricsError as exc:
+            raise CliError(f"{exc} (and no file {metrics[-1]!r} exists)") from None
     args.qrels, args.runs = files[0], files[1:]
-    args.metrics = metrics or DEFAULT_METRICS
+    args.metrics = metrics or list(default_metrics or DEFAULT_METRICS)
+
+
+# context a metric may need (MetricDef.needs) -> how the command line passes it
+CLI_CONTEXT = {"train": "--train FILE (the training ratings: a user,item[,rating] table or TREC qrels)"}
+
+
+def check_context(specs, given: set, per_user: bool = False) -> None:
+    """One line per problem, before any file is read: a per-run metric asked per user (``-q``), or a
+    metric whose context (``train``, ``aspects``, ...) the command line was not given or cannot pass."""
+    for s in specs:
+        d = s.definition
+        if per_user and s.per_run:
+            raise CliError(f"metric {s} is per-run (one value for the whole run): it has no per-user lines; "
+                           f"drop -q/--per-user or evaluate {s} apart")
+        missing = [n for n in d.needs if n not in given]
+        if d.needs_any and not given & set(d.needs_any):
+            missing.append(next((n for n in d.needs_any if n in CLI_CONTEXT), d.needs_any[0]))
+        for n in missing:
+            if n in CLI_CONTEXT:
+                raise CliError(f"metric {s} needs {n}=: pass {CLI_CONTEXT[n]}")
+            raise CliError(f"metric {s} needs {n}=, which the command line does not read; "
+                           f"use rm.evaluate(run, qrels, metrics, {n}=...) from Python")
 
 
 def _evaluate(args) -> int:
-    _split_positionals(args)
+    split_positionals(args, usage="recmetrics evaluate [options] QRELS RUN [RUN ...]")
     specs, labels = _resolve_metrics(args.metrics)  # before any file is read
+    check_context(specs, {"train"} if args.train else set(), args.per_query)
     if args.users is not None:
         policy = args.users
     elif args.complete:
@@ -171,18 +209,16 @@ def _evaluate(args) -> int:
 
     import warnings
 
-    import numpy as np
-
-    from .data.io import read_qrels, read_run
+    from .data.io import read_qrels, read_ratings, read_run
     from .evaluation import evaluate
-    from .metrics import aggregate
 
     if sum(f == "-" for f in [args.qrels, *args.runs]) > 1:
         raise CliError("only one input can be read from standard input ('-')")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         qrels = read_qrels(args.qrels, threshold=args.threshold)
-    _warn(caught)
+    print_warnings(caught)
+    context = {"train": read_ratings(args.train)} if args.train else {}
     several = len(args.runs) > 1
     out = sys.stdout
     rows = []  # (run, label, user, value) for csv/json
@@ -191,10 +227,10 @@ def _evaluate(args) -> int:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             if specs:
-                res = evaluate(run, qrels, specs, users=policy, aggregate=args.aggregate)
+                res = evaluate(run, qrels, specs, users=policy, aggregate=args.aggregate, **context)
             else:  # only num_q: judge through one cheap metric
                 res = evaluate(run, qrels, ["num_ret"], users=policy, aggregate=args.aggregate)
-        _warn(caught)
+        print_warnings(caught)
         meta = res.metadata
         values = res.values  # metrics x users
         n_users = len(res.users)
@@ -202,7 +238,12 @@ def _evaluate(args) -> int:
         if args.format == "trec":  # trec_eval adds per-query values in qid order, then divides
             qids = [str(u) for u in res.users.tolist()]
             order = sorted(range(n_users), key=qids.__getitem__)
-        for (label, trec), col in zip([l for l in labels if l[0] != "num_q"], range(values.shape[0])):
+        cols = {n: c for c, n in enumerate(res.names)}
+        for label, trec in [l for l in labels if l[0] != "num_q"]:
+            if label in res.run_values:  # a per-run metric: its value, no user aggregation
+                summary[label] = res.run_values[label]
+                continue
+            col = cols[label]
             if args.format == "trec" and args.aggregate == "arithmetic":
                 total = 0.0
                 for v in values[col][order].tolist():
@@ -243,9 +284,10 @@ def _csv(text: str) -> str:
     return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n') else text
 
 
-def _warn(caught) -> None:
+def print_warnings(caught) -> None:
+    """Print caught warnings on stderr, one line each (``recmetrics: warning: ...``)."""
     for w in caught:
-        print(f"recmetrics: warning: {w.message}", file=sys.stderr)
+        print(f"recmetrics: warning: {' '.join(str(w.message).split())}", file=sys.stderr)
 
 
 def _print_trec(out, prefix, labels, per_user, summary, n_users, args) -> None:
@@ -317,6 +359,12 @@ def _datasets(args) -> int:
 def _metrics(args) -> int:
     from . import metrics
 
+    if args.name:
+        from .metrics.reference import describe
+
+        texts = [describe(name) for name in args.name]  # every name checked before anything prints
+        print("\n\n".join(texts))
+        return 0
     t = metrics.table()
     rows = [("metric", "cut-off", "trec_eval", "description")] + [
         (r.metric, r.cutoff, r.trec_eval or "-", r.description) for r in t.itertuples(index=False)]
@@ -353,6 +401,9 @@ def add_evaluate(sub) -> None:
     e.add_argument("--users", choices=["relevant", "all", "run"], default=None,
                    help="users averaged over (default: relevant; 'all' with -c; 'run' with --format trec)")
     e.add_argument("--aggregate", default="arithmetic", help="arithmetic | geometric | harmonic | quadratic")
+    e.add_argument("--train", default=None, metavar="FILE",
+                   help="training ratings (user,item[,rating] table or TREC qrels) for the popularity, novelty "
+                        "and coverage metrics (ARP, APLT, EPC, ItemCoverage, Gini, ...)")
     e.set_defaults(func=_evaluate)
 
 
@@ -363,7 +414,9 @@ def add_commands(sub) -> None:
     d.add_argument("name", nargs="?")
     d.set_defaults(func=_datasets)
 
-    m = sub.add_parser("metrics", help="list the registered metrics")
+    m = sub.add_parser("metrics", help="list the registered metrics, or describe some (formula, citation, "
+                                       "parameters, range, the peer measure each equals)")
+    m.add_argument("name", nargs="*", help="metric names to describe (e.g. nDCG ERR-IA); none: list them all")
     m.set_defaults(func=_metrics)
 
     r = sub.add_parser("report", help="run every analysis notebook and build the book")
@@ -390,6 +443,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)  # usage errors: argparse exits with status 2
     try:
+        if sys.stdout is None:  # started with standard output closed (`>&-`)
+            raise CliError("standard output is closed; redirect it to a file (or /dev/null) instead")
         rc = args.func(args)
         if args.command == "evaluate":
             sys.stdout.flush()  # a closed pipe is reported here, not at exit
@@ -410,7 +465,8 @@ def main(argv=None) -> int:
         msg = "out of memory"
     except OSError as exc:
         msg = f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")
-    print(f"recmetrics: error: {' '.join(msg.split())}", file=sys.stderr)
+    if sys.stderr is not None:
+        print(f"recmetrics: error: {' '.join(msg.split())}", file=sys.stderr)
     return 2
 
 
@@ -427,8 +483,9 @@ def run() -> None:
     if sys.argv[1:2] != ["evaluate"]:
         sys.exit(rc)
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
     except (BrokenPipeError, ValueError):
         rc = rc or 2
     os._exit(rc)

@@ -22,15 +22,21 @@ if TYPE_CHECKING:
 
 
 class Evaluation:
-    """Result of :func:`evaluate`: ``per_user`` (index user, one column per metric) and ``aggregate``.
+    """Result of :func:`evaluate`: ``per_user`` (index user, one column per per-user metric) and
+    ``aggregate`` (every metric, in the order asked).
 
-    The numbers are kept as numpy (``values``: metrics x users, ``means``); the pandas views are
-    built on first use, so the command line never imports pandas."""
+    The numbers are kept as numpy (``values``: per-user metrics x users, ``means``); the pandas views
+    are built on first use, so the command line never imports pandas. Per-run metrics (item
+    coverage, Gini, ...; ``rm.metrics.table()`` column ``scope``) have one value for the whole run:
+    ``run_values`` (name -> value), no column in ``per_user`` and no user aggregation (``aggregate``
+    shows the value itself)."""
 
     def __init__(self, values: np.ndarray, users: np.ndarray, names: list[str], means: np.ndarray,
-                 metadata: dict | None = None):
+                 metadata: dict | None = None, run_values: dict | None = None, order: list[str] | None = None):
         self.values, self.users, self.names, self.means = values, users, list(names), means
         self.metadata = metadata or {}
+        self.run_values = dict(run_values or {})
+        self.order = list(order) if order is not None else self.names + list(self.run_values)
 
     @cached_property
     def per_user(self) -> pd.DataFrame:
@@ -42,7 +48,13 @@ class Evaluation:
     def aggregate(self) -> pd.Series:
         import pandas as pd
 
-        return pd.Series(self.means, index=self.names, name=self.metadata.get("run"))
+        return pd.Series(self.summary(), index=self.order, name=self.metadata.get("run"), dtype=np.float64)
+
+    def summary(self) -> list[float]:
+        """The value of every metric in ``order``: the users' aggregate of a per-user metric, the
+        value of a per-run metric."""
+        mean = dict(zip(self.names, self.means.tolist()))
+        return [self.run_values[n] if n in self.run_values else mean[n] for n in self.order]
 
     def __repr__(self) -> str:
         return f"Evaluation({self.metadata.get('run')!r}, users={len(self.users)})\n{self.aggregate.to_string()}"
@@ -58,8 +70,14 @@ def parse_metrics(metrics: "str | MetricSpec | Iterable[str | MetricSpec]") -> l
 
 
 def score_judged(judged, specs: list[MetricSpec], **context) -> np.ndarray:
-    """(n_metrics, n_users) matrix of the metric values of one judged run."""
-    return np.stack([s(judged, **context) for s in specs]) if len(judged) else np.zeros((len(specs), 0))
+    """(n_metrics, n_users) matrix of the metric values of one judged run (per-user metrics only)."""
+    per_run = [str(s) for s in specs if s.per_run]
+    if per_run:
+        raise InputError(f"metric {per_run[0]} is per-run (one value for the whole run, no per-user values); "
+                         f"ask it through rm.evaluate(...).run_values, not in a per-user score table")
+    if not specs or not len(judged):
+        return np.zeros((len(specs), len(judged)))
+    return np.stack([s(judged, **context) for s in specs])
 
 
 def _is_frame(obj) -> bool:
@@ -165,10 +183,14 @@ def evaluate(run, qrels, metrics, *, users=None, aggregate: str = "arithmetic",
     judged = judge(run, qrels, depth=depth, users=users)
     if len(judged) == 0:
         raise InputError(f"no user to evaluate under users={users!r} (no judged user has a relevant item?)")
-    if context.get("train") is not None and any(
-            "train" in s.definition.needs + s.definition.optional and dict(s.params).get("universe", "all") == "all" for s in specs):
+    if context.get("train") is not None and any(  # the AllItems universe excludes training items
+            "train" in s.definition.needs + s.definition.optional and dict(s.params).get("universe", "all") == "all"
+            and s.definition.family not in ("coverage", "exposure", "popularity", "novelty") for s in specs):
         check_train_test_overlap(judged.qrels, context["train"], judged.users)
-    values = score_judged(judged, specs, **context)
+    per_user = [s for s in specs if not s.per_run]
+    values = score_judged(judged, per_user, **context)
+    run_values = {str(s): float(s(judged, **context)) for s in specs if s.per_run}
     meta = dict(judged.metadata, aggregate=aggregate, floor=floor, users_policy=users if isinstance(users, str) else "given")
-    return Evaluation(values, judged.users, [str(s) for s in specs],
-                      _aggregate(values, aggregate, axis=1, floor=floor), meta)
+    means = _aggregate(values, aggregate, axis=1, floor=floor) if per_user else np.zeros(0)
+    return Evaluation(values, judged.users, [str(s) for s in per_user], means, meta, run_values,
+                      order=[str(s) for s in specs])

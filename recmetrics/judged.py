@@ -198,8 +198,10 @@ def common_ids(run: Run, qrels: Qrels) -> tuple[Run, Qrels]:
               run.lengths, run.scores, run.name, dict(run.metadata))
     new.__dict__["codes"] = (codes, vocab.astype(str) if fix_items else vocab)
     frame = qrels.to_frame()
-    frame["user"] = frame["user"].astype(str)
-    frame["item"] = frame["item"].astype(str)
+    if fix_users:  # only the side whose types differ (the run's other ids are kept as they are)
+        frame["user"] = frame["user"].astype(str)
+    if fix_items:
+        frame["item"] = frame["item"].astype(str)
     q = Qrels(frame, qrels.threshold, qrels.max_rating, negative=qrels.negative)
     return new, q
 

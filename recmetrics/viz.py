@@ -514,3 +514,24 @@ def roc_curves(roc: "pd.DataFrame", *, color: str = "curve", title: str | None =
         color=alt.Color(f"{color}:N", title=None, legend=alt.Legend(orient="bottom")),
         strokeDash=f"{color}:N", order="rank:Q",
         tooltip=[f"{color}:N", "rank:Q", alt.Tooltip("fpr:Q", format=".3f"), alt.Tooltip("tpr:Q", format=".3f")])
+
+
+def bias_scatter(df: "pd.DataFrame", *, x: str = "ARP", y: str = "value", column: str = "design",
+                 label: str = "system", x_title: str | None = None, y_title: str = "P@10",
+                 title: str | None = None, width: int = 150, height: int = 180) -> "alt.FacetChart":
+    """One point per system (labelled), ``x`` (e.g. its lists' ARP) against ``y`` (its metric value),
+    one panel per ``column`` (e.g. evaluation design); tidy ``df`` as ``bias_beside_designs`` gives it."""
+    alt = _alt()
+    _require_columns(df, [x, y, column, label], "bias_scatter")
+    data = df[[x, y, column, label]].reset_index(drop=True)
+    base = alt.Chart(data, width=width, height=height).encode(
+        x=alt.X(f"{x}:Q", title=x_title or x), y=alt.Y(f"{y}:Q", title=y_title),
+        tooltip=[alt.Tooltip(f"{label}:N"), alt.Tooltip(f"{column}:N"), alt.Tooltip(f"{x}:Q", format=".2f"),
+                 alt.Tooltip(f"{y}:Q", format=".4f")])
+    points = base.mark_circle(size=60).encode(color=alt.Color(f"{label}:N", title=label))
+    text = base.mark_text(align="left", dx=6, fontSize=10).encode(text=f"{label}:N")
+    return (points + text).facet(column=alt.Column(f"{column}:N", title=None, sort=None),
+                                 title=title or alt.Undefined).resolve_scale(y="independent")
+
+
+__all__ += ["bias_scatter"]

@@ -416,3 +416,22 @@ def test_from_frame_validation():
     ok = ds.from_frame(frame.iloc[:1], user_col="u", item_col="i", rating_col="r",
                        aspects=pd.Series({3: ["a", "b"]}))
     assert ok.aspects.loc[3] == ("a", "b")
+
+
+def test_ratings_file_header_one_name_short_is_an_error_naming_the_line(tmp_path):
+    # pandas would take the first field as an index: user 10, item 4, rating 2 (issue 17, case 5)
+    path = tmp_path / "short.csv"
+    path.write_text("user,item,rating\n1,10,4,2\n2,11,5,3\n")
+    with pytest.raises(FormatError, match=r"short.csv:2: 4 fields under a header of 3"):
+        ds.load("ratings-file", path=path)
+    later = tmp_path / "later.csv"
+    later.write_text("user,item,rating\n1,10,4\n2,11,5,3\n")
+    with pytest.raises(FormatError, match="line 3"):
+        ds.load("ratings-file", path=later)
+
+
+def test_ratings_file_named_gz_but_plain_is_a_clear_error(tmp_path):
+    path = tmp_path / "plain.csv.gz"
+    path.write_text("user,item,rating\n1,2,4\n")
+    with pytest.raises(FormatError, match=r"plain.csv.gz: cannot decompress .*'\.gz'"):
+        ds.load("ratings-file", path=path)

@@ -1,4 +1,6 @@
 """Properties of every registered ranking metric (hypothesis)."""
+import math
+
 import numpy as np
 import pandas as pd
 from hypothesis import given, settings, strategies as st
@@ -103,11 +105,21 @@ def test_every_registered_metric_stays_in_its_documented_range(case, rnd):
     names = _every_metric()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # e.g. users whose profile shows no aspect
-        per_user = rm.evaluate(rm.Run.from_lists(lists), rm.Qrels(qrels_df), names, users="all",
-                               **_context(qrels_df, lists, rnd)).per_user
-    assert len(per_user.columns) == len(names) == len(set(names))
+        res = rm.evaluate(rm.Run.from_lists(lists), rm.Qrels(qrels_df), names, users="all",
+                          **_context(qrels_df, lists, rnd))
+    per_user = res.per_user
+    specs = [rm.metrics.parse(n) for n in names]
+    per_run = [str(s) for s in specs if s.per_run]
+    assert list(per_user.columns) + list(res.run_values) == [str(s) for s in specs if not s.per_run] + per_run
+    assert len(names) == len(set(names)) and per_run
     for name in per_user:
         lo, hi = rm.metrics.parse(name).definition.bounds
         values = per_user[name].to_numpy()
         assert np.isfinite(values).all(), name
         assert ((values >= lo - 1e-12) & (values <= hi + 1e-12)).all(), (name, values)
+    for name, value in res.run_values.items():  # one value per run; NaN only where documented undefined
+        lo, hi = rm.metrics.parse(name).definition.bounds
+        if math.isnan(value):
+            assert name.startswith(("PopREO", "PopRSP", "Gini", "Entropy")), name
+        else:
+            assert lo - 1e-12 <= value <= hi + 1e-12, (name, value)

@@ -386,14 +386,37 @@ def read_table(path, *, id_columns=("user", "item"), **kw):
                              else f"expected columns separated by {sep!r}"))
     header = [h.strip() for h in first.split(sep)]
     dtype = {c: str for c in id_columns if c in header}
+    kw.setdefault("index_col", False)  # a row longer than the header is an error, never an inferred index
     try:
-        frame = pd.read_csv(_io.StringIO(text), sep=sep, dtype=dtype, comment=None, **kw)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", pd.errors.ParserWarning)
+            frame = pd.read_csv(_io.StringIO(text), sep=sep, dtype=dtype, comment=None, **kw)
     except pd.errors.ParserError as exc:
+        _long_row(text, sep, fname, header)
         raise FormatError(f"{fname}: {exc}") from None
+    for w in caught:
+        if issubclass(w.category, pd.errors.ParserWarning):
+            _long_row(text, sep, fname, header)
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     if frame.empty:
         raise InputError(f"{fname}: the table has a header but no row")
     frame.attrs["source"] = fname
     return frame
+
+
+def _long_row(text: str, sep: str, fname: str, header: list[str]) -> None:
+    """Raise :class:`FormatError` at the first row with more fields than the header (pandas would
+    take the extra leading fields as an index and shift every column, or fail without a line)."""
+    import csv
+
+    reader = csv.reader(_io.StringIO(text), delimiter=sep)
+    for row in reader:
+        if row:
+            break  # the header
+    for row in reader:
+        if len(row) > len(header):
+            raise FormatError(f"{fname}:{reader.line_num}: {len(row)} fields but the header names {len(header)} "
+                              f"({sep.join(header)}): {sep.join(row)!r}; every row needs one field per header name")
 
 
 def read_run(path, *, name: str | None = None, max_docs: int | None = None, **kw) -> Run:
@@ -416,3 +439,17 @@ def read_qrels(path, *, threshold: float | None = None, **kw) -> Qrels:
     if fmt not in TABLE_SUFFIXES:
         return read_trec_qrels(path, threshold=1.0 if threshold is None else threshold, **kw)
     return Qrels(read_table(path), threshold=4.0 if threshold is None else threshold)
+
+
+def read_ratings(path):
+    """Read training ratings (what the popularity and coverage metrics need as ``train=``): a
+    ``user,item[,rating]`` table (CSV/TSV/parquet) or a TREC qrels-style file ``user 0 item rating``.
+    Returns a DataFrame with columns ``user, item`` (and ``rating`` when the file has it)."""
+    from ..errors import require_columns
+
+    _, fmt = _suffixes(path)
+    if fmt not in TABLE_SUFFIXES:
+        return read_trec_qrels(path).to_frame()
+    frame = read_table(path)
+    require_columns(frame, ("user", "item"), f"training ratings {_name(path)}")
+    return frame

@@ -153,6 +153,12 @@ class Run:
             try:
                 scores = frame[score_col].to_numpy(dtype=np.float64)
             except (TypeError, ValueError) as exc:
+                col = frame[score_col]
+                bad = (pd.to_numeric(col, errors="coerce").isna() & col.notna()).to_numpy()
+                if bad.any():
+                    i = int(np.flatnonzero(bad)[0])
+                    raise InputError(f"run {name!r}: {score_col} {show(col.iloc[i])} of user {show(users[i])} item "
+                                     f"{show(items[i])} ({where(frame, i)}) is not a number") from None
                 raise InputError(f"run {name!r}: column {score_col!r} must be numeric ({exc})") from None
             _check_finite(scores, lambda w: f"user {show(users[w[0]])} item {show(items[w[0]])} ({where(frame, w[0])})")
         ucodes, uniq_users = pd.factorize(users, sort=False)

@@ -5,7 +5,8 @@ metric and a known true order, agree when they rank the systems alike. ``kendall
 two score vectors; ``system_ranking_tau`` aggregates per-user score matrices first.
 
 Conventions: τ-b (ties in either ranking are accounted for, as scipy's default); when one of the
-two vectors is constant τ is undefined and NaN is returned.
+two vectors is constant (every system tied) τ and τ_ap are undefined and NaN is returned — one
+convention for both. Scores must be finite numbers (:mod:`recmetrics.checks`).
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from .. import checks
 from ..errors import InputError
 from ..metrics.aggregate import aggregate as _aggregate
 
@@ -24,14 +26,7 @@ def kendall_tau(x, y, variant: str = "b") -> float:
     """Kendall's τ between two paired vectors (scipy.stats.kendalltau; ``variant`` "b" or "c")."""
     from scipy import stats
 
-    x = np.asarray(x, dtype=np.float64).ravel()
-    y = np.asarray(y, dtype=np.float64).ravel()
-    if x.shape != y.shape:
-        raise InputError(f"kendall_tau needs two vectors of the same length, got {x.size} and {y.size}")
-    if x.size < 2:
-        raise InputError("kendall_tau needs at least two systems")
-    if np.isnan(x).any() or np.isnan(y).any():
-        raise InputError("kendall_tau: NaN in the scores")
+    x, y = _vectors(x, y, "kendall_tau")
     if np.all(x == x[0]) or np.all(y == y[0]):
         return float("nan")
     with warnings.catch_warnings():
@@ -39,8 +34,21 @@ def kendall_tau(x, y, variant: str = "b") -> float:
         return float(stats.kendalltau(x, y, variant=variant).statistic)
 
 
+def _vectors(x, y, what: str):
+    """Two validated, finite float vectors of the same length (at least 2 systems)."""
+    x = checks.numbers(x, f"{what}: x").ravel()
+    y = checks.numbers(y, f"{what}: y").ravel()
+    if x.shape != y.shape:
+        raise InputError(f"{what} needs two vectors of the same length, got {x.size} and {y.size}")
+    if x.size < 2:
+        raise InputError(f"{what} needs at least two systems")
+    checks.finite(x, f"{what}: x", col_name="system")
+    checks.finite(y, f"{what}: y", col_name="system")
+    return x, y
+
+
 def _system_scores(scores, aggregate: str) -> np.ndarray:
-    s = np.asarray(scores, dtype=np.float64)
+    s = checks.numbers(scores, "system scores")
     if s.ndim == 1:
         return s
     if s.ndim == 2:
@@ -75,17 +83,17 @@ def tau_ap(x, y) -> float:
     τ_ap = 2/(n-1) Σ_{i=2..n} C(i)/(i-1) - 1, where systems are ordered by ``x`` (best first) and
     C(i) counts the systems above position i that ``y`` also ranks above system i. Errors near the
     top cost more than at the bottom; τ_ap is asymmetric (``y`` is the reference). Ties in ``x``
-    are broken in the reference's favour; pairs tied in ``y`` count half.
+    are broken in the reference's favour; pairs tied in ``y`` count half. When either ranking ties
+    every system, τ_ap is undefined: NaN, as :func:`kendall_tau` returns (breaking a full tie in the
+    reference's favour would report perfect agreement, 1.0, for a metric that tells nothing apart).
     Checked by hand against the paper's definition (Eq. 3) and τ_ap = τ when errors are uniform.
+
+    >>> tau_ap([3, 2, 1], [3, 2, 1]), tau_ap([1, 1, 1], [3, 2, 1])
+    (1.0, nan)
     """
-    x = np.asarray(x, dtype=np.float64).ravel()
-    y = np.asarray(y, dtype=np.float64).ravel()
-    if x.shape != y.shape:
-        raise InputError(f"tau_ap needs two vectors of the same length, got {x.size} and {y.size}")
-    if x.size < 2:
-        raise InputError("tau_ap needs at least two systems")
-    if np.isnan(x).any() or np.isnan(y).any():
-        raise InputError("tau_ap: NaN in the scores")
+    x, y = _vectors(x, y, "tau_ap")
+    if np.all(x == x[0]) or np.all(y == y[0]):
+        return float("nan")
     n = x.size
     order = np.lexsort((-y, -x))             # best first by x (ties: by the reference)
     yo = y[order]
@@ -129,7 +137,7 @@ def _per_system(scores: dict, aggregate: str | None):
 
     out = {}
     for name, frame in scores.items():
-        frame = per_user_scores(frame)
+        frame = checks.score_table(per_user_scores(frame), f"scores of {name!r}")[0]
         out[name] = pd.Series(_aggregate(frame.to_numpy(dtype=np.float64), aggregate or "arithmetic", axis=1),
                               index=frame.index)
     return pd.DataFrame(out)

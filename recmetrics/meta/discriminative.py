@@ -43,6 +43,8 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
+from .. import checks
+from ..checks import finite
 from ..errors import InputError, unknown_name
 
 __all__ = ["DiscriminativePower", "discriminative_power", "sign_flip_pvalues", "sign_blocks", "BLOCK",
@@ -109,11 +111,7 @@ def _check_matrix(x, what: str = "scores") -> np.ndarray:
         raise InputError(f"{what} must be a (n_systems, n_users) matrix, got shape {x.shape}")
     if x.shape[1] < 1:
         raise InputError(f"{what} need at least one user")
-    bad = np.argwhere(np.isnan(x))
-    if len(bad):
-        i, u = bad[0]
-        raise InputError(f"{what} contain NaN (first at system row {i}, user column {u}); "
-                         "every user needs a value for every system")
+    finite(x, what, row_name="system row", col_name="user column")
     return x
 
 
@@ -137,9 +135,11 @@ def sign_flip_pvalues(x, ia, ib, *, n_permutations: int = 100_000, seed: int = 0
     ib = np.asarray(ib, dtype=np.intp)
     if ia.shape != ib.shape or ia.ndim != 1:
         raise InputError("ia and ib must be 1-d index arrays of the same length")
-    n_perm = int(n_permutations)
-    if n_perm < 1:
-        raise InputError(f"n_permutations must be >= 1, got {n_permutations}")
+    n_perm = checks.positive_int(n_permutations, "n_permutations")
+    seed = checks.seed(seed)
+    n_jobs = checks.n_jobs(n_jobs)
+    if chunk_size is not None:
+        chunk_size = checks.positive_int(chunk_size, "chunk_size")
     n_users = x.shape[1]
     if exact is None:
         exact = n_users <= EXACT_MAX_USERS
@@ -159,7 +159,6 @@ def sign_flip_pvalues(x, ia, ib, *, n_permutations: int = 100_000, seed: int = 0
     total_d = total.astype(dtype)[:, None]
     if chunk_size is None:  # sign chunk and the two (pairs × chunk) work buffers within ~48 MB each
         chunk_size = max(BLOCK, min(_CHUNK_BYTES // (8 * n_users), _CHUNK_BYTES // (8 * max(len(ia), 1))))
-    n_jobs = 1 if n_jobs is None else int(n_jobs)
     if n_jobs == 1:
         counts = _count(xt, ia, ib, thr, total_d, alternative, exact, n_users, n_perm, seed, chunk_size, dtype, None)
     else:  # contiguous shares of the sign matrix, one per task; counts add up to the 1-worker counts
@@ -241,22 +240,8 @@ class DiscriminativePower:
 
 
 def _as_frame(scores, what: str) -> pd.DataFrame:
-    if isinstance(scores, pd.DataFrame):
-        frame = scores
-    else:
-        arr = np.asarray(scores, dtype=np.float64)
-        if arr.ndim != 2:
-            raise InputError(f"{what}: scores must be a systems × users DataFrame or 2-d array, "
-                             f"got shape {arr.shape}")
-        frame = pd.DataFrame(arr)
-    if frame.shape[0] < 2:
-        raise InputError(f"{what}: discriminative power needs at least 2 systems, got {frame.shape[0]}")
-    if frame.shape[1] < 1:
-        raise InputError(f"{what}: scores have no users (columns)")
-    if frame.index.has_duplicates:
-        dup = frame.index[frame.index.duplicated()][0]
-        raise InputError(f"{what}: duplicate system {dup!r} in the index")
-    return frame
+    """A validated systems × users frame (:func:`recmetrics.checks.score_table`)."""
+    return checks.score_table(scores, what)[0]
 
 
 def discriminative_power(scores, n_permutations: int = 100_000, seed: int = 0,

@@ -29,6 +29,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from .. import checks
 from ..data.qrels import Qrels
 from ..errors import InputError, unknown_name
 from ..judged import Hits, Judged
@@ -274,8 +275,9 @@ def robustness_study(study, scenarios: Sequence[str] = SCENARIOS, sizes: Sequenc
 
     scenarios = [_scenario(s) for s in ([scenarios] if isinstance(scenarios, str) else scenarios)]
     sizes = check_sizes(sizes)
-    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
-        raise InputError(f"n_samples must be a positive integer, got {n_samples!r}")
+    n_samples = checks.positive_int(n_samples, "n_samples")
+    seed = checks.seed(seed)
+    n_jobs = checks.n_jobs(n_jobs)
     metrics = list(study.metrics) if metrics is None else ([metrics] if isinstance(metrics, str) else list(metrics))
     cutoffs = list(study.cutoffs) if cutoffs is None else ([cutoffs] if np.ndim(cutoffs) == 0 else list(cutoffs))
     names = []

@@ -15,7 +15,9 @@ Conventions
   ``a - b``); "less" and "two-sided" likewise.
 * When every paired difference is zero the test has no evidence either way: the p-value is 1
   (scipy's Wilcoxon would otherwise warn and return NaN or raise).
-* NaN scores raise :class:`~recmetrics.errors.InputError` (every user needs a value).
+* Scores are checked by :mod:`recmetrics.checks`: NaN, ±inf, a cell that is not a number, a
+  repeated system name or user label raise :class:`~recmetrics.errors.InputError` naming the
+  system and user (an infinite score would make every pair holding it "significant").
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import checks
 from ..errors import InputError, unknown_name
 
 ALTERNATIVES = ("two-sided", "greater", "less")
@@ -48,16 +51,16 @@ class TestResult:
 
 
 def _pair(a, b, axis: int = -1) -> tuple[np.ndarray, np.ndarray]:
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
+    a = checks.numbers(a, "scores a (first system)")
+    b = checks.numbers(b, "scores b (second system)")
     try:
         a, b = np.broadcast_arrays(a, b)
     except ValueError:
         raise InputError(f"paired scores must have the same shape, got {a.shape} and {b.shape}") from None
     if a.ndim == 0 or a.shape[axis] == 0:
         raise InputError("paired tests need at least one user")
-    if np.isnan(a).any() or np.isnan(b).any():
-        raise InputError("per-user scores contain NaN; every user needs a value in both systems")
+    checks.finite(a, "scores a (first system)", row_name="row")
+    checks.finite(b, "scores b (second system)", row_name="row")
     return a, b
 
 
@@ -137,9 +140,7 @@ def paired_pvalues(scores, baseline: int | None = None, *, test: str = "wilcoxon
     ``baseline=None``: the (n_systems, n_systems) matrix ``P[i, j] = test(scores[i], scores[j])``
     (diagonal 1).
     """
-    s = np.asarray(scores, dtype=np.float64)
-    if s.ndim != 2:
-        raise InputError(f"scores must be a (n_systems, n_users) matrix, got shape {s.shape}")
+    s = checks.score_table(scores, min_systems=1)[1]
     n = s.shape[0]
     if baseline is not None:
         if not -n <= int(baseline) < n:
@@ -164,8 +165,8 @@ CORRECTIONS = ("holm", "bonferroni", "bh")
 
 def _pair_1d(a, b) -> np.ndarray:
     """Paired differences ``a - b`` of two 1-d per-user score arrays (validated)."""
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
+    a = checks.numbers(a, "scores a (first system)")
+    b = checks.numbers(b, "scores b (second system)")
     if a.ndim != 1 or b.ndim != 1:
         raise InputError(f"paired scores must be 1-d arrays (one value per user), got shapes {a.shape} and {b.shape}")
     if a.shape != b.shape:
@@ -175,10 +176,7 @@ def _pair_1d(a, b) -> np.ndarray:
 
 
 def _check_b(n, what: str = "n_permutations") -> int:
-    n = int(n)
-    if n < 1:
-        raise InputError(f"{what} must be >= 1, got {n}")
-    return n
+    return checks.positive_int(n, what)
 
 
 def permutation_test(a, b, alternative: str = "two-sided", *, n_permutations: int = 100_000, seed: int = 0,
@@ -197,6 +195,7 @@ def permutation_test(a, b, alternative: str = "two-sided", *, n_permutations: in
     alternative = _alternative(alternative)
     d = _pair_1d(a, b)
     n_permutations = _check_b(n_permutations)
+    seed = checks.seed(seed)
     x = np.vstack([np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)])
     p = sign_flip_pvalues(x, [0], [1], n_permutations=n_permutations, seed=seed,
                           alternative=alternative, exact=exact)[0]
@@ -227,6 +226,7 @@ def paired_bootstrap(a, b, alternative: str = "two-sided", *, n_bootstrap: int =
     alternative = _alternative(alternative)
     z = _pair_1d(a, b)
     n_bootstrap = _check_b(n_bootstrap, "n_bootstrap")
+    seed = checks.seed(seed)
     n = len(z)
     if not np.any(z) or n < 2:
         return TestResult(0.0, 1.0, "bootstrap", alternative)
@@ -254,19 +254,8 @@ def paired_bootstrap(a, b, alternative: str = "two-sided", *, n_bootstrap: int =
 
 
 def _systems_frame(scores, what: str = "scores"):
-    import pandas as pd
-
-    frame = scores if isinstance(scores, pd.DataFrame) else pd.DataFrame(np.asarray(scores, dtype=np.float64))
-    if frame.ndim != 2 or frame.shape[0] < 2:
-        raise InputError(f"{what}: need at least 2 systems (rows), got shape {frame.shape}")
-    x = frame.to_numpy(dtype=np.float64)
-    if x.shape[1] < 1:
-        raise InputError(f"{what}: no users (columns)")
-    bad = np.argwhere(np.isnan(x))
-    if len(bad):
-        raise InputError(f"{what}: NaN for system {frame.index[bad[0][0]]!r}, user {frame.columns[bad[0][1]]!r}; "
-                         "every user needs a value for every system")
-    return frame, x
+    """(frame, float64 values) of a validated systems × users table (:func:`recmetrics.checks.score_table`)."""
+    return checks.score_table(scores, what)
 
 
 def tukey_hsd(scores, *, n_permutations: int = 10_000, seed: int = 0):
@@ -282,6 +271,7 @@ def tukey_hsd(scores, *, n_permutations: int = 10_000, seed: int = 0):
 
     frame, x = _systems_frame(scores)
     n_permutations = _check_b(n_permutations)
+    seed = checks.seed(seed)
     m, n = x.shape
     means = x.mean(axis=1)
     xt = np.ascontiguousarray(x.T)                                # (n_users, m)
@@ -347,6 +337,7 @@ def effect_size(a, b, *, n_bootstrap: int = 10_000, confidence: float = 0.95, se
 
     d = _pair_1d(a, b)
     n_bootstrap = _check_b(n_bootstrap, "n_bootstrap")
+    seed = checks.seed(seed)
     if not 0 < float(confidence) < 1:
         raise InputError(f"confidence must be in (0, 1), got {confidence}")
     n = len(d)
@@ -383,6 +374,7 @@ def pairwise(scores, *, test: str = "permutation", correction: str | None = "hol
     alternative = _alternative(alternative)
     frame, x = _systems_frame(scores)
     n_permutations = _check_b(n_permutations)
+    seed = checks.seed(seed)
     names = list(frame.index)
     if baseline is None:
         ia, ib = np.triu_indices(len(names), k=1)

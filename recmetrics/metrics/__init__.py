@@ -1,7 +1,7 @@
 """Metric registry, kernels and aggregation. ``rm.metrics.parse('nDCG@10')``."""
 from .registry import MetricDef, MetricSpec, get, names, parse, register, spec, table
 from .aggregate import METHODS as AGGREGATIONS, aggregate
-from . import ranking, classification, error, diversity  # noqa: F401  (each registers its metrics)
+from . import ranking, classification, error, diversity, exposure, popularity, ild  # noqa: F401  (each registers its metrics)
 
 __all__ = ["MetricDef", "MetricSpec", "get", "names", "parse", "register", "spec", "table",
            "aggregate", "AGGREGATIONS"]

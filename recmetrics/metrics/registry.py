@@ -17,6 +17,7 @@ from ..errors import InputError
 from ..names import Registry, format_value, parse_params
 
 CUTOFF_MODES = ("required", "optional", "none")
+SCOPES = ("user", "run")
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,11 @@ class MetricDef:
                                            # ("aspects",): passed by evaluate(..., **context)
     optional: tuple[str, ...] = ()         # context passed when given (None otherwise); the kernel says
                                            # when its parameters make it necessary (e.g. profile=train)
+    needs_any: tuple[str, ...] = ()        # at least one of these context values (each also in optional),
+                                           # e.g. ("train", "catalog") for the catalogue of item coverage
+    scope: str = "user"                    # "user": one value per user, aggregated over users; "run": one
+                                           # value per run (fn returns a float): no per-user column, no
+                                           # user aggregation (item coverage, Gini, ...)
 
 
 @dataclass(frozen=True)
@@ -73,9 +79,17 @@ class MetricSpec:
         if missing:
             raise InputError(f"metric {self} needs {', '.join(f'{n}=' for n in missing)} "
                              f"(pass it to evaluate(), e.g. evaluate(run, qrels, metrics, {missing[0]}=...))")
+        if d.needs_any and all(context.get(n) is None for n in d.needs_any):
+            raise InputError(f"metric {self} needs {' or '.join(f'{n}=' for n in d.needs_any)} "
+                             f"(pass one to evaluate(), e.g. evaluate(run, qrels, metrics, {d.needs_any[0]}=...))")
         given = {n: context[n] for n in d.needs}
         given.update({n: context.get(n) for n in d.optional})
         return d.fn(judged, self.k, **dict(self.params), **given)
+
+    @property
+    def per_run(self) -> bool:
+        """Whether the metric gives one value per run (no per-user values, no user aggregation)."""
+        return self.definition.scope == "run"
 
     @property
     def kwargs(self) -> dict:
@@ -112,6 +126,8 @@ def register(name: str, *, aliases: tuple[str, ...] = (), **kw) -> Callable:
     def deco(fn):
         if kw.get("cutoff", "optional") not in CUTOFF_MODES:
             raise ValueError(f"cutoff must be one of {CUTOFF_MODES}")
+        if kw.get("scope", "user") not in SCOPES:
+            raise ValueError(f"scope must be one of {SCOPES}")
         description = kw.pop("description", None) or (fn.__doc__ or "").strip().split("\n")[0]
         _METRICS.add(name, MetricDef(name=name, fn=fn, description=description, **kw), aliases)
         return fn
@@ -203,10 +219,11 @@ def spec(name: str, k: int | None = None, **params) -> MetricSpec:
 
 
 def table():
-    """The registered metrics as a DataFrame (name, cut-off, parameters, range, trec_eval name, description).
+    """The registered metrics as a DataFrame (name, family, scope, cut-off, parameters, range, trec_eval name, description).
 
-    Columns ``metric, family, cutoff, params, range, trec_eval, description``, one row per metric
-    in registration order.
+    Columns ``metric, family, scope, cutoff, params, range, trec_eval, description``, one row per
+    metric in registration order; ``scope`` is ``user`` (one value per user, aggregated over users)
+    or ``run`` (one value per run: no per-user column, no user aggregation).
 
     >>> import recmetrics as rm
     >>> t = rm.metrics.table()
@@ -214,5 +231,5 @@ def table():
     [['optional', 'ndcg_cut_k']]
     """
     return _METRICS.table(lambda d: {
-        "metric": d.name, "family": d.family, "cutoff": d.cutoff, "params": d.params or "",
+        "metric": d.name, "family": d.family, "scope": d.scope, "cutoff": d.cutoff, "params": d.params or "",
         "range": d.bounds, "trec_eval": d.trec_eval or "", "description": d.description})

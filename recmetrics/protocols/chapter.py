@@ -381,3 +381,54 @@ def fig44_side_panels(like: str, *, alphas=(0.0, 0.5, 1.0, 1.5, 2.0), datasets=(
                              for name, r in real.items()])
     return {"left": popularity_curves(sims, points=points),
             "right": popularity_curves(real, threshold=threshold, points=points), "positive": positive}
+
+
+#: beyond-accuracy metrics of each system's own lists shown beside the designs (recmetrics.metrics.popularity,
+#: recmetrics.metrics.exposure)
+LIST_BIAS = ("ARP", "APLT", "ItemCoverage", "Gini")
+
+
+def list_popularity(train: pd.DataFrame, test: pd.DataFrame, systems, *, n: int = 10, users: int | None = None,
+                    seed: int = 0) -> pd.DataFrame:
+    """How popularity-biased each system's own top-``n`` lists are: ARP, APLT, item coverage and Gini
+    (:data:`LIST_BIAS`, item popularity from ``train``) of the lists given to the test users (all of
+    them, or the seeded sample of ``users`` of :func:`sample_users`). ``systems``: ``{name: fitted}``.
+    One row per system, one column per metric."""
+    from ..data.qrels import Qrels
+    from ..evaluation import evaluate as evaluate_run
+
+    who = sample_users(test, users, seed)
+    who = np.sort(test["user"].unique()) if who is None else np.sort(who)
+    qrels = Qrels(test)  # names the users; relevance plays no part in these metrics
+    metrics = [f"{m}@{n}" for m in LIST_BIAS]
+    rows = {name: evaluate_run(s.recommend(who, n=n), qrels, metrics, users=who, train=train).summary()
+            for name, s in systems.items()}
+    return pd.DataFrame.from_dict(rows, orient="index", columns=list(LIST_BIAS)).rename_axis("system")
+
+
+def bias_beside_designs(bias: pd.DataFrame, designs: pd.DataFrame, metric: str = "P@10",
+                        x: str = "ARP") -> pd.DataFrame:
+    """Each system's list bias (column ``x`` of :func:`list_popularity`) beside its ``metric`` under every
+    design (the table of :func:`compare_designs`). Tidy: ``design, system, <x>, value``."""
+    part = designs[designs["metric"] == metric]
+    if part.empty:
+        raise InputError(f"no {metric!r} rows in the designs table (metrics: {sorted(designs['metric'].unique())})")
+    missing = sorted(set(part["system"]) - set(bias.index))
+    if missing:
+        raise InputError(f"systems {missing} have no list bias; compute list_popularity for every system")
+    out = part[["design", "system", "value"]].copy()
+    out.insert(2, x, bias.loc[out["system"], x].to_numpy())
+    return out.reset_index(drop=True)
+
+
+def bias_by_design(joined: pd.DataFrame, x: str = "ARP") -> pd.DataFrame:
+    """Per design (from :func:`bias_beside_designs`): Spearman's ρ over the systems between their list
+    bias ``x`` and their metric value (near 1: the design rewards the most popular lists), the system
+    with the most popularity-biased lists and its value relative to the design's best value."""
+    rows = {}
+    for design, g in joined.groupby("design", sort=False):
+        top = g.loc[g[x].idxmax()]
+        best = g["value"].max()
+        rows[design] = {"spearman": g[x].corr(g["value"], method="spearman"), "most_biased": top["system"],
+                        "relative": top["value"] / best if best > 0 else np.nan}
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("design")

@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..errors import InputError
 from .designs import Design, parse
-from .targets import build_targets, popularity, rank_sets, score_sets
+from .targets import build_targets, check_system, popularity, rank_sets, score_sets
 
 
 def random_precision_per_set(ts, n: int = 10, threshold: float | None = None) -> np.ndarray:
@@ -96,6 +96,7 @@ def eq42_bounds(system, train: pd.DataFrame, test: pd.DataFrame, n: int = 10, *,
     """1RP@n of ``system`` under ``{candidates}-1R-NN(n=size)`` and its Eq. 4.2 bounds from the AR sets
     with the same N_u (same seed). Returns ``lower, value, upper``; lower <= value <= upper holds exactly
     because ties are broken by one random key per item shared by every set."""
+    check_system(system, "eq42_bounds")
     one = build_targets(train, test, f"{candidates}-1R-NN(n={size})", threshold=threshold, seed=seed, users=users)
     ar = build_targets(train, test, f"{candidates}-AR-NN(n={size})", threshold=threshold, seed=seed, users=users)
     _, pos1 = rank_sets(one, score_sets(system, one), seed)

@@ -2,9 +2,10 @@
 
 Building (:func:`build_targets`) is vectorised over users: the candidates C are columns, each
 user's excluded items (training items and relevant test items) a row of a boolean mask, and NN
-samples the ``n`` candidates with the smallest random keys among the allowed ones (one seeded key
-stream per user, keyed by the user's position among the test users, so a user's N_u does not depend
-on which other users are evaluated). P1R samples within each popularity percentile.
+samples the ``n`` candidates with the smallest random keys among the allowed ones. A user's keys
+come from a generator seeded with ``(seed, the user's id)`` (:func:`user_rng`), so N_u does not
+depend on which other users are evaluated (``users=``) — as the Random recommender seeds each
+user's scores. P1R samples within each popularity percentile.
 
 **Short pools.** A user may have fewer allowed candidates than the ``n`` requested (a heavy rater
 in a P1R percentile: 23 of 10,015 P1R sets on movielens-small). By default (``strict=False``) the
@@ -29,6 +30,7 @@ import pandas as pd
 
 from ..data.qrels import Qrels
 from ..data.run import Run
+from .. import checks
 from ..errors import InputError, require_columns, show
 from .designs import Design, parse
 
@@ -77,6 +79,27 @@ def _frames(train, test):
     if len(test) == 0:
         raise InputError("protocols: the test table is empty; nothing to evaluate")
     return train, test
+
+
+def user_rng(seed: int, user) -> np.random.Generator:
+    """The generator of ``user``'s sample: seeded with ``seed`` and the bytes of ``str(user)``
+    (the id itself, not its position), so it is the same whichever other users are evaluated.
+
+    >>> bool(user_rng(0, "u7").random() == user_rng(0, "u7").random() != user_rng(1, "u7").random())
+    True
+    """
+    b = str(user).encode("utf-8")
+    return np.random.default_rng([int(seed), len(b), int.from_bytes(b, "little")])
+
+
+def check_system(system, what: str = "protocols.evaluate"):
+    """Raise :class:`InputError` unless ``system`` can score target sets (a fitted zoo system)."""
+    if not callable(getattr(system, "score_targets", None)):
+        hint = (f"rm.recommenders.create({system!r}).fit(train)" if isinstance(system, str)
+                else "rm.recommenders.create('Pop').fit(train)")
+        raise InputError(f"{what} needs a fitted system with score_targets(users, targets), got "
+                         f"{type(system).__name__} {system!r}; pass e.g. {hint}")
+    return system
 
 
 def popularity(train: pd.DataFrame, test: pd.DataFrame | None = None) -> pd.Series:
@@ -164,6 +187,7 @@ def build_targets(train: pd.DataFrame, test: pd.DataFrame, design: "str | Design
     [[12, 11], [10, 12]]
     """
     d = parse(design)
+    seed = checks.seed(seed)
     train, test = _frames(train, test)
     if d.kind == "head10":
         head = _head(train, test)
@@ -175,7 +199,6 @@ def build_targets(train: pd.DataFrame, test: pd.DataFrame, design: "str | Design
                              f"(got {counts.min()}..{counts.max()}); build the split with "
                              f"rm.protocols.uniform_split(ratings, sigma, eps)")
     C = candidates(train, test, d)
-    all_users = np.sort(pd.unique(test["user"]))  # key streams are indexed by position here
     rel = test[test["rating"] >= threshold]
     if users is not None:
         rel = rel[rel["user"].isin(np.asarray(users))]
@@ -212,7 +235,6 @@ def build_targets(train: pd.DataFrame, test: pd.DataFrame, design: "str | Design
     ex_order = np.lexsort((ex_cols, ex_rows))
     ex_rows, ex_cols = ex_rows[ex_order], ex_cols[ex_order]
     ex_start = np.searchsorted(ex_rows, np.arange(len(U) + 1))
-    stream = np.searchsorted(all_users, U)
     # N_{u,g}: flat column codes per (user, group) block
     n_blocks = len(U) * n_groups
     block_cols: list[np.ndarray] = []
@@ -223,7 +245,7 @@ def build_targets(train: pd.DataFrame, test: pd.DataFrame, design: "str | Design
         b = min(a + chunk, len(U))
         rows = b - a
         if d.sampled:
-            keys = np.vstack([np.random.default_rng([seed, 3, int(s)]).random(n_c) for s in stream[a:b]])
+            keys = np.vstack([user_rng(seed, u).random(n_c) for u in U[a:b]])
         else:
             keys = np.zeros((rows, n_c))
         lo, hi = ex_start[a], ex_start[b]
@@ -363,10 +385,11 @@ def evaluate(system, train: pd.DataFrame, test: pd.DataFrame, design: "str | Des
     >>> pop = rm.recommenders.create("Pop").fit(train)
     >>> r = evaluate(pop, train, test, "TI-1R-NN(n=99)", ["P@10"], threshold=5)
     >>> round(float(r.aggregate["P@10"]), 4), round(r.metadata["t"], 6)
-    (0.057, 100.0)
+    (0.0579, 100.0)
     """
     from ..evaluation import evaluate as rm_evaluate
 
+    check_system(system)
     d = parse(design)
     if targets is None:
         ts = build_targets(train, test, d, threshold=threshold, seed=seed, users=users, strict=strict)

@@ -25,16 +25,53 @@ def _need_file(path: Path, what: str) -> Path:
     return path
 
 
+def _long_row(path: Path, sep: str | None, encoding: str | None) -> str:
+    """Where the first data row with more fields than the header is (``path:line``, n fields)."""
+    import csv
+    import io
+
+    text = _read_text(path, encoding) if path.suffix not in (".gz", ".bz2", ".xz", ".zip", ".zst") else ""
+    rows = csv.reader(io.StringIO(text), delimiter=sep if sep and len(sep) == 1 else ",")
+    width = None
+    for number, row in enumerate(rows, start=1):
+        if not row:
+            continue
+        if width is None:
+            width = len(row)
+        elif len(row) > width:
+            return f"{path}:{number}: {len(row)} fields under a header of {width} names"
+    return f"{path}: a row has more fields than the header"
+
+
 def _read_csv(path: Path, **kw: Any) -> pd.DataFrame:
     """pd.read_csv with blank lines kept (so row i <-> a known line) and errors re-raised as
-    FormatError naming the file."""
+    FormatError naming the file.
+
+    With a header, a data row with more fields than the header has names is an error naming its
+    line: pandas would otherwise take the first field as an index and shift every column
+    (``user,item,rating`` over ``1,10,4,2`` read as user 10, item 4, rating 2).
+    """
+    import warnings
+
     kw.setdefault("skip_blank_lines", False)
     if "sep" in kw and isinstance(kw["sep"], str) and len(kw["sep"]) > 1 and kw["sep"] != r"\s+":
         kw.setdefault("engine", "python")
+    if kw.get("header") == 0:
+        kw.setdefault("index_col", False)
     try:
-        return pd.read_csv(path, **kw)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            return pd.read_csv(path, **kw)
+    except pd.errors.ParserWarning:
+        raise FormatError(_long_row(path, kw.get("sep"), kw.get("encoding")) + " (expected one field per "
+                          "header name; a missing header name would shift every column)") from None
     except pd.errors.EmptyDataError:
         raise InputError(f"{path}: file is empty (expected ratings)") from None
+    except (OSError, EOFError) as e:  # gzip.BadGzipFile, a truncated .bz2/.xz, ...: the suffix promised a codec
+        if path.suffix.lower() not in (".gz", ".bz2", ".xz", ".zip", ".zst"):
+            raise
+        raise FormatError(f"{path}: cannot decompress ({e}); the file name ends in {path.suffix!r} but the "
+                          f"content is not in that format (rename it, or recompress it)") from None
     except pd.errors.ParserError as e:
         msg = str(e).replace("Error tokenizing data. C error: ", "").strip()
         raise FormatError(f"{path}: malformed line: {msg}") from None

@@ -1,0 +1,221 @@
+"""How an axiom is checked on a metric: scoring scenes, searching them, the result.
+
+``_scores`` scores the rankings of scenes with :func:`recmetrics.metrics.diversity.score_lists`
+(each ranking a separate user with the scene's judgments and profile, ``threshold=4``,
+``max_rating=5``); an expected relation ``>`` / ``<`` holds when the difference exceeds
+``TOLERANCE`` relative to the larger magnitude (at least 1e-12 absolute), so rounding noise is
+never read as a preference.
+
+* ``_check_universal`` ("for all ..."): :func:`hypothesis.find` searches the axiom's generated
+  scenes (:mod:`.strategies`) for a counterexample with ``max_examples`` scenes and a seeded
+  ``random.Random(seed)``, shrinks it, and keeps up to ``n_counterexamples`` distinct failing
+  scenes (the shrunk one first, then the smallest); none found = satisfied.
+* ``_check_existential`` ("there is ..."): scores the axiom's constructions (:mod:`.constructions`)
+  in batches of 60, in order, for each scene variant; satisfied if every variant has a witness,
+  else the closest failure (smallest margin, ``_margin``) is the counterexample. With
+  ``r_quantifier="forall"`` (``_check_existential_every_r``) each variant needs a witness for
+  every rating r of the constructions.
+
+Each check returns an :class:`AxiomResult`.
+"""
+from __future__ import annotations
+
+import random
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ...metrics import diversity as dv
+from ...metrics.registry import MetricSpec
+from .constructions import _variants
+from .scenes import R_MAX, THRESHOLD, UNIVERSAL_LENGTH, Example, Scene, _Case, _max_length
+from .strategies import _UNIVERSAL
+
+TOLERANCE = 1e-12
+
+__all__ = ["AxiomResult", "TOLERANCE"]
+
+
+@dataclass
+class AxiomResult:
+    """Outcome of one axiom on one metric.
+
+    ``satisfied`` is None when the check does not apply (e.g. a cut-off too small for the
+    construction). ``example`` is the counterexample (violated) or, for an existential axiom, the
+    witness (satisfied). ``counterexamples`` holds every counterexample found (a universal
+    axiom: up to ``n_counterexamples`` distinct failing scenes, the shrunk one first; TopHeav /
+    TopHeavComp with ``r_quantifier="forall"``: the closest failed witness of every rating r
+    without a witness).
+    """
+
+    axiom: str
+    metric: str
+    satisfied: bool | None
+    quantifier: str
+    cases: int
+    example: Example | None = None
+    message: str = ""
+    counterexamples: list = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.satisfied)
+
+    def __str__(self) -> str:
+        state = {True: "satisfied", False: "VIOLATED", None: "not applicable"}[self.satisfied]
+        head = f"{self.axiom} on {self.metric}: {state} ({self.quantifier}, {self.cases} cases). {self.message}"
+        return head + ("\n" + str(self.example) if self.example is not None else "")
+
+
+def _scores(spec: MetricSpec, lists: list[list], scenes: list[Scene]) -> np.ndarray:
+    """Metric values of ``lists[i]`` under ``scenes[i]``."""
+    aspects = {}
+    for sc in scenes:
+        aspects.update(sc.aspects)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        out = dv.score_lists(lists, [sc.ratings for sc in scenes], aspects, [spec],
+                             profile=[{a: w for a, w in sc.weights.items() if w > 0} for sc in scenes],
+                             threshold=THRESHOLD, max_rating=R_MAX)
+    return out.iloc[:, 0].to_numpy()
+
+
+def _tol(*values) -> float:
+    return TOLERANCE * max([1.0] + [abs(v) for v in values])
+
+
+_RELATIONS = {
+    ">": lambda a, b: a - b > _tol(a, b),
+    "<": lambda a, b: b - a > _tol(a, b),
+}
+
+
+def _evaluate_case(spec: MetricSpec, axiom: str, case: _Case) -> Example:
+    names = list(case.rankings)
+    values = _scores(spec, [case.rankings[n] for n in names], [case.scene] * len(names))
+    scores = dict(zip(names, map(float, values)))
+    holds = _RELATIONS[case.op](scores[case.left], scores[case.right])
+    return Example(axiom, str(spec), case.scene, case.rankings, scores, case.expectation, holds, case.note)
+
+
+def _check_universal(axiom: str, spec: MetricSpec, *, max_examples: int, seed: int,
+                     zero_weights: bool, n_counterexamples: int = 5) -> AxiomResult:
+    from hypothesis import HealthCheck, Phase, Verbosity, find, settings
+    from hypothesis.errors import NoSuchExample
+
+    make, min_len = _UNIVERSAL[axiom]
+    max_len = min(_max_length(spec, UNIVERSAL_LENGTH), UNIVERSAL_LENGTH)
+    if max_len < min_len:
+        return AxiomResult(axiom, str(spec), None, "forall", 0,
+                           message=f"the cut-off {spec.k} leaves no room for the construction "
+                                   f"(needs lists of {min_len})")
+    count = [0]
+    failing: dict = {}        # distinct failing scenes met while searching (before shrinking)
+
+    def violated(case: _Case) -> bool:
+        count[0] += 1
+        ex = _evaluate_case(spec, axiom, case)
+        if not ex.holds and len(failing) < 4 * n_counterexamples:
+            failing.setdefault(str(ex), ex)
+        return not ex.holds
+
+    conf = settings(max_examples=int(max_examples), database=None, deadline=None,
+                    suppress_health_check=list(HealthCheck), phases=[Phase.generate, Phase.shrink],
+                    verbosity=Verbosity.quiet)
+    try:
+        case = find(make(zero_weights, max_len), violated, settings=conf, random=random.Random(seed))
+    except NoSuchExample:
+        return AxiomResult(axiom, str(spec), True, "forall", count[0],
+                           message=f"no counterexample in {max_examples} generated scenes")
+    example = _evaluate_case(spec, axiom, case)
+    others = [e for key, e in failing.items() if key != str(example)]
+    others.sort(key=lambda e: sum(len(r) for r in e.rankings.values()))   # smallest first
+    found = [example] + others[:max(int(n_counterexamples) - 1, 0)]
+    return AxiomResult(axiom, str(spec), False, "forall", count[0], example,
+                       message=f"counterexample (shrunk by hypothesis); {len(found)} shown", counterexamples=found)
+
+
+def _run_grid(spec: MetricSpec, axiom: str, cases: list[_Case]) -> list[Example]:
+    lists, scenes, index = [], [], []
+    for c_i, case in enumerate(cases):
+        for name, ranking in case.rankings.items():
+            lists.append(ranking)
+            scenes.append(case.scene)
+            index.append((c_i, name))
+    values = _scores(spec, lists, scenes)
+    per_case: dict = {}
+    for (c_i, name), v in zip(index, values):
+        per_case.setdefault(c_i, {})[name] = float(v)
+    out = []
+    for c_i, case in enumerate(cases):
+        sc = per_case[c_i]
+        out.append(Example(axiom, str(spec), case.scene, case.rankings, sc, case.expectation,
+                           _RELATIONS[case.op](sc[case.left], sc[case.right]), case.note))
+    return out
+
+
+def _margin(ex: Example) -> float:
+    """How far an example is from holding (<= 0 when it holds)."""
+    a, b = (ex.scores[k] for k in ex.expectation.replace("Q(", "").replace(")", "").split(" ")[::2])
+    return (b - a) if ">" in ex.expectation else (a - b)
+
+
+def _check_existential(axiom: str, spec: MetricSpec, build: Callable, kind: str, *,
+                       must_hold_at_end: bool = False, r_quantifier: str = "exists") -> AxiomResult:
+    if r_quantifier == "forall":
+        return _check_existential_every_r(axiom, spec, build, kind)
+    total = 0
+    witnesses = []
+    for v_name, weights, extra_asp, extra_r in _variants(kind):
+        cases = build(spec, weights, extra_asp, extra_r, v_name)
+        if not cases:
+            return AxiomResult(axiom, str(spec), None, "exists", total,
+                               message=f"the cut-off {spec.k} leaves no room for the construction")
+        examples, good = [], []
+        for start in range(0, len(cases), 60):     # in order; stop at the first batch with a witness
+            batch = _run_grid(spec, axiom, cases[start:start + 60])
+            examples += batch
+            good = [e for e in batch if e.holds]
+            if good:
+                break
+        total += len(examples)
+        if not good:
+            closest = min(examples, key=_margin)
+            return AxiomResult(axiom, str(spec), False, "exists", total, closest,
+                               message=f"no witness in the scene '{v_name}' among {len(examples)} "
+                                       f"constructions; the closest one is shown")
+        witnesses.append(good[0])
+    return AxiomResult(axiom, str(spec), True, "exists", total, witnesses[0],
+                       message="witness found in every scene; the first one is shown")
+
+
+def _check_existential_every_r(axiom: str, spec: MetricSpec, build: Callable, kind: str) -> AxiomResult:
+    """"For every r > 0": each scene needs a witness for every rating r of the constructions."""
+    total, witnesses, failures = 0, [], []
+    for v_name, weights, extra_asp, extra_r in _variants(kind):
+        cases = build(spec, weights, extra_asp, extra_r, v_name)
+        if not cases:
+            return AxiomResult(axiom, str(spec), None, "forall r", total,
+                               message=f"the cut-off {spec.k} leaves no room for the construction")
+        examples = _run_grid(spec, axiom, cases)
+        total += len(examples)
+        groups: dict = {}
+        for case, ex in zip(cases, examples):
+            groups.setdefault(case.group, []).append(ex)
+        for r, exs in groups.items():
+            good = [e for e in exs if e.holds]
+            if good:
+                witnesses.append(good[0])
+            else:
+                closest = min(exs, key=_margin)
+                closest.note += f" (no witness with r={r} among {len(exs)} constructions)"
+                failures.append((r, v_name, closest))
+    if failures:
+        rs = sorted({r for r, _, _ in failures})
+        return AxiomResult(axiom, str(spec), False, "forall r", total, failures[0][2],
+                           message=f"no witness for r in {rs} (scenes: "
+                                   f"{sorted({v for _, v, _ in failures})})",
+                           counterexamples=[f[2] for f in failures])
+    return AxiomResult(axiom, str(spec), True, "forall r", total, witnesses[0],
+                       message="witness found for every r in every scene; the first one is shown")
