@@ -40,7 +40,7 @@ def _frames(means: dict, n_users: int, noise: float, seed: int):
 def fake_run(values: dict, random: dict | None = None, n_users: int = 400, noise: float = 0.01, seed: int = 0,
              T: int = 100) -> DesignRun:
     """A DesignRun from ``{design name: {system: mean P@10}}`` (random expectation 0.01 unless given)."""
-    means, rows = {}, []
+    means = {}
     for name, per_sys in values.items():
         d = chapter.design_spec(name, T)
         for s, m in per_sys.items():
@@ -207,7 +207,7 @@ def test_sweep_claims():
 
 
 def test_sparsity_claims_on_constructed_curves():
-    frames, rows = {}, []
+    frames = {}
     rng = np.random.default_rng(1)
     users = np.arange(300)
     for x in (0.0, 0.5):

@@ -49,7 +49,7 @@ itself tests significance):
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
