@@ -47,7 +47,13 @@ def test_every_design_round_trips(name):
 def test_params_round_trip_and_unknown_names():
     d = parse("TI-1R-NN(n=50)")
     assert d.n == 50 and str(d) == "TI-1R-NN(n=50)"
-    assert parse("P1R(m=5)").m == 5 and str(parse("P1R(m=5)")) == "P1R(m=5,n=100)"
+    assert parse("P1R(m=5)").m == 5 and str(parse("P1R(m=5)")) == "P1R(m=5,n=99,popularity=full)"
+    assert parse("P1R(popularity=train)").popularity == "train"
+    with pytest.raises(InputError, match="popularity"):
+        parse("P1R(popularity=test)")
+    # the thesis' 1R: |T_u| = 100, i.e. n = 99 non-relevant items (§4.3.3)
+    assert parse("TI-1R-NN").n == 99 and parse("U1R").n == 99 and parse("head10").n == 99
+    assert str(parse("AI-UAR")) == "AI-UAR" and parse("AI-UAR").candidates == "AI" and parse("UAR").candidates == "TI"
     with pytest.raises(UnknownNameError, match="TI-1R-NN"):
         parse("TI-1R-MN")
     with pytest.raises(UnknownNameError, match="P1R"):
@@ -160,10 +166,67 @@ def test_p1r_limit_and_average(ml):
     assert r.aggregate["P@10"] == pytest.approx(r.per_set.groupby("percentile")["P@10"].mean().mean())
 
 
-def test_nn_more_than_candidates_errors():
+def test_nn_short_pool_strict_errors_default_takes_the_pool():
     train, test = _toy()
     with pytest.raises(InputError, match=r"user .* has only \d+ non-relevant candidate items.*use n <="):
-        rm.protocols.build_targets(train, test, "TI-1R-NN(n=1000)")
+        rm.protocols.build_targets(train, test, "TI-1R-NN(n=1000)", strict=True)
+    with pytest.warns(UserWarning, match="short"):
+        ts = rm.protocols.build_targets(train, test, "TI-1R-NN(n=1000)")
+    assert ts.metadata["short_sets"] == len(ts.lengths) and ts.short.all()
+    # the random expectation follows the actual set sizes
+    exp = rm.protocols.expected_random_precision(train, test, "TI-1R-NN(n=1000)", targets=ts)
+    assert exp == pytest.approx(np.mean(np.minimum(10, ts.lengths) / 10 / ts.lengths))
+
+
+def test_p1r_default_runs_on_movielens_small():
+    """Issue 16: P1R failed by default (user 15 has 90 non-relevant items in the top percentile)."""
+    ds = rm.datasets.load("movielens-small")
+    train, test = rm.splits.holdout(ds.ratings, 0.2, seed=0)
+    pop = rm.recommenders.create("Pop").fit(train)
+    with pytest.warns(UserWarning, match="short"):
+        r = rm.protocols.evaluate(pop, train, test, rm.protocols.parse("P1R"), ["P@10"])
+    assert r.metadata["short_sets"] > 0 and r.metadata["short_users"] >= 1
+    assert 0 < r.aggregate["P@10"] < 0.1
+    with pytest.raises(InputError, match="user 15 has only"):
+        rm.protocols.evaluate(pop, train, test, "P1R", ["P@10"], strict=True)
+
+
+def test_p1r_percentiles_by_full_or_training_counts(ml):
+    train, test = ml
+    C = rm.protocols.candidates(train, test, "P1R")
+    full = rm.protocols.percentiles(train, test, C, 10, "full")
+    tr = rm.protocols.percentiles(train, test, C, 10, "train")
+    assert np.bincount(full).max() - np.bincount(full).min() <= 1  # equal parts
+    assert (full != tr).any()
+    counts = rm.protocols.popularity(train, test).reindex(C).to_numpy()
+    assert counts[full == 0].min() >= counts[full == 9].max()  # percentile 0 = most popular by full counts
+    a = rm.protocols.build_targets(train, test, "P1R(popularity=full)", threshold=5)
+    b = rm.protocols.build_targets(train, test, "P1R(popularity=train)", threshold=5)
+    assert a.metadata["design"] != b.metadata["design"] and (a.group != b.group).any()
+
+
+def test_nn_samples_do_not_depend_on_the_evaluated_users(ml):
+    train, test = ml
+    who = np.sort(test["user"].unique())[5:25]
+    full = rm.protocols.build_targets(train, test, "TI-1R-NN(n=30)", seed=3)
+    part = rm.protocols.build_targets(train, test, "TI-1R-NN(n=30)", seed=3, users=who)
+    sets = lambda ts: {(u, i): frozenset(ts.items[a + 1:b]) for u, i, a, b in
+                       zip(ts.users, ts.rel_item, ts.starts[:-1], ts.starts[1:])}
+    sp, sf = sets(part), sets(full)
+    assert sp and all(sf[k] == v for k, v in sp.items())
+
+
+def test_uniform_size_gives_the_thesis_eta_on_movielens_1m_statistics():
+    """§4.6.2: |T| = 1,703 and η = 118 on MovieLens 1M (σ = ε = 0.2); the old η = round(σ r/|T|) gave 117.
+    The raw data are not available offline: 3,706 items, r = 1,000,209 ratings, and r(i_1703) = 147, the
+    count at the edge of T that |T| = 1,703 implies (r(i_1703) >= 0.2 r / (0.8 · 1703) = 146.8 > r(i_1704))."""
+    counts = np.r_[np.full(200, 3696), np.full(1503, 147), np.full(2003, 20)]
+    counts[0] += 1_000_209 - counts.sum()
+    assert len(counts) == 3706 and counts.sum() == 1_000_209
+    zeta, eta = rm.protocols.uniform_size(counts, 0.2, 0.2)
+    assert (zeta, eta) == (1703, 118)
+    assert int(round(0.2 * 1_000_209 / 1703)) == 117  # the rounding the issue reported
+    assert 1703 * eta / 1_000_209 == pytest.approx(0.2009, abs=1e-4)  # the test ratio reached
 
 
 def test_uniform_split(ml):
@@ -172,8 +235,11 @@ def test_uniform_split(ml):
     counts = test["item"].value_counts()
     assert counts.nunique() == 1 and counts.iloc[0] == info["eta"] and len(counts) == info["T"]
     r_i = rm.protocols.popularity(ratings)
-    assert ((1 - 0.2) * r_i.loc[counts.index] >= info["eta"]).all()
-    assert info["test_ratio"] == pytest.approx(0.2, abs=0.03)
+    assert ((1 - 0.2) * r_i.loc[counts.index] >= info["eta"] - 0.5).all()  # η = (1-ε) r(i_ζ), rounded
+    assert info["test_ratio"] == pytest.approx(len(test) / len(ratings))
+    assert info["test_ratio"] == pytest.approx(info["T"] * info["eta"] / len(ratings))
+    assert info["test_ratio"] >= 0.2  # η = round((1-ε) r(i_ζ)) reaches σ (the old rule gave 0.188 here)
+    assert info["train_share_min"] == pytest.approx(1 - info["eta"] / r_i.iloc[info["T"] - 1])
     assert len(train) + len(test) == len(ratings)
     s = rm.recommenders.create("Pop").fit(train)
     r = rm.protocols.evaluate(s, train, test, "U1R(n=100)")
@@ -228,14 +294,18 @@ def test_users_restricts_evaluated_users_not_candidates(ml):
 
 def test_claims_assess_and_report_missing_results_inconclusive():
     from recmetrics.meta import findings
-    from recmetrics.protocols import claims
+    from recmetrics.papers import bellogin2012 as paper
 
-    rnd = pd.DataFrame({"design": ["TI-1R-NN(n=100)", "TI-AR-AN"], "seed": [0, 0], "measured": [0.0099, 0.004],
-                        "expected": [0.0099, 0.0041]})
-    table = findings.assess(claims.CLAIMS, {"random": rnd}, context={"dataset": "toy"})
-    assert len(table) == len(claims.CLAIMS)
+    rnd = pd.DataFrame({"design": ["TI-1R-NN(n=99)", "TI-AR-AN"], "seed": [0, 0], "measured": [0.0099, 0.004],
+                        "expected": [0.0100, 0.0041], "se": [0.0004, 0.0002]})
+    table = findings.assess(paper.CLAIMS, {"random": rnd}, context={"dataset": "toy"})
+    assert len(table) == len(paper.CLAIMS)
     v = table.set_index("id")["verdict"]
-    assert v["random-1r"] == "agrees" and v["random-ar"] == "agrees" and v["alpha"] == "inconclusive"
+    assert v["random-1r"] == "agrees" and v["random-ar"] == "agrees" and v["alpha-rises"] == "inconclusive"
+    off = rnd.assign(measured=[0.0140, 0.004])
+    assert findings.assess(paper.CLAIMS, {"random": off}).set_index("id")["verdict"]["random-1r"] == "disagrees"
+    wide = rnd.assign(se=[0.004, 0.002])  # within the noise, but the noise is ±80 %: no test
+    assert findings.assess(paper.CLAIMS, {"random": wide}).set_index("id")["verdict"]["random-1r"] == "inconclusive"
 
 
 def test_positive_ratio_segments():

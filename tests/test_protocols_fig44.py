@@ -9,7 +9,8 @@ import pytest
 from recmetrics import viz
 from recmetrics.errors import InputError
 from recmetrics.meta import findings
-from recmetrics.protocols import chapter, claims
+from recmetrics.papers import bellogin2012 as claims
+from recmetrics.protocols import chapter
 
 
 def ratings(rows):

@@ -1,5 +1,7 @@
 """The recommender zoo: interface, determinism, closed forms, bad input, and a sanity ordering on
 one fold of movielens-small (personalised > Pop > Random)."""
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -294,20 +296,21 @@ def test_sanity_movielens_one_fold():
 
 def test_nncosngbr_topn_form_matches_the_toolkit_definition():
     """Cremonesi et al.'s toolkit (createModel_cosineIIknn.m, onLineRecom_NNCosNgbr_II_knn.m):
-    cosine on raw rating columns, shrunk by n_ij / (n_ij + 100), the k largest per column,
-    score = userProfile * D. Brute force on a small matrix, item- and user-based."""
+    cosine on raw rating columns, optionally shrunk by n_ij / (n_ij + shrink), the k largest per
+    column, score = userProfile * D. Brute force on a small matrix, item- and user-based; the default
+    is unshrunk (the toolkit's top-N driver sets only knn)."""
     rng = np.random.default_rng(3)
     R = (rng.random((30, 12)) < 0.4) * rng.integers(1, 6, size=(30, 12)).astype(float)
     R[0, :2] = [5.0, 4.0]  # every user and item has a rating
     R[:, 11] += (R[:, 11] == 0) * (np.arange(30) % 3 == 0)
     rows, cols = np.nonzero(R)
     train = pd.DataFrame({"user": rows, "item": cols, "rating": R[rows, cols]})
-    for name, X in (("NNCosNgbr-IB", R.T), ("NNCosNgbr-UB", R)):
-        rec = create(f"{name}(k=4)").fit(train)
+    for (name, X), shrink in itertools.product((("NNCosNgbr-IB", R.T), ("NNCosNgbr-UB", R)), (None, 100.0)):
+        rec = create(f"{name}(k=4)" if shrink is None else f"{name}(k=4,shrink={shrink:g})").fit(train)
         norms = np.linalg.norm(X, axis=1)
         cos = (X @ X.T) / np.outer(norms, norms)
         common = (X > 0).astype(float) @ (X > 0).T
-        sim = cos * common / (common + 100.0)
+        sim = cos if shrink is None else cos * common / (common + shrink)
         np.fill_diagonal(sim, -np.inf)
         D = np.zeros_like(sim)
         for i in range(len(sim)):
@@ -317,7 +320,7 @@ def test_nncosngbr_topn_form_matches_the_toolkit_definition():
         want = R @ D.T if name == "NNCosNgbr-IB" else D @ R
         got = rec._score(np.arange(30))
         np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
-        if name == "NNCosNgbr-IB":
+        if name == "NNCosNgbr-IB" and shrink is None:
             topn = want
     # the rating-prediction form stays available and differs
     other = create("NNCosNgbr-IB(k=4,form=rating)").fit(train)._score(np.arange(30))

@@ -1,16 +1,28 @@
 """Target sets, their batched scoring and ranking, and :func:`evaluate` (paper 004, §4.3, Eq. 4.1).
 
-Scoring: every user's target sets are concatenated and scored with one
-``system.score_targets`` call per batch of users (one matrix operation per batch), never one call
-per target set. Ties are broken by one seeded random key per item, the same in every target set, so
-the ranking of a subset agrees with the ranking of its superset (what the proof of Eq. 4.2 uses).
+Building (:func:`build_targets`) is vectorised over users: the candidates C are columns, each
+user's excluded items (training items and relevant test items) a row of a boolean mask, and NN
+samples the ``n`` candidates with the smallest random keys among the allowed ones. A user's keys
+come from a generator seeded with ``(seed, the user's id)`` (:func:`user_rng`), so N_u does not
+depend on which other users are evaluated (``users=``) — as the Random recommender seeds each
+user's scores. P1R samples within each popularity percentile.
 
-Sampling: a user's non-relevant sample N_u comes from a generator seeded with ``(seed, the user's
-id)`` (:func:`user_rng`), so it does not depend on which other users are evaluated (``users=``) —
-as the Random recommender seeds each user's scores.
+**Short pools.** A user may have fewer allowed candidates than the ``n`` requested (a heavy rater
+in a P1R percentile: 23 of 10,015 P1R sets on movielens-small). By default (``strict=False``) the
+set then takes the whole pool, a warning says how many sets were short, and the metadata records
+them (``short_sets``, ``short_users``); the random expectation
+(:func:`~recmetrics.protocols.expectations.expected_random_precision`) is computed from the actual
+set sizes, so it stays exact. ``strict=True`` raises instead, naming the user and the largest
+feasible ``n``.
+
+Scoring: every user's target sets are concatenated and scored with one ``system.score_targets``
+call per batch of users (one matrix operation per batch), never one call per target set. Ties are
+broken by one seeded random key per item, the same in every target set, so the ranking of a subset
+agrees with the ranking of its superset (what the proof of Eq. 4.2 uses).
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,11 +34,15 @@ from .. import checks
 from ..errors import InputError, require_columns, show
 from .designs import Design, parse
 
+#: keys drawn per chunk of users when sampling N_u (rows x candidates)
+_CHUNK_CELLS = 4_000_000
+
 
 @dataclass
 class TargetSets:
     """Flat target sets: set ``s`` holds ``items[starts[s]:starts[s+1]]`` for ``users[s]``;
-    ``rel_item[s]`` is its relevant item (1R) or None (AR); ``group[s]`` its percentile (P1R, else 0)."""
+    ``rel_item[s]`` is its relevant item (1R, always first in its set) or None (AR); ``group[s]`` its
+    percentile (P1R, else 0); ``short[s]`` is True when its non-relevant pool had fewer than ``n`` items."""
 
     users: np.ndarray
     items: np.ndarray
@@ -35,6 +51,7 @@ class TargetSets:
     group: np.ndarray
     qrels: pd.DataFrame  # set, item, rating
     metadata: dict = field(default_factory=dict)
+    short: np.ndarray | None = None
 
     @property
     def starts(self) -> np.ndarray:
@@ -43,8 +60,10 @@ class TargetSets:
 
 @dataclass
 class ProtocolResult:
-    """``per_set``: one row per target set (user [, item, group]) and one column per metric;
-    ``aggregate``: Eq. 4.1 (the mean over target sets; for P1R the mean of the m percentile means)."""
+    """``per_set``: one row per target set (user [, item, percentile]) and one column per metric;
+    ``aggregate``: Eq. 4.1 (the mean over target sets; for P1R the mean of the m percentile means).
+    :func:`recmetrics.protocols.uncertainty.standard_errors` gives the standard error of each
+    aggregate (bootstrap over users)."""
 
     per_set: pd.DataFrame
     aggregate: pd.Series
@@ -113,21 +132,67 @@ def candidates(train: pd.DataFrame, test: pd.DataFrame, design: "str | Design") 
     return np.sort(items[np.isin(items, train["item"].unique())])
 
 
+def percentiles(train: pd.DataFrame, test: pd.DataFrame, C: np.ndarray, m: int, popularity_counts: str = "full"
+                ) -> np.ndarray:
+    """P1R's percentile (0 = most popular) of every candidate in ``C`` (§4.6.1): the candidates sorted
+    by decreasing popularity (ties by id) and cut into ``m`` parts of equal size. ``popularity_counts``
+    is ``"full"`` (train + test ratings, the thesis' r(i)) or ``"train"`` (r_train(i))."""
+    pop = popularity(train, test if popularity_counts == "full" else None)
+    counts = pop.reindex(C).fillna(0).to_numpy()
+    order = np.lexsort((C, -counts))
+    group = np.empty(len(C), dtype=np.int64)
+    group[order] = np.minimum(np.arange(len(C)) * m // len(C), m - 1)
+    return group
+
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Concatenated ``arange(starts[k], starts[k] + lengths[k])`` for every k."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    offsets = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return np.repeat(np.asarray(starts, dtype=np.int64), lengths) + np.arange(total) - offsets
+
+
+def _codes(values: np.ndarray, sorted_ids: np.ndarray) -> np.ndarray:
+    """Positions of ``values`` in the sorted array ``sorted_ids`` (-1 when absent)."""
+    pos = np.searchsorted(sorted_ids, values)
+    pos = np.minimum(pos, max(len(sorted_ids) - 1, 0))
+    ok = (len(sorted_ids) > 0) & (sorted_ids[pos] == values) if len(sorted_ids) else np.zeros(len(values), bool)
+    return np.where(ok, pos, -1)
+
+
 def build_targets(train: pd.DataFrame, test: pd.DataFrame, design: "str | Design", *, threshold: float = 4.0,
-                  seed: int = 0, users=None) -> TargetSets:
+                  seed: int = 0, users=None, strict: bool = False) -> TargetSets:
     """Build the target sets of ``design`` (see :mod:`recmetrics.protocols.designs`).
 
-    Raises :class:`InputError` when NN asks for more non-relevant items than a user has candidates
-    (naming the user and the largest feasible n), when P1R's |T_u| = n + 1 exceeds |J|/m, and when a
-    U design gets a test set whose items do not all have the same number of test ratings.
-    ``users`` (ids) restricts the evaluated users; the candidates still come from the whole test set."""
+    Parameters
+    ----------
+    threshold : ratings ``>= threshold`` are relevant (the thesis uses 5 on MovieLens, §4.3.3).
+    seed : seeds the NN samples (one key stream per user, see the module docstring).
+    users : ids; restricts the evaluated users (the candidates still come from the whole test set).
+    strict : when an NN pool is shorter than ``n``: ``False`` (default) takes the whole pool, warns and
+        records the short sets in ``metadata``; ``True`` raises :class:`InputError` naming the user.
+
+    Raises :class:`InputError` when P1R's |T_u| = n + 1 exceeds |C|/m (§4.6.1's limit), when a U design
+    gets a test set whose items do not all have the same number of test ratings, and when no user has
+    a relevant test item among the candidates.
+
+    >>> import pandas as pd
+    >>> train = pd.DataFrame({"user": [1, 2, 2, 3], "item": [10, 10, 12, 11], "rating": [5.0] * 4})
+    >>> test = pd.DataFrame({"user": [1, 2, 3, 3], "item": [12, 11, 10, 12], "rating": [5.0, 2, 5, 1]})
+    >>> ts = build_targets(train, test, "TI-1R-NN(n=1)", threshold=5)
+    >>> [ts.items[a:b].tolist() for a, b in zip(ts.starts[:-1], ts.starts[1:])]  # [relevant, sampled]
+    [[12, 11], [10, 12]]
+    """
     d = parse(design)
     seed = checks.seed(seed)
     train, test = _frames(train, test)
     if d.kind == "head10":
         head = _head(train, test)
         test = test[~test["item"].isin(head)]
-    if d.kind in ("U1R", "UAR"):
+    if d.uniform:
         counts = test["item"].value_counts()
         if counts.nunique() != 1:
             raise InputError(f"design {d}: every test item must have the same number η of test ratings "
@@ -137,71 +202,141 @@ def build_targets(train: pd.DataFrame, test: pd.DataFrame, design: "str | Design
     rel = test[test["rating"] >= threshold]
     if users is not None:
         rel = rel[rel["user"].isin(np.asarray(users))]
+    rel_col = _codes(rel["item"].to_numpy(), C)
+    rel = rel.assign(_col=rel_col)[rel_col >= 0]
     if len(rel) == 0:
+        if (test["rating"] >= threshold).any():
+            raise InputError(f"design {d}: no user has a relevant test item among the candidates")
         raise InputError(f"protocols: no test rating reaches the relevance threshold {threshold:g}")
-    train_by_user = train.groupby("user")["item"].agg(lambda s: s.to_numpy())
-    rel_by_user = rel.groupby("user", sort=True)
-    test_by_user = test.groupby("user")
-    groups_of = None
+    rel = rel.sort_values(["user", "_col"], kind="stable")
+    U = pd.unique(rel["user"].to_numpy())
+    n_c = len(C)
+    groups = np.zeros(n_c, dtype=np.int64)
+    n_groups = 1
     if d.kind == "P1R":
-        limit = len(C) // d.m
+        limit = n_c // d.m
         if d.n + 1 > limit:
-            raise InputError(f"design {d}: P1R needs |T_u| = n + 1 <= |J|/m = {len(C)}/{d.m} = {limit}; "
-                             f"use n <= {limit - 1} or m <= {len(C) // (d.n + 1)}")
-        pop = popularity(train).reindex(C).fillna(0).to_numpy()
-        order = np.lexsort((C, -pop))
-        groups_of = pd.Series(np.empty(len(C), dtype=np.int64), index=C)
-        groups_of.iloc[order] = np.minimum(np.arange(len(C)) * d.m // len(C), d.m - 1)
-    users, items, lengths, rel_items, grp, qrows = [], [], [], [], [], []
-    n_set = 0
-    for u, ru in rel_by_user:
-        r_items = ru["item"].to_numpy()
-        r_items = r_items[np.isin(r_items, C)]
-        if len(r_items) == 0:
-            continue
-        seen = train_by_user.get(u, np.zeros(0, dtype=C.dtype))
-        rng = user_rng(seed, u)
-        pool_all = np.setdiff1d(C, np.concatenate([r_items, seen]), assume_unique=False)
-        parts = [(pool_all, None)] if groups_of is None else \
-            [(pool_all[groups_of.reindex(pool_all).to_numpy() == g], g) for g in range(d.m)]
-        for pool, g in parts:
-            rg = r_items if g is None else r_items[groups_of.reindex(r_items).to_numpy() == g]
-            if len(rg) == 0:
-                continue
-            if d.sampled:
-                if d.n > len(pool):
-                    where = "" if g is None else f" in popularity percentile {g}"
-                    raise InputError(f"design {d}: user {show(u)} has only {len(pool)} non-relevant candidate "
-                                     f"items{where} but n={d.n} were requested; use n <= {len(pool)}")
-                N = rng.choice(pool, d.n, replace=False)
+            raise InputError(f"design {d}: P1R needs |T_u| = n + 1 <= |C|/m = {n_c}/{d.m} = {limit} "
+                             f"(§4.6.1: |T_u| <= |J|/m); use n <= {limit - 1} or m <= {n_c // (d.n + 1)}")
+        groups = percentiles(train, test, C, d.m, d.popularity)
+        n_groups = d.m
+    # columns sorted by group: each percentile is a contiguous block
+    col_order = np.argsort(groups, kind="stable")
+    block_bounds = np.searchsorted(groups[col_order], np.arange(n_groups + 1))
+    # excluded cells: training items and relevant test items of each evaluated user
+    u_code = {u: k for k, u in enumerate(U)}
+    tr = train[train["user"].isin(U)]
+    tr_rows = np.fromiter((u_code[u] for u in tr["user"].to_numpy()), np.int64, len(tr))
+    tr_cols = _codes(tr["item"].to_numpy(), C)
+    rel_rows = np.fromiter((u_code[u] for u in rel["user"].to_numpy()), np.int64, len(rel))
+    rel_cols = rel["_col"].to_numpy()
+    ex_rows = np.concatenate([tr_rows[tr_cols >= 0], rel_rows])
+    ex_cols = np.concatenate([tr_cols[tr_cols >= 0], rel_cols])
+    ex_order = np.lexsort((ex_cols, ex_rows))
+    ex_rows, ex_cols = ex_rows[ex_order], ex_cols[ex_order]
+    ex_start = np.searchsorted(ex_rows, np.arange(len(U) + 1))
+    # N_{u,g}: flat column codes per (user, group) block
+    n_blocks = len(U) * n_groups
+    block_cols: list[np.ndarray] = []
+    block_len = np.zeros(n_blocks, dtype=np.int64)
+    block_pool = np.zeros(n_blocks, dtype=np.int64)
+    chunk = max(1, _CHUNK_CELLS // max(n_c, 1))
+    for a in range(0, len(U), chunk):
+        b = min(a + chunk, len(U))
+        rows = b - a
+        if d.sampled:
+            keys = np.vstack([user_rng(seed, u).random(n_c) for u in U[a:b]])
+        else:
+            keys = np.zeros((rows, n_c))
+        lo, hi = ex_start[a], ex_start[b]
+        keys[ex_rows[lo:hi] - a, ex_cols[lo:hi]] = np.inf
+        keys = keys[:, col_order]
+        for g in range(n_groups):
+            sub = keys[:, block_bounds[g]:block_bounds[g + 1]]
+            width = sub.shape[1]
+            allowed = np.isfinite(sub)
+            pool = allowed.sum(axis=1)
+            if d.sampled and d.n < width:
+                part = np.argpartition(sub, d.n - 1, axis=1)[:, :d.n]
+                take = np.zeros_like(allowed)
+                np.put_along_axis(take, part, True, axis=1)
+                take &= allowed
             else:
-                N = pool
-            if d.relevant == "AR":
-                tu = test_by_user.get_group(u)
-                tset = np.concatenate([rg, N])
-                users.append(u); items.append(tset); lengths.append(len(tset)); rel_items.append(None)
-                grp.append(0 if g is None else g)
-                keep = tu[tu["item"].isin(tset)]
-                qrows.append(pd.DataFrame({"set": n_set, "item": keep["item"].to_numpy(),
-                                           "rating": keep["rating"].to_numpy()}))
-                n_set += 1
-            else:
-                ratings = ru.set_index("item")["rating"]
-                for it in rg:
-                    tset = np.concatenate([[it], N])
-                    users.append(u); items.append(tset); lengths.append(len(tset)); rel_items.append(it)
-                    grp.append(0 if g is None else g)
-                    qrows.append((n_set, it, ratings[it]))
-                    n_set += 1
-    if n_set == 0:
-        raise InputError(f"design {d}: no user has a relevant test item among the candidates")
-    if d.relevant == "AR":
-        q = pd.concat(qrows, ignore_index=True)
+                take = allowed
+            r_idx, c_idx = np.nonzero(take)
+            cols = col_order[block_bounds[g] + c_idx]
+            counts = np.bincount(r_idx, minlength=rows)
+            ids = (np.arange(a, b) * n_groups + g)
+            block_len[ids] = counts
+            block_pool[ids] = pool
+            block_cols.extend(np.split(cols, np.cumsum(counts)[:-1]))
+    # block_cols was filled chunk by chunk, group by group: reorder to (user, group) order
+    fill_order = np.concatenate([np.arange(a, min(a + chunk, len(U)))[None, :] * n_groups + np.arange(n_groups)[:, None]
+                                 for a in range(0, len(U), chunk)], axis=None) if len(U) else np.zeros(0, np.int64)
+    ordered = [None] * n_blocks
+    for pos, blk in enumerate(fill_order.ravel()):
+        ordered[blk] = block_cols[pos]
+    N_flat = np.concatenate(ordered) if ordered else np.zeros(0, np.int64)
+    N_start = np.concatenate([[0], np.cumsum(block_len)])
+    # relevant items by (user, group)
+    rel_group = groups[rel_cols]
+    rel_block = rel_rows * n_groups + rel_group
+    rel_sort = np.argsort(rel_block, kind="stable")
+    rel_block, rel_cols_s = rel_block[rel_sort], rel_cols[rel_sort]
+    rel_ratings = rel["rating"].to_numpy()[rel_sort]
+    if d.relevant == "1R":
+        set_block = rel_block
+        lengths = 1 + block_len[set_block]
+        starts = np.concatenate([[0], np.cumsum(lengths)])
+        flat = np.empty(int(starts[-1]), dtype=np.int64)
+        flat[starts[:-1]] = rel_cols_s
+        body = np.ones(len(flat), dtype=bool)
+        body[starts[:-1]] = False
+        flat[body] = N_flat[_ranges(N_start[set_block], block_len[set_block])]
+        rel_item = C[rel_cols_s]
+        qrels = pd.DataFrame({"set": np.arange(len(set_block)), "item": rel_item, "rating": rel_ratings})
     else:
-        q = pd.DataFrame(qrows, columns=["set", "item", "rating"])
-    return TargetSets(np.asarray(users), np.concatenate(items), np.asarray(lengths, dtype=np.int64),
-                      None if d.relevant == "AR" else np.asarray(rel_items), np.asarray(grp, dtype=np.int64), q,
-                      {"design": str(d), "n_candidates": len(C), "threshold": threshold, "seed": seed})
+        set_block, first = np.unique(rel_block, return_index=True)
+        n_rel = np.diff(np.concatenate([first, [len(rel_block)]]))
+        lengths = n_rel + block_len[set_block]
+        starts = np.concatenate([[0], np.cumsum(lengths)])
+        flat = np.empty(int(starts[-1]), dtype=np.int64)
+        rel_pos = _ranges(starts[:-1], n_rel)
+        flat[rel_pos] = rel_cols_s
+        body = np.ones(len(flat), dtype=bool)
+        body[rel_pos] = False
+        flat[body] = N_flat[_ranges(N_start[set_block], block_len[set_block])]
+        rel_item = None
+        # judgments: every test rating of the set's user whose item is in the set
+        set_of_user = np.full(len(U), -1, dtype=np.int64)
+        set_of_user[set_block // n_groups] = np.arange(len(set_block))
+        te = test[test["user"].isin(U)]
+        te_cols = _codes(te["item"].to_numpy(), C)
+        te_sets = set_of_user[np.fromiter((u_code[u] for u in te["user"].to_numpy()), np.int64, len(te))]
+        entry_set = np.repeat(np.arange(len(set_block)), lengths)
+        in_set = np.isin(te_sets * n_c + te_cols, entry_set * n_c + flat) & (te_cols >= 0) & (te_sets >= 0)
+        qrels = pd.DataFrame({"set": te_sets[in_set], "item": te["item"].to_numpy()[in_set],
+                              "rating": te["rating"].to_numpy()[in_set]}).sort_values(["set", "item"],
+                                                                                    ignore_index=True)
+    set_users = U[set_block // n_groups]
+    group = set_block % n_groups
+    short = d.sampled & (block_len[set_block] < d.n)
+    meta = {"design": str(d), "n_candidates": n_c, "threshold": threshold, "seed": seed,
+            "short_sets": int(short.sum()), "short_users": int(pd.unique(set_users[short]).size),
+            "min_pool": int(block_pool[set_block].min()) if len(set_block) else 0}
+    if short.any():
+        s0 = int(np.flatnonzero(short)[0])
+        where = "" if d.kind != "P1R" else f" in popularity percentile {int(group[s0])}"
+        text = (f"design {d}: user {show(set_users[s0])} has only {int(block_len[set_block][s0])} non-relevant "
+                f"candidate items{where} but n={d.n} were requested")
+        if strict:
+            raise InputError(f"{text}; use n <= {int(block_len[set_block][short].min())} or strict=False "
+                             "(the whole pool, recorded as a short set)")
+        warnings.warn(f"{text}: {meta['short_sets']} of {len(set_block)} target sets ({meta['short_users']} "
+                      "users) take their whole, shorter pool (metadata['short_sets']; the random expectation "
+                      "uses the actual set sizes)", stacklevel=2)
+    return TargetSets(np.asarray(set_users), C[flat], lengths.astype(np.int64), rel_item, group.astype(np.int64),
+                      qrels, meta, short)
 
 
 def score_sets(system, ts: TargetSets, batch: int = 512) -> np.ndarray:
@@ -226,25 +361,43 @@ def rank_sets(ts: TargetSets, scores: np.ndarray, seed: int = 0) -> tuple[np.nda
     codes, _ = pd.factorize(ts.items, sort=True)
     tie = np.random.default_rng([seed, 7]).permutation(codes.max() + 1)[codes]
     s = np.where(np.isnan(scores), -np.inf, scores)
-    order = np.lexsort((tie, -s, set_of))
+    within = np.lexsort((tie, -s))                     # one global order by score, ties by item key
+    order = within[np.argsort(set_of[within], kind="stable")]  # then grouped by set, keeping that order
     pos = np.empty(len(order), dtype=np.int64)
     pos[order] = np.arange(len(order)) - ts.starts[:-1][set_of[order]]
     return order, pos
 
 
-def evaluate(system, train: pd.DataFrame, test: pd.DataFrame, design: "str | Design" = "TI-1R-NN(n=100)",
-             metrics=("P@10",), *, seed: int = 0, threshold: float = 4.0, users=None, **context) -> ProtocolResult:
+def evaluate(system, train: pd.DataFrame, test: pd.DataFrame, design: "str | Design" = "TI-1R-NN(n=99)",
+             metrics=("P@10",), *, seed: int = 0, threshold: float = 4.0, users=None, strict: bool = False,
+             targets: TargetSets | None = None, **context) -> ProtocolResult:
     """Evaluate a fitted ``system`` under ``design`` (paper 004 §4.3, Eq. 4.1).
 
-    Builds the target sets, scores them in batches, ranks each set and hands the ranked sets to
-    :func:`recmetrics.evaluate` (any registered metric; in 1R each target set is a pseudo-user whose
-    only judged item is its relevant one). Returns per-set values and the Eq. 4.1 aggregate.
-    ``users`` (ids) evaluates only those users (candidates still come from the whole test set)."""
+    Builds the target sets (or takes ``targets`` from :func:`build_targets` with the same design, so
+    several systems share one build), scores them in batches, ranks each set and hands the ranked
+    sets to :func:`recmetrics.evaluate` (any registered metric; in 1R each target set is a
+    pseudo-user whose only judged item is its relevant one). Returns per-set values and the Eq. 4.1
+    aggregate. ``users`` (ids) evaluates only those users (candidates still come from the whole test
+    set); ``strict`` is :func:`build_targets`' (short NN pools).
+
+    >>> import recmetrics as rm
+    >>> train, test = rm.splits.holdout(rm.datasets.load("movielens-small").ratings, 0.2, seed=0)
+    >>> pop = rm.recommenders.create("Pop").fit(train)
+    >>> r = evaluate(pop, train, test, "TI-1R-NN(n=99)", ["P@10"], threshold=5)
+    >>> round(float(r.aggregate["P@10"]), 4), round(r.metadata["t"], 6)
+    (0.0579, 100.0)
+    """
     from ..evaluation import evaluate as rm_evaluate
 
     check_system(system)
     d = parse(design)
-    ts = build_targets(train, test, d, threshold=threshold, seed=seed, users=users)
+    if targets is None:
+        ts = build_targets(train, test, d, threshold=threshold, seed=seed, users=users, strict=strict)
+    else:
+        ts = targets
+        if ts.metadata.get("design") != str(d):
+            raise InputError(f"targets were built for design {ts.metadata.get('design')}, not {d}")
+        threshold = ts.metadata.get("threshold", threshold)
     scores = score_sets(system, ts)
     order, _ = rank_sets(ts, scores, seed)
     set_of = np.repeat(np.arange(len(ts.lengths)), ts.lengths)
