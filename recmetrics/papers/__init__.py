@@ -41,6 +41,7 @@ PAPERS: dict[str, str] = {
     "003": "recmetrics.papers.valcarce2018",   # Valcarce et al., RecSys 2018 (chapter 05)
     "002": "recmetrics.papers.parapar2021",    # Parapar & Radlinski, RecSys 2021 (chapter 03)
     "001": "recmetrics.papers.schroeder2011",  # Schröder et al., UCERSTI 2011 (chapter 04)
+    "004": "recmetrics.papers.bellogin2012",   # Bellogín, PhD thesis ch. 4 (chapter 08)
 }
 
 #: report profiles a paper module answers for

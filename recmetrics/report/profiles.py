@@ -39,15 +39,10 @@ NOTEBOOK_PARAMETERS: dict[str, dict[str, dict[str, Any]]] = {
         "02_recommender_zoo": {"folds": 2, "systems": ["Random", "Pop", "UserKNN", "RM2", "HT", "EASE", "PureSVD", "WRMF"]},
         "03_unified_accuracy_diversity": {},   # the notebook's defaults are the quick settings
         "04_choosing_a_metric": {"svd": "SVD(factors=10,iterations=5)"},
-        "08_popularity_bias": {"users": 150, "removed": [0.0, 0.4, 0.8], "sizes": [50, 100, 200],
-                               "alphas": [0.0, 1.0, 2.0]},
     },
     "paper": {
         "02_recommender_zoo": {"folds": 5, "systems": None},
-        "08_popularity_bias": {"users": None, "removed": [0.0, 0.2, 0.4, 0.6, 0.8], "sizes": [100, 200, 400, 800],
-                               "alphas": [0.0, 0.5, 1.0, 1.5, 2.0],
-                               "sweep_systems": ["Random", "Pop", "UserKNN", "PureSVD", "pLSA"]},
-        # chapters 03 and 05-07 take the paper profile from their paper's set-up (recmetrics.papers)
+        # chapters 03-08 take their parameters from their paper's set-up (recmetrics.papers)
     },
 }
 
