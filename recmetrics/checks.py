@@ -199,3 +199,28 @@ def system_values(values, what: str = "values"):
     arr = numbers(series.to_numpy(), what)
     finite(arr, what, cols=series.index, col_name="system")
     return series.astype(float)
+
+
+def paired(a, b, what: str = "paired scores", kind: str = "user"):
+    """Align two labelled inputs by label before they are paired by position.
+
+    Two pandas Series (or DataFrames, by their last axis) are paired by their labels, not their
+    positions: ``b`` is reordered to ``a``'s labels; different label sets or a repeated label are an
+    :class:`InputError` naming them. Anything else is returned unchanged (paired by position).
+    """
+    import pandas as pd
+
+    if not (isinstance(a, (pd.Series, pd.DataFrame)) and isinstance(b, (pd.Series, pd.DataFrame))):
+        return a, b
+    la = a.index if isinstance(a, pd.Series) else a.columns
+    lb = b.index if isinstance(b, pd.Series) else b.columns
+    if la.equals(lb):
+        return a, b
+    for labels in (la, lb):
+        _repeated(labels, what, kind, f"every {kind} must appear once to be paired")
+    only_a, only_b = la.difference(lb), lb.difference(la)
+    if len(only_a) or len(only_b):
+        raise InputError(f"{what}: the two inputs label different {kind}s (only in the first: "
+                         f"{', '.join(show(x) for x in only_a[:_SHOWN]) or 'none'}; only in the second: "
+                         f"{', '.join(show(x) for x in only_b[:_SHOWN]) or 'none'}); pair them on the same {kind}s")
+    return a, (b.reindex(la) if isinstance(b, pd.Series) else b.reindex(columns=la))

@@ -82,3 +82,10 @@ def test_not_testable_is_a_verdict():
 
 def test_best_of_takes_any_labels():
     assert fd.best_of({5: 0.9, 100: 0.5}, [5]) == ("agrees", "5 beat(s) every other entry beyond 2 standard errors")
+
+
+def test_an_unknown_uncertainty_decides_nothing():
+    nan = float("nan")
+    assert fd.holds(0.80, ">=", 0.8, se=nan) == "inconclusive"
+    assert fd.order(0.801, 0.8, nan, nan) == 0 and fd.order(0.9, 0.1, None, 0.0) == 1
+    assert fd.best_of({"P": 0.801, "AP": 0.8}, ["P"], {"P": nan, "AP": nan})[0] == "inconclusive"

@@ -262,3 +262,15 @@ def test_cli_closed_stdout_and_one_line_warnings():
 def test_every_bad_input_is_correct_or_a_clear_error(case):
     result, detail = bad_inputs.outcome(case)
     assert result in ("correct", "clear error"), detail
+
+
+def test_labelled_inputs_pair_by_label_not_position():
+    from recmetrics.meta import agreement, significance
+
+    x = pd.Series({"A": 0.3, "B": 0.2, "C": 0.1, "D": 0.05})
+    assert agreement.kendall_tau(x, x.sort_values()) == 1.0   # was -1.0: paired by position
+    a = pd.Series([0.5, 0.4, 0.6, 0.7, 0.2, 0.9], index=list("uvwxyz"))
+    b = pd.Series([0.1, 0.2, 0.3, 0.1, 0.2, 0.3], index=list("uvwxyz"))
+    assert significance.permutation_test(a, b).pvalue == significance.permutation_test(a, b.iloc[::-1]).pvalue
+    with pytest.raises(InputError, match="only in the first: 'D'; only in the second: 'E'"):
+        agreement.kendall_tau(x, x.rename({"D": "E"}))

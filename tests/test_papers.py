@@ -30,7 +30,8 @@ def verdict(paper, cid, results):
 
 def robustness(taus: dict, spread: float = 0.0, n: int = 20, scenarios=("ratings",), seed: int = 0, default=0.8):
     """A Robustness with mean τ per metric exactly ``taus`` (others ``default``), sd ``spread`` over
-    ``n`` samples at two sizes; ``spread=0`` gives one sample per size (no Monte Carlo se)."""
+    ``n`` samples at two sizes; ``spread=0`` gives ``n`` equal samples per size (Monte Carlo se 0:
+    exact numbers; one sample would leave the se unknown, which decides nothing)."""
     rng = np.random.default_rng(seed)
     rows = []
     for sc in scenarios:
@@ -42,7 +43,7 @@ def robustness(taus: dict, spread: float = 0.0, n: int = 20, scenarios=("ratings
                     z = (z - z.mean()) / z.std(ddof=1)
                     rows += [(sc, size, r, f"{m}@100", taus.get(m, default) + spread * z[r], 0.05) for r in range(n)]
                 else:
-                    rows.append((sc, size, 0, f"{m}@100", taus.get(m, default), 0.05))
+                    rows += [(sc, size, r, f"{m}@100", taus.get(m, default), 0.05) for r in range(n)]
     return Robustness(pd.DataFrame(rows, columns=["scenario", "size", "sample", "metric", "tau", "mean_value"]),
                       pd.DataFrame())
 
@@ -119,6 +120,7 @@ def test_deviations_name_every_difference():
     assert "samples per size: 5 (the paper: 50)" in text and "permutations: 2,000 (the paper: 100,000)" in text
     assert "popular-items grid: 1 → 0.01, 3 sizes (the paper: 1 → 0.8 in steps of 0.01, 21 sizes)" in text
     assert "split: kfold" in text and "pool: sum" in text
+    assert "scenarios not run: ratings" in text
     with pytest.raises(InputError):
         papers.deviations(s, ["dataset"])
 

@@ -58,3 +58,8 @@ def test_cli_describes_metrics_and_rejects_unknown_names_before_printing():
     bad = subprocess.run([sys.executable, "-m", "recmetrics.cli", "metrics", "AP", "nope"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stdout == "" and "nope" in bad.stderr
+
+
+def test_saved_results_keep_full_names_when_base_names_would_collide(tmp_path):
+    results.save("dp", {"nDCG@10": 0.9, "nDCG@100": 0.1, "infAP": 0.5}, "x", directory=tmp_path)
+    assert results.load(tmp_path)["dp"]["x"] == {"nDCG@10": 0.9, "nDCG@100": 0.1, "infAP": 0.5}

@@ -35,7 +35,9 @@ def kendall_tau(x, y, variant: str = "b") -> float:
 
 
 def _vectors(x, y, what: str):
-    """Two validated, finite float vectors of the same length (at least 2 systems)."""
+    """Two validated, finite float vectors of the same length (at least 2 systems); two labelled
+    Series are paired by system name, not by position."""
+    x, y = checks.paired(x, y, what, kind="system")
     x = checks.numbers(x, f"{what}: x").ravel()
     y = checks.numbers(y, f"{what}: y").ravel()
     if x.shape != y.shape:

@@ -41,12 +41,15 @@ REL_TOL = 1e-9
 
 
 def _band(a: float, b: float, se: float, z: float) -> float:
-    se = 0.0 if se is None or not math.isfinite(float(se)) else float(se)
     return z * se + REL_TOL * max(1.0, abs(a), abs(b))
 
 
 def _se_diff(se_a: float | None, se_b: float | None) -> float:
-    parts = [float(x) for x in (se_a, se_b) if x is not None and math.isfinite(float(x))]
+    """The standard error of a difference; ``None`` means an exact number (se 0), NaN an unknown
+    uncertainty (infinite: nothing can be decided against it)."""
+    parts = [0.0 if x is None else float(x) for x in (se_a, se_b)]
+    if any(math.isnan(x) for x in parts):
+        return math.inf
     return math.sqrt(sum(x * x for x in parts))
 
 
@@ -54,7 +57,8 @@ def order(a: float, b: float, se_a: float | None = 0.0, se_b: float | None = 0.0
     """The one comparison rule: ``+1`` if ``a > b`` beyond the noise, ``-1`` if ``a < b``, ``0`` if not decided.
 
     The noise band is ``z * sqrt(se_a² + se_b²)`` (the standard error of the difference of two
-    independent estimates; ``se = 0`` for exact numbers) plus a relative floating-point tolerance
+    independent estimates; ``se = 0`` or ``None`` for exact numbers, NaN for an unknown uncertainty,
+    which decides nothing) plus a relative floating-point tolerance
     :data:`REL_TOL`, so an exact tie or a 1e-16 difference never decides anything.
 
     >>> order(0.5, 0.4), order(0.5, 0.5 + 2e-16), order(0.50, 0.49, 0.01, 0.01)
@@ -85,7 +89,7 @@ def holds(value: float, relation: str, threshold: float, se: float | None = 0.0,
         sign = -sign
     if sign:
         return "agrees" if sign > 0 else "disagrees"
-    exact = se is None or not math.isfinite(float(se)) or float(se) == 0.0
+    exact = se is None or float(se) == 0.0
     return "agrees" if relation.endswith("=") and exact and math.isfinite(float(value)) else "inconclusive"
 
 

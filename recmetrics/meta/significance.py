@@ -51,6 +51,7 @@ class TestResult:
 
 
 def _pair(a, b, axis: int = -1) -> tuple[np.ndarray, np.ndarray]:
+    a, b = checks.paired(a, b, "paired scores")  # labelled inputs pair by user label
     a = checks.numbers(a, "scores a (first system)")
     b = checks.numbers(b, "scores b (second system)")
     try:
@@ -164,7 +165,9 @@ CORRECTIONS = ("holm", "bonferroni", "bh")
 
 
 def _pair_1d(a, b) -> np.ndarray:
-    """Paired differences ``a - b`` of two 1-d per-user score arrays (validated)."""
+    """Paired differences ``a - b`` of two 1-d per-user score arrays (validated; two Series pair
+    by user label)."""
+    a, b = checks.paired(a, b, "paired scores")
     a = checks.numbers(a, "scores a (first system)")
     b = checks.numbers(b, "scores b (second system)")
     if a.ndim != 1 or b.ndim != 1:

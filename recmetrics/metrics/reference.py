@@ -97,16 +97,16 @@ ENTRIES: dict[str, Entry] = {
     "RBU": Entry(r"\sum_i p^{i-1}\Big(\sum_\phi \gamma_\phi\, g_\phi(i) \prod_{j<i}(1 - g_\phi(j)) - e\Big)", "Amigó et al. 2018"),
     "ItemCoverage": Entry(r"\frac{|\bigcup_u L_u^k|}{|I|}", "Ge et al. 2010; Elliot, RecBole"),
     "UserCoverage": Entry(r"\frac{|\{u : |L_u| \ge k\}|}{|U|}", "Ge et al. 2010; Elliot"),
-    "Gini": Entry(r"\frac{1}{|I|-1}\sum_{j=1}^{|I|}(2j - |I| - 1)\,p_{(j)}", "Fleder & Hosanagar 2009; RankSys, Elliot, RecBole"),
-    "Entropy": Entry(r"-\sum_i p_i \log_2 p_i", "Shannon 1948; RankSys, Elliot"),
-    "ARP": Entry(r"\frac{1}{|L_u^k|}\sum_{i \in L_u^k} \phi(i)", "Abdollahpouri et al. 2019; Elliot"),
+    "Gini": Entry(r"\frac{1}{|I|-1}\sum_{j=1}^{|I|}(2j - |I| - 1)\,p_{(j)}", "Fleder & Hosanagar 2009; RankSys and Elliot report 1 − G, RecBole divides by n"),
+    "Entropy": Entry(r"-\sum_i p_i \log_2 p_i", "Shannon 1948; RankSys, Elliot (RecBole: ln, over the distinct items)"),
+    "ARP": Entry(r"\frac{1}{|L_u^k|}\sum_{i \in L_u^k} \phi(i)", "Yin et al. 2012; Elliot bias/arp"),
     "APLT": Entry(r"\frac{|L_u^k \cap \Gamma|}{|L_u^k|}", "Abdollahpouri et al. 2019; Elliot"),
     "ACLT": Entry(r"|L_u^k \cap \Gamma|", "Abdollahpouri et al. 2019; Elliot"),
     "EPC": Entry(r"C\sum_{i \le k} \mathrm{disc}(i)\,\mathrm{rel}(i)\,(1 - p(\text{seen}|L_u[i]))", "Vargas & Castells 2011"),
     "EFD": Entry(r"C\sum_{i \le k} \mathrm{disc}(i)\,\mathrm{rel}(i)\,(-\log_2 p(\text{seen}|L_u[i]))", "Vargas & Castells 2011"),
-    "PopRSP": Entry(r"\frac{\mathrm{std}(P(R@k|\text{head}), P(R@k|\text{tail}))}{\mathrm{mean}(\cdot)}", "Zhu et al. 2021; Elliot"),
+    "PopRSP": Entry(r"\frac{\mathrm{std}(P(R@k|\text{head}), P(R@k|\text{tail}))}{\mathrm{mean}(\cdot)}", "Zhu, Wang & Caverlee, SIGIR 2020; Elliot"),
     "PopREO": Entry(r"\frac{\mathrm{std}(P(R@k|\text{head}, \mathrm{rel}), P(R@k|\text{tail}, \mathrm{rel}))}{\mathrm{mean}(\cdot)}",
-                    "Zhu et al. 2021; Elliot"),
+                    "Zhu, Wang & Caverlee, SIGIR 2020; Elliot"),
     "ILD": Entry(r"\frac{2}{|L|(|L|-1)}\sum_{i<j} d(\Phi(i), \Phi(j))", "Smyth & McClave 2001; RankSys EILD"),
 }
 
@@ -137,7 +137,8 @@ def _rows(name: str) -> list[tuple[str, str]]:
             ("cut-off", d.cutoff), ("parameters", params), ("range", f"[{d.bounds[0]:g}, {d.bounds[1]:g}]"),
             ("scope", "one value per run (no user aggregation)" if d.scope == "run" else "per user, aggregated over users")]
     if d.needs or d.optional:
-        rows.append(("needs", ", ".join([f"{n}= (required)" for n in d.needs] + [f"{n}= (some parameters)" for n in d.optional])))
+        rows.append(("needs", ", ".join([f"{n}= (required)" for n in d.needs] + [f"{n}= (for some parameters)" for n in d.optional if n not in d.needs_any]
+                                  + ([" or ".join(f"{n}=" for n in d.needs_any) + " (required)"] if d.needs_any else []))))
     rows.append(("equals", (", ".join(equals) + (f" (per user, checked by {e.proof})" if e.proof else "")) if equals else "—"))
     return rows
 

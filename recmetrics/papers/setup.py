@@ -170,6 +170,9 @@ def deviations(setup: SetUp, ran: Mapping[str, Any]) -> list[str]:
                 out.append(f"{scenario}: a scenario the paper did not run")
             elif not _same_grid(sizes, theirs):
                 out.append(f"{scenario} grid: {describe_grid(sizes)} (the paper: {describe_grid(theirs)})")
+        skipped = [sc for sc in setup.robustness_sizes if sc not in mine]
+        if skipped:
+            out.append(f"scenarios not run: {', '.join(skipped)}")
     for key, label in (("n_samples", "random samples per size"), ("n_permutations", "permutations")):
         theirs = getattr(setup, key)
         if has(key) and theirs is not None and int(ran[key]) != theirs:

@@ -30,17 +30,21 @@ def results_dir() -> Path:
 def save(kind: str, values: Mapping[str, Any], dataset: str = "-", *, directory: str | os.PathLike | None = None) -> Path:
     """Save ``{metric: value}`` (a dict or a pandas Series) of ``kind`` computed on ``dataset``.
 
-    Metric names are reduced to their base name (``nDCG@100`` → ``nDCG``) when the cut-off is the
-    only difference, as the reference page lists metrics by name. Non-finite numbers are dropped.
+    Metric names lose their cut-off (``nDCG@100`` → ``nDCG``, as the reference page lists metrics by
+    name) when that leaves every name distinct; otherwise (two cut-offs or two readings of one
+    metric) the full names are kept. Non-finite numbers are dropped.
     """
     from ..errors import InputError
 
     if kind not in KINDS:
         raise InputError(f"results kind must be one of {KINDS}, got {kind!r}")
     items = dict(values.items()) if hasattr(values, "items") else dict(values)
+    bases = {str(m): str(m).split("@")[0] for m in items}
+    if len(set(bases.values())) < len(bases):  # two cut-offs or readings of one metric: keep full names
+        bases = {m: m for m in bases}
     clean: dict[str, Any] = {}
     for metric, value in items.items():
-        name = str(metric).split("@")[0].split("(")[0]
+        name = bases[str(metric)]
         if isinstance(value, Mapping):
             clean[name] = {str(k): str(v) for k, v in value.items()}
         elif value is not None and math.isfinite(float(value)):

@@ -255,6 +255,21 @@ def from_frame(frame: pd.DataFrame, name: str = "custom", *, user_col: str = "us
     return _finish(name, ratings, aspects, rating_scale, description)
 
 
+def _aspect_ids(index: pd.Index, items: pd.Series) -> pd.Index:
+    """The aspects' item ids under the ratings' id rule (:func:`_ids`), so that ``"10"`` in an
+    aspects table names item ``10`` of integer-id ratings (else every aspect metric scores 0)."""
+    ids = _ids(pd.Series(index, dtype=object if index.dtype == object else index.dtype))
+    if pd.api.types.is_integer_dtype(items.dtype) and not pd.api.types.is_integer_dtype(ids.dtype):
+        return index  # ids that are not integers cannot name integer items: left as given
+    if not pd.api.types.is_integer_dtype(items.dtype):
+        ids = pd.Series(index).map(_fmt_id).astype(str)
+    out = pd.Index(ids.to_numpy())
+    if out.has_duplicates:
+        dup = out[out.duplicated()].unique()[:5].tolist()
+        raise InputError(f"aspects: item ids {dup} appear more than once when read as the ratings' ids")
+    return out
+
+
 def _finish(name: str, ratings: pd.DataFrame, aspects: pd.Series | None,
             rating_scale: tuple[float, float] | None, description: str,
             item_info: pd.DataFrame | None = None) -> Dataset:
@@ -272,6 +287,8 @@ def _finish(name: str, ratings: pd.DataFrame, aspects: pd.Series | None,
                                                                   frozenset, np.ndarray))
                               else (() if v is None or (isinstance(v, float) and np.isnan(v))
                                     else (str(v),)))
+        aspects = aspects.copy()
+        aspects.index = _aspect_ids(aspects.index, ratings["item"])
         aspects.name = "aspects"
         aspects.index.name = "item"
     return Dataset(name=name, ratings=ratings, aspects=aspects, rating_scale=rating_scale,

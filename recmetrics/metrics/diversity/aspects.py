@@ -70,9 +70,15 @@ class AspectIndex:
         >>> aspect_index({"a": ("x",), "b": ("y",)}).positions([["b", "a", "q"]]).tolist()
         [[1, 0, 2]]
         """
+        from ...data.ids import id_kind
+
         arr = np.asarray(items)
         flat = arr.ravel()
-        pos = self.items.get_indexer(flat) if len(flat) else np.zeros(0, dtype=np.int64)
+        known = self.items
+        ka, kb = id_kind(np.asarray(known)), id_kind(flat)
+        if "empty" not in (ka, kb) and "other" not in (ka, kb) and ka != kb:
+            known, flat = known.astype(str), flat.astype(str)  # one id rule: int vs str ids compared as strings
+        pos = known.get_indexer(flat) if len(flat) else np.zeros(0, dtype=np.int64)
         pos = np.where(pos < 0, len(self.items), pos)
         return pos.reshape(arr.shape)
 
