@@ -200,8 +200,8 @@ def test_profiles_and_parameters():
     assert quick["dataset"] == paper["dataset"] == "movielens-small"
     assert max(quick["cutoffs"]) < max(paper["cutoffs"]) == 100
     assert "profile" not in quick  # not declared by this notebook -> not injected
-    # parameters read from the notebook itself
-    assert set(report.notebook_parameters("quick", "x", NOTEBOOK)) == set(declared)
+    # parameters read from the notebook itself (it records the profile with its findings)
+    assert set(report.notebook_parameters("quick", "x", NOTEBOOK)) == set(declared) | {"profile"}
     with pytest.raises(ValueError, match="unknown report profile 'quik'.*quick"):
         report.notebook_parameters("quik", "movielens-small", NOTEBOOK, declared)
     with pytest.raises(ValueError, match="unknown report profile"):
@@ -249,7 +249,7 @@ def test_executed_parameters_are_shown_under_the_title(tmp_path):
     assert set(values) == set(declared) and values["dataset"] == "insteval"
     assert set(report.notebook_parameters("quick", "x", NOTEBOOK)) <= set(values)
     assert isinstance(values["cutoffs"], list)  # the notebook's literal default, evaluated
-    with_profile = report.executed_parameters(NOTEBOOK, {"dataset": "insteval"}, profile="paper")
+    with_profile = report.executed_parameters(NOTEBOOK, {"dataset": "insteval", "profile": "paper"}, profile="paper")
     assert list(with_profile)[0] == "profile" and with_profile["profile"] == "paper"
     assert "| `profile` | `'paper'` |" in report.parameters_markdown(with_profile)
     nb = nbformat.read(NOTEBOOK, as_version=4)
@@ -309,7 +309,7 @@ def test_findings_page_groups_links_counts_and_warns(tmp_path):
     page = report.write_findings_page(tmp_path)
     text = page.read_text(encoding="utf-8")
     # grouped by paper, in id order, with the papers' citations
-    assert text.index("## 000: Valcarce") < text.index("## 003: Valcarce")
+    assert text.index("## 000: Valcarce et al., IRJ 2020") < text.index("## 003: Valcarce et al., RecSys 2018")
     assert "4 claims: 2 agrees, 0 disagrees, 0 inconclusive, 2 not testable" in text
     # a check box and a count for each of the four verdicts
     for verdict, n in (("agrees", 2), ("disagrees", 0), ("inconclusive", 0), ("not testable", 2)):
@@ -551,7 +551,7 @@ def test_no_chart_overflows_the_text_column(built_book, tmp_path):
                    ["--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9",
                     "--proxy-bypass-list=<-loopback>"])
     probe = """((url) => {
-        const column = document.querySelector('main article, article.bd-article, .bd-article, main');
+        const column = (document.querySelector('article.bd-article') || document.querySelector('main article') || document.querySelector('main'));
         if (location.href !== url || document.readyState !== 'complete' || !column) return null;
         const limit = column.getBoundingClientRect().right + 1;
         const charts = Array.from(document.querySelectorAll('.recmetrics-vega'));
@@ -593,7 +593,7 @@ _NOT_PROSE = ("pre, code, script, style, mjx-container, .math, .MathJax, .recmet
               ".jupyter-widgets, .widget-subarea, .output.text_plain, .output.stream, .output.stderr, textarea")
 
 _CLEAN_PROBE = r"""((url, notProse) => {
-    const column = document.querySelector('main article, article.bd-article, .bd-article, main');
+    const column = (document.querySelector('article.bd-article') || document.querySelector('main article') || document.querySelector('main'));
     if (location.href !== url || document.readyState !== 'complete' || !column) return null;
     const prose = [];
     const walker = document.createTreeWalker(column, NodeFilter.SHOW_TEXT);
@@ -610,13 +610,23 @@ _CLEAN_PROBE = r"""((url, notProse) => {
         if (x === '...' || x === '\u2026' || /(\.\.\.|\u2026)$/.test(x)) cut.push([i, x.slice(-60)]);
     }));
     const limit = column.getBoundingClientRect().right + 1;
-    const wideWidgets = Array.from(column.querySelectorAll(
-        '.jupyter-widgets .widget-gridbox, .jupyter-widgets .widget-hbox, .jupyter-widgets .widget-vbox, .jupyter-widgets .widget-inline-hbox'))
-        .map(e => [e.className.slice(0, 60), Math.round(e.getBoundingClientRect().right)])
+    const wideWidgets = Array.from(column.querySelectorAll('.jupyter-widgets [class*="widget-"]'))
+        .map(e => [String(e.getAttribute('class')).slice(0, 60), Math.round(e.getBoundingClientRect().right)])
         .filter(([c, right]) => right > limit);
+    // a table wider than the column must sit in a box that scrolls inside the column
+    const scrolls = (t) => {
+        for (let e = t.parentElement; e && e !== column; e = e.parentElement) {
+            const o = getComputedStyle(e).overflowX;
+            if ((o === 'auto' || o === 'scroll') && e.getBoundingClientRect().right <= limit) return true;
+        }
+        return false;
+    };
+    const wideTables = frames.map((t, i) => [i, Math.round(t.getBoundingClientRect().right), scrolls(t)])
+        .filter(([i, right, scrolled]) => right > limit && !scrolled);
     const math = document.querySelectorAll('span.math, div.math').length;
     const typeset = document.querySelectorAll('mjx-container').length;
-    return {prose: prose.join('\n'), outputs: outputs, cut: cut, wideWidgets: wideWidgets, limit: limit,
+    return {prose: prose.join('\n'), outputs: outputs, cut: cut, wideWidgets: wideWidgets, wideTables: wideTables,
+            limit: limit,
             math: math, typeset: typeset, mathErrors: document.querySelectorAll('mjx-merror').length};
 })(%s, %s)"""
 
@@ -639,6 +649,7 @@ def _page_problems(state: dict) -> dict:
                                          if "stderr" in o["cls"] or _REPR.search(o["text"])][:3],
         "table cut with ...": state["cut"][:3],
         "widget wider than the column": state["wideWidgets"][:3],
+        "table wider than the column": state["wideTables"][:3],
         "math not typeset": [] if state["typeset"] >= state["math"] and not state["mathErrors"] else
                             [f"{state['typeset']} of {state['math']} formulas, {state['mathErrors']} errors"],
     }
@@ -648,7 +659,8 @@ def _page_problems(state: dict) -> dict:
 def test_every_page_renders_cleanly(built_book, tmp_path):
     """Every page of the book in Chromium: no raw Markdown table text, no unrendered ``$`` or TeX,
     no ``{...}`` placeholder, no Python repr or warning among the outputs, no table cut with
-    "...", no widget wider than the text column, every formula typeset, no console error."""
+    "...", no table or widget running past the text column (a wide table scrolls in its own box),
+    every formula typeset, no console error."""
     binary = _chromium()
     if binary is None:
         pytest.skip("chromium is not installed (bash .ci/ensure-chromium installs it)")
@@ -719,8 +731,12 @@ def test_findings_page_filters_and_links(built_book, tmp_path):
                     "--proxy-bypass-list=<-loopback>"])
     try:
         cdp.open_page()
-        cdp.send("Page.navigate", {"url": page.resolve().as_uri()})
-        cdp.wait_event("Page.loadEventFired", timeout=60)
+        url = page.resolve().as_uri()
+        cdp.send("Page.navigate", {"url": url})
+        deadline = time.monotonic() + 60
+        while not cdp.evaluate(f"location.href === {json.dumps(url)} && document.readyState === 'complete'"):
+            assert time.monotonic() < deadline, "the Findings page did not load"
+            time.sleep(0.25)
         count = """(() => { const rows = Array.from(document.querySelectorAll('table.rm-findings tbody tr'));
             return {all: rows.length, shown: rows.filter(r => !r.hidden && r.offsetParent !== null).length,
                     agrees: rows.filter(r => r.dataset.verdict === 'agrees').length,

@@ -29,20 +29,35 @@ import re
 from pathlib import Path
 from typing import Any, Mapping
 
-#: the papers' short citations, by the id the claims carry (the project's ``papers/`` file prefix)
-PAPER_TITLES: dict[str, str] = {
-    "000": "Valcarce, Bellogín, Parapar, Castells. *Assessing ranking metrics in top-N recommendation.* "
-           "Information Retrieval Journal 23(4), 2020",
-    "001": "Schröder, Thiele, Lehner. *Setting Goals and Choosing Metrics for Recommender System "
-           "Evaluations.* UCERSTI 2, RecSys 2011",
-    "002": "Parapar, Radlinski. *Towards Unified Metrics for Accuracy and Diversity for Recommender "
-           "Systems.* RecSys 2021",
-    "003": "Valcarce, Bellogín, Parapar, Castells. *On the Robustness and Discriminative Power of IR "
-           "Metrics for Top-N Recommendation.* RecSys 2018",
-    "004": "Bellogín. PhD thesis, chapter 4: *Ranking-based evaluation of recommender systems: "
-           "experimental designs and biases*",
-    "zoo": "Sanity checks of the recommender zoo (not a claim of the papers)",
+#: the papers by the id their claims carry (the project's ``papers/`` file prefix): (heading, citation)
+PAPERS: dict[str, tuple[str, str]] = {
+    "000": ("Valcarce et al., IRJ 2020",
+            "Valcarce, Bellogín, Parapar, Castells. *Assessing ranking metrics in top-N recommendation.* "
+            "Information Retrieval Journal 23(4), 2020."),
+    "001": ("Schröder et al., RecSys 2011 workshop",
+            "Schröder, Thiele, Lehner. *Setting Goals and Choosing Metrics for Recommender System "
+            "Evaluations.* UCERSTI 2 workshop, RecSys 2011."),
+    "002": ("Parapar & Radlinski, RecSys 2021",
+            "Parapar, Radlinski. *Towards Unified Metrics for Accuracy and Diversity for Recommender "
+            "Systems.* RecSys 2021."),
+    "003": ("Valcarce et al., RecSys 2018",
+            "Valcarce, Bellogín, Parapar, Castells. *On the Robustness and Discriminative Power of IR "
+            "Metrics for Top-N Recommendation.* RecSys 2018."),
+    "004": ("Bellogín, PhD thesis, ch. 4",
+            "Bellogín. PhD thesis, chapter 4: *Ranking-based evaluation of recommender systems: "
+            "experimental designs and biases.*"),
+    "zoo": ("Sanity checks of the recommender zoo",
+            "Expectations the book checks before it trusts finer comparisons; not claims of the papers."),
 }
+
+
+def paper_key(paper: Any) -> str:
+    """The paper a row belongs to: its leading three-digit id (``"001 Schröder et al. (2011)"`` ->
+    ``"001"``), else the value itself."""
+    text = _text(paper).strip()
+    m = re.match(r"(\d{3})(?!\d)", text)
+    return m.group(1) if m else text
+
 
 #: the set-up entries shown with each row: (row/context keys, chapter parameter keys, label)
 _SETUP = (
@@ -180,8 +195,9 @@ def _row_html(row: Mapping[str, Any], chapter: str, info: Mapping[str, Any], anc
     if setup:
         lines.append(html.escape(", ".join(setup)))
     if small:
-        lines.append(f'<span class="rm-small-profile" title="rebuild with --profile paper">⚠ {html.escape(profile)} '
-                     f"profile: too small a set-up to decide the paper's claim; the verdict is provisional</span>")
+        lines.append(f'<span class="rm-small-profile" title="a set-up too small to decide the claim: the verdict is '
+                     f'provisional; build the book with --profile paper">⚠ {html.escape(profile)} profile: '
+                     f"too small to decide</span>")
     ours = _inline(_text(row.get("our_evidence")))
     deviations = _text(row.get("deviations"))
     if deviations.strip():
@@ -223,6 +239,7 @@ _SCRIPT = """<script>
       table.querySelectorAll("tbody tr[data-verdict]").forEach(function (tr) {
         var on = shown[tr.getAttribute("data-verdict")] !== false;
         tr.hidden = !on;
+        tr.style.display = on ? "" : "none";
         if (on) { visible += 1; }
       });
       var empty = table.parentNode.querySelector(".rm-findings-empty");
@@ -265,12 +282,13 @@ def write_findings_page(generated_dir: str | os.PathLike) -> Path | None:
         for i, a in zip(group.index, findings.row_anchors(group["id"])):
             anchors[i] = a
 
-    papers = sorted(table.paper.astype(str).unique(), key=lambda p: (p not in PAPER_TITLES, p))
+    keys = table.paper.map(paper_key)
+    papers = sorted(keys.unique(), key=lambda p: (not p.isdigit(), p not in PAPERS, p))
     body: list[str] = []
     n_small = 0
     small_setups: dict[str, set[str]] = {}
     for paper in papers:
-        rows = table[table.paper.astype(str) == paper]
+        rows = table[keys == paper]
         trs = []
         for i, row in rows.iterrows():
             record = row.to_dict()
@@ -280,12 +298,14 @@ def write_findings_page(generated_dir: str | os.PathLike) -> Path | None:
                 n_small += 1
                 prof = _text(record.get("profile")) or _text(infos[row.chapter]["parameters"].get("profile"))
                 small_setups.setdefault(prof, set()).add(
-                    f"{infos[row.chapter]['title'] or row.chapter}: "
-                    + (", ".join(_setup(record, infos[row.chapter]["parameters"])) or "its parameters"))
+                    (row.chapter, f"{infos[row.chapter]['title'] or row.chapter}: "
+                     + (", ".join(_setup(record, infos[row.chapter]["parameters"]))
+                        or f"the {prof} profile's parameters (shown under the chapter's title)")))
         pc = rows.verdict.value_counts()
-        title = PAPER_TITLES.get(paper, f"Paper {paper}")
-        body += [f"## {paper}: {title}" if paper in PAPER_TITLES and paper != "zoo" else f"## {title}", ""]
-        body += [f"{len(rows)} claims: " + ", ".join(f"{pc.get(v, 0)} {v}" for v in verdicts if pc.get(v, 0)) + ".", ""]
+        heading, citation = PAPERS.get(paper, (f"Paper {paper}", ""))
+        body += [f"## {paper}: {heading}" if paper.isdigit() else f"## {heading}", ""]
+        counted = ", ".join(f"{pc.get(v, 0)} {v}" for v in verdicts if pc.get(v, 0))
+        body += [(citation + " " if citation else "") + f"{len(rows)} claims: {counted}.", ""]
         body += _raw(f'<div class="rm-findings-wrap" data-paper="{html.escape(paper)}">'
                      f'<p class="rm-findings-count"><span class="rm-findings-shown">{len(rows)}</span> of '
                      f"{len(rows)} shown</p>"
@@ -302,7 +322,7 @@ def write_findings_page(generated_dir: str | os.PathLike) -> Path | None:
              f"evidence does not clear its uncertainty. Each row links to the section of the chapter that "
              f"computes it.", ""]
     if n_small:
-        lines = "\n".join(f"* {s}" for prof in sorted(small_setups) for s in sorted(small_setups[prof]))
+        lines = "\n".join(f"* {s}" for _, s in sorted(set().union(*small_setups.values())))
         profiles = ", ".join(f"`{p}`" for p in sorted(small_setups))
         parts += [":::{warning}",
                   f"{n_small} of the {len(table)} verdicts were computed with the {profiles} profile, whose set-up "
