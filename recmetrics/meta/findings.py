@@ -206,7 +206,8 @@ def save(table, chapter: str, directory: str | os.PathLike | None = None, *,
     """Write ``table`` (from :func:`assess`) as ``<directory>/<chapter>.json``; returns the path.
 
     ``section``: where in the chapter the claims are computed, as the label of a MyST target the
-    chapter puts above that section's heading (``(sec-robustness)=``): one label for every row,
+    chapter puts above that section's heading (``(ch05-robustness)=``; lower-case letters and
+    digits joined by ``-``, so that it is also the section's HTML id): one label for every row,
     or ``{claim id: label}``. The book's Findings page links each row there; without a section
     it links to the row of the chapter's claims table (:func:`claim_anchor`).
     """
@@ -223,8 +224,8 @@ def save(table, chapter: str, directory: str | os.PathLike | None = None, *,
         for r in records:
             label = section.get(r["id"])
             if label is not None and not (isinstance(label, str) and _LABEL.fullmatch(label)):
-                raise InputError(f"section label of claim {r['id']!r} must be a MyST target label "
-                                 f"(letters, digits, '-', '_', '.', ':'), got {label!r}")
+                raise InputError(f"section label of claim {r['id']!r} must be a MyST target label in lower case "
+                                 f"(letters and digits joined by '-', e.g. 'ch05-robustness'), got {label!r}")
             r["section"] = label
     out.write_text(json.dumps({"chapter": chapter, "findings": records}, indent=1, ensure_ascii=False),
                    encoding="utf-8")
@@ -248,7 +249,9 @@ def collect(directory: str | os.PathLike | None = None):
     return pd.concat(frames, ignore_index=True)
 
 
-_LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]*")
+#: section labels the Findings page can link to: Sphinx turns a MyST target into an HTML id
+#: through docutils' make_id (lower case, '-' for anything else), so only such labels survive it
+_LABEL = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 
 
 def claim_anchor(claim_id: str, occurrence: int = 0) -> str:
