@@ -24,6 +24,7 @@ from urllib.parse import urlparse
 import pytest
 
 from recmetrics import report
+from recmetrics.errors import InputError
 
 pytestmark = pytest.mark.slow
 
@@ -199,8 +200,8 @@ def test_profiles_and_parameters():
     assert quick["dataset"] == paper["dataset"] == "movielens-small"
     assert max(quick["cutoffs"]) < max(paper["cutoffs"]) == 100
     assert "profile" not in quick  # not declared by this notebook -> not injected
-    # parameters read from the notebook itself
-    assert set(report.notebook_parameters("quick", "x", NOTEBOOK)) == set(declared)
+    # parameters read from the notebook itself (it records the profile with its findings)
+    assert set(report.notebook_parameters("quick", "x", NOTEBOOK)) == set(declared) | {"profile"}
     with pytest.raises(ValueError, match="unknown report profile 'quik'.*quick"):
         report.notebook_parameters("quik", "movielens-small", NOTEBOOK, declared)
     with pytest.raises(ValueError, match="unknown report profile"):
@@ -248,7 +249,7 @@ def test_executed_parameters_are_shown_under_the_title(tmp_path):
     assert set(values) == set(declared) and values["dataset"] == "insteval"
     assert set(report.notebook_parameters("quick", "x", NOTEBOOK)) <= set(values)
     assert isinstance(values["cutoffs"], list)  # the notebook's literal default, evaluated
-    with_profile = report.executed_parameters(NOTEBOOK, {"dataset": "insteval"}, profile="paper")
+    with_profile = report.executed_parameters(NOTEBOOK, {"dataset": "insteval", "profile": "paper"}, profile="paper")
     assert list(with_profile)[0] == "profile" and with_profile["profile"] == "paper"
     assert "| `profile` | `'paper'` |" in report.parameters_markdown(with_profile)
     nb = nbformat.read(NOTEBOOK, as_version=4)
@@ -260,20 +261,98 @@ def test_executed_parameters_are_shown_under_the_title(tmp_path):
     assert nb.cells.index(shown[0]) == 1 and "| `dataset` | `'insteval'` |" in shown[0].source
 
 
-def test_findings_page_gathers_every_chapter(tmp_path):
+def _executed_chapter(path: Path, title: str, params: dict, sections: dict, table_md: str) -> None:
+    """A minimal executed chapter: title, the parameters table, labelled sections, a claims table output."""
+    import nbformat
+
+    cells = [nbformat.v4.new_markdown_cell(f"# {title}\n\nText.")]
+    tagged = nbformat.v4.new_markdown_cell(report.parameters_markdown(params))
+    tagged.metadata["tags"] = ["recmetrics-parameters"]
+    cells.append(tagged)
+    for label, heading in sections.items():
+        cells.append(nbformat.v4.new_markdown_cell(f"({label})=\n## {heading}\n\nMore text."))
+    code = nbformat.v4.new_code_cell("findings.to_markdown(table)", outputs=[nbformat.v4.new_output(
+        "execute_result", data={"text/markdown": table_md, "text/plain": "<IPython.core.display.Markdown object>"},
+        execution_count=1)])
+    cells.append(code)
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), str(path))
+
+
+def test_findings_page_groups_links_counts_and_warns(tmp_path):
+    """The Findings page: grouped by paper, each row linked to where its chapter computes it, the
+    profile and dataset of every row (from the chapter's parameters when the row lacks them), a
+    warning on rows of a small profile, counts and check boxes for all four verdicts."""
     from recmetrics.meta import findings
 
-    claims = [findings.Claim("c1", "000", "X beats Y", "Table 3",
-                             check=lambda r: findings.agrees_if(r["x"] > r["y"], r["x"], f"x = {r['x']}"))]
-    for chapter, x in (("05_a", 2.0), ("06_b", 0.5)):
-        findings.save(findings.assess(claims, {"x": x, "y": 1.0}, {"dataset": "d", "profile": "quick"}),
-                      chapter, tmp_path / "findings")
+    def check(r):
+        if r["x"] is None:
+            return findings.not_testable("no such effect here")
+        return findings.agrees_if(r["x"] > r["y"], r["x"], f"x = {r['x']} | `a|b`")
+
+    claims = [findings.Claim("c1", "000", "X beats Y", "Table 3", check=check),
+              findings.Claim("c2", "003", "Z ties", "Fig. 2", check=check)]
+    # chapter 05: its rows carry no profile (as chapters 05-07 today); the chapter's parameters do
+    t5 = findings.assess(claims, {"x": 2.0, "y": 1.0}, {"dataset": "d", "systems": 6, "folds": 2,
+                                                         "samples": 5, "permutations": 2000})
+    findings.save(t5, "05_a", tmp_path / "findings", section={"c1": "sec-a"})
+    _executed_chapter(tmp_path / "05_a.ipynb", "Chapter A", {"profile": "quick", "dataset": "d", "folds": 2},
+                      {"sec-a": "Where A computes c1", "sec-b": "The claims"}, findings.to_markdown(t5))
+    t6 = findings.assess(claims, {"x": None, "y": 1.0}, {"dataset": "e", "profile": "paper"})
+    findings.save(t6, "06_b", tmp_path / "findings")
+    _executed_chapter(tmp_path / "06_b.ipynb", "Chapter B", {"profile": "paper", "dataset": "e"},
+                      {"sec-c": "Checked"}, findings.to_markdown(t6))
+    with pytest.raises(InputError, match="not in the table"):
+        findings.save(t6, "06_b", tmp_path / "elsewhere", section={"nope": "sec-c"})
+    with pytest.raises(InputError, match="MyST target label"):
+        findings.save(t6, "06_b", tmp_path / "elsewhere", section="has space")
+
     page = report.write_findings_page(tmp_path)
     text = page.read_text(encoding="utf-8")
-    assert "## 05_a" in text and "## 06_b" in text and "1 agrees, 1 disagrees, 0 inconclusive" in text
+    # grouped by paper, in id order, with the papers' citations
+    assert text.index("## 000: Valcarce et al., IRJ 2020") < text.index("## 003: Valcarce et al., RecSys 2018")
+    assert "4 claims: 2 agrees, 0 disagrees, 0 inconclusive, 2 not testable" in text
+    # a check box and a count for each of the four verdicts
+    for verdict, n in (("agrees", 2), ("disagrees", 0), ("inconclusive", 0), ("not testable", 2)):
+        assert (f'data-verdict="{verdict}" checked> {verdict} <span class="rm-findings-n">{n}</span>') in text
+    rows = re.findall(r"<tr data-verdict=.*?</tr>", text)
+    assert len(rows) == 4
+    c1_a, c1_b = [r for r in rows if "<code>c1</code>" in r]
+    c2_a, c2_b = [r for r in rows if "<code>c2</code>" in r]
+    # links: the section the chapter named, else the claim's row in the chapter's claims table
+    assert 'href="05_a.html#sec-a"' in c1_a and "§ Where A computes c1" in c1_a
+    assert 'href="05_a.html#claim-c2"' in c2_a and "§ The claims" in c2_a
+    assert 'href="06_b.html#claim-c1"' in c1_b and '<span id="claim-c1"></span>' in findings.to_markdown(t6)
+    # profile and dataset of every row: chapter 05's rows take the profile from its parameters
+    assert "profile <code>quick</code>" in c1_a and "dataset <code>d</code>" in c1_a
+    assert "6 systems, 2 folds, 5 samples, 2,000 permutations" in c1_a
+    assert "profile <code>paper</code>" in c1_b and "dataset <code>e</code>" in c1_b
+    assert "profile <code>nan</code>" not in text and "unknown" not in text
+    # the small profile is flagged on its rows and above the tables, not on the paper profile's
+    assert "rm-small-profile" in c1_a and "rm-small-profile" in c2_a
+    assert "rm-small-profile" not in c1_b and "rm-small-profile" not in c2_b
+    assert ":::{warning}\n2 of the 4 verdicts were computed with the `quick` profile" in text
+    # cell text is escaped, code spans kept; the filter is inline JavaScript, nothing remote
+    assert "x = 2.0 | <code>a|b</code>" in c1_a
+    assert "<script>" in text and "src=" not in text and "http" not in text
     for f in (tmp_path / "findings").glob("*.json"):
         f.unlink()
     assert report.write_findings_page(tmp_path) is None and not page.exists()
+
+
+def test_markdown_tables_escape_their_cells():
+    """Chapter tables printed as Markdown render as tables whatever their cells hold."""
+    import pandas as pd
+    from recmetrics import viz
+    from recmetrics.meta import findings
+
+    table = viz.markdown_table(pd.DataFrame({"a": ["p(i|C) for $2", "`x|y` <b>"], "b": [None, float("nan")]}))
+    assert table.splitlines() == ["| a | b |", "|---|---|", "| p(i\\|C) for \\$2 |  |", "| `x\\|y` &lt;b> |  |"]
+    t = pd.DataFrame({"id": ["c", "c"], "claim": ["A", "A"], "paper": ["000"] * 2, "paper_evidence": ["e"] * 2,
+                      "our_evidence": ["o", "o"], "verdict": ["agrees", "not testable"],
+                      "deviations": ["", "2 folds, not 5"]})
+    md = findings.to_markdown(t)
+    assert '<span id="claim-c"></span>A' in md and '<span id="claim-c-2"></span>A' in md
+    assert md.count("Set-up differs from the paper: 2 folds, not 5") == 1 and "**not testable**" in md
 
 
 def test_notebook_runs_with_quick_profile(tmp_path):
@@ -442,9 +521,8 @@ def test_chapter_renders_offline_in_chromium(built_book, tmp_path):
             for d in (ev["params"]["exceptionDetails"] for ev in cdp.events
                       if ev.get("method") == "Runtime.exceptionThrown")
         ]
-        # sphinx-thebe (always loaded by jupyter-book 1.x) emits its inline `const THEBE_JS_URL`
-        # config twice; the second copy throws, harmlessly. Any other exception is a failure.
-        exceptions = [e for e in exceptions if "THEBE_JS_URL" not in str(e[2])]
+        # (sphinx-thebe used to declare `const THEBE_JS_URL` twice on every page: the book drops
+        # that extension, book/_config.yml) -- no exception at all is tolerated
         assert not exceptions, exceptions
 
         # control: the recorder does see a request to another host, and the browser blocks it
@@ -473,7 +551,7 @@ def test_no_chart_overflows_the_text_column(built_book, tmp_path):
                    ["--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9",
                     "--proxy-bypass-list=<-loopback>"])
     probe = """((url) => {
-        const column = document.querySelector('main article, article.bd-article, .bd-article, main');
+        const column = (document.querySelector('article.bd-article') || document.querySelector('main article') || document.querySelector('main'));
         if (location.href !== url || document.readyState !== 'complete' || !column) return null;
         const limit = column.getBoundingClientRect().right + 1;
         const charts = Array.from(document.querySelectorAll('.recmetrics-vega'));
@@ -507,3 +585,185 @@ def test_zoo_descriptions_have_no_raw_rst():
     assert rst_to_markdown("see ``p(i|C)`` and :meth:`predict`, :class:`~a.B`") == "see `p(i|C)` and `predict()`, `a.B`"
     descriptions = " ".join(zoo(["Random", "SVD"]).description)
     assert "``" not in descriptions and ":meth:" not in descriptions
+
+
+# ------------------------------------------------------------------ every page renders cleanly
+#: text of a rendered page that is not prose: code, math, charts, widgets, plain-text outputs
+_NOT_PROSE = ("pre, code, script, style, mjx-container, .math, .MathJax, .recmetrics-vega, .vega-embed, "
+              ".jupyter-widgets, .widget-subarea, .output.text_plain, .output.stream, .output.stderr, textarea")
+
+_CLEAN_PROBE = r"""((url, notProse) => {
+    const column = (document.querySelector('article.bd-article') || document.querySelector('main article') || document.querySelector('main'));
+    if (location.href !== url || document.readyState !== 'complete' || !column) return null;
+    const prose = [];
+    const walker = document.createTreeWalker(column, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) {
+        const n = walker.currentNode;
+        if (n.parentElement && !n.parentElement.closest(notProse) && n.textContent.trim()) prose.push(n.textContent);
+    }
+    const outputs = Array.from(column.querySelectorAll('.cell_output .output')).map(o => ({
+        cls: o.className, text: o.innerText.trim().slice(0, 300)}));
+    const frames = Array.from(column.querySelectorAll('.cell_output table'));
+    const cut = [];
+    frames.forEach((t, i) => t.querySelectorAll('td, th').forEach(c => {
+        const x = c.innerText.trim();
+        if (x === '...' || x === '\u2026' || /(\.\.\.|\u2026)$/.test(x)) cut.push([i, x.slice(-60)]);
+    }));
+    const limit = column.getBoundingClientRect().right + 1;
+    const wideWidgets = Array.from(column.querySelectorAll('.jupyter-widgets [class*="widget-"]'))
+        .map(e => [String(e.getAttribute('class')).slice(0, 60), Math.round(e.getBoundingClientRect().right)])
+        .filter(([c, right]) => right > limit);
+    // a table wider than the column must sit in a box that scrolls inside the column
+    const scrolls = (t) => {
+        for (let e = t.parentElement; e && e !== column; e = e.parentElement) {
+            const o = getComputedStyle(e).overflowX;
+            if ((o === 'auto' || o === 'scroll') && e.getBoundingClientRect().right <= limit) return true;
+        }
+        return false;
+    };
+    const wideTables = frames.map((t, i) => [i, Math.round(t.getBoundingClientRect().right), scrolls(t)])
+        .filter(([i, right, scrolled]) => right > limit && !scrolled);
+    const math = document.querySelectorAll('span.math, div.math').length;
+    const typeset = document.querySelectorAll('mjx-container').length;
+    return {prose: prose.join('\n'), outputs: outputs, cut: cut, wideWidgets: wideWidgets, wideTables: wideTables,
+            limit: limit,
+            math: math, typeset: typeset, mathErrors: document.querySelectorAll('mjx-merror').length};
+})(%s, %s)"""
+
+#: outputs that are Python reprs (an object printed instead of shown) or warnings
+_REPR = re.compile(r"^<[\w.]+(?: object at 0x[0-9a-f]+| [^>]*)?>$|^[A-Za-z_][\w.]*\((?:'[^']*'|\d*)\)$|"
+                   r"\bobject at 0x[0-9a-f]+|(?:User|Deprecation|Future|Runtime|Performance)Warning\b")
+
+
+def _page_problems(state: dict) -> dict:
+    """What is wrong with a page, from :data:`_CLEAN_PROBE`'s result (empty when nothing is)."""
+    prose = state["prose"]
+    problems = {
+        # a Markdown table printed as text: a row of cells, or its |---| rule
+        "raw markdown table": re.findall(r"(?m)^\s*\|.*\|\s*$|\|\s*:?-{3,}:?\s*\|", prose)[:3],
+        # a dollar sign or a TeX command left as text: math that was not rendered
+        "unrendered math": re.findall(r".{0,30}(?:\$|\\(?:[a-zA-Z]+|[(\[])).{0,30}", prose)[:3],
+        # a str.format / f-string placeholder that was never filled
+        "placeholder": re.findall(r"\{[A-Za-z_][\w.]*(?:![rsa])?(?::[^{}]*)?\}", prose)[:3],
+        "repr or warning in an output": [o["text"][:120] for o in state["outputs"]
+                                         if "stderr" in o["cls"] or _REPR.search(o["text"])][:3],
+        "table cut with ...": state["cut"][:3],
+        "widget wider than the column": state["wideWidgets"][:3],
+        "table wider than the column": state["wideTables"][:3],
+        "math not typeset": [] if state["typeset"] >= state["math"] and not state["mathErrors"] else
+                            [f"{state['typeset']} of {state['math']} formulas, {state['mathErrors']} errors"],
+    }
+    return {k: v for k, v in problems.items() if v}
+
+
+def test_every_page_renders_cleanly(built_book, tmp_path):
+    """Every page of the book in Chromium: no raw Markdown table text, no unrendered ``$`` or TeX,
+    no ``{...}`` placeholder, no Python repr or warning among the outputs, no table cut with
+    "...", no table or widget running past the text column (a wide table scrolls in its own box),
+    every formula typeset, no console error."""
+    binary = _chromium()
+    if binary is None:
+        pytest.skip("chromium is not installed (bash .ci/ensure-chromium installs it)")
+    site = built_book["site"]
+    pages = [site / "intro.html", *sorted((site / "generated").glob("[0-9]*.html"))]
+    assert len(pages) >= 9 and (site / "generated" / "99_findings.html") in pages
+    cdp = DevTools(binary, tmp_path / "profile",
+                   ["--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9",
+                    "--proxy-bypass-list=<-loopback>"])
+    found = {}
+    try:
+        cdp.open_page(width=1280)
+        for page in pages:
+            url = page.resolve().as_uri()
+            first_event = len(cdp.events)
+            cdp.send("Page.navigate", {"url": url})
+            deadline = time.monotonic() + 90
+            state, previous = None, None
+            while time.monotonic() < deadline:  # until loaded, typeset and stable
+                state = cdp.evaluate(_CLEAN_PROBE % (json.dumps(url), json.dumps(_NOT_PROSE)))
+                if state is not None and state["typeset"] >= state["math"] and state == previous:
+                    break
+                previous = state
+                time.sleep(0.5)
+            assert state is not None, (page.name, "page did not load")
+            problems = _page_problems(state)
+            events = cdp.events[first_event:]
+            errors = [(d.get("exception") or {}).get("description", d.get("text"))
+                      for d in (ev["params"]["exceptionDetails"] for ev in events
+                                if ev.get("method") == "Runtime.exceptionThrown")]
+            errors += [ev["params"]["entry"].get("text") for ev in events
+                       if ev.get("method") == "Log.entryAdded" and ev["params"]["entry"].get("level") == "error"]
+            errors += [" ".join(str(a.get("value", a.get("description", ""))) for a in ev["params"].get("args", []))
+                       for ev in events if ev.get("method") == "Runtime.consoleAPICalled"
+                       and ev["params"].get("type") in ("error", "assert")]
+            if errors:
+                problems["console error"] = errors[:3]
+            if problems:
+                found[str(page.relative_to(site))] = problems
+    finally:
+        cdp.close()
+    assert not found, json.dumps(found, indent=1, ensure_ascii=False)
+
+
+def test_findings_page_filters_and_links(built_book, tmp_path):
+    """The Findings page in Chromium: grouped by paper, counts per verdict, a filter that hides a
+    verdict's rows without a network, every row linked to an element of its chapter, chapters 01
+    and 02 included, every row stating its dataset and profile."""
+    binary = _chromium()
+    if binary is None:
+        pytest.skip("chromium is not installed (bash .ci/ensure-chromium installs it)")
+    site = built_book["site"]
+    page = site / "generated" / "99_findings.html"
+    html_text = page.read_text(encoding="utf-8")
+    # every link of the tables resolves to an element of the chapter it names
+    links = re.findall(r'<table class="rm-findings">.*?</table>', html_text, re.S)
+    hrefs = [h for t in links for h in re.findall(r'href="([^"]+)"', t)]
+    assert hrefs
+    for href in set(hrefs):
+        target, _, anchor = href.partition("#")
+        text = (page.parent / target).read_text(encoding="utf-8")
+        assert anchor and f'id="{anchor}"' in text, href
+    chapters = {h.partition("#")[0] for h in hrefs}
+    assert {"01_dataset_overview.html", "02_recommender_zoo.html"} <= chapters, chapters
+    assert "profile <code>nan</code>" not in html_text and "profile <code>unknown</code>" not in html_text
+    cdp = DevTools(binary, tmp_path / "profile",
+                   ["--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9",
+                    "--proxy-bypass-list=<-loopback>"])
+    try:
+        cdp.open_page()
+        url = page.resolve().as_uri()
+        cdp.send("Page.navigate", {"url": url})
+        deadline = time.monotonic() + 60
+        while not cdp.evaluate(f"location.href === {json.dumps(url)} && document.readyState === 'complete'"):
+            assert time.monotonic() < deadline, "the Findings page did not load"
+            time.sleep(0.25)
+        count = """(() => { const rows = Array.from(document.querySelectorAll('table.rm-findings tbody tr'));
+            return {all: rows.length, shown: rows.filter(r => !r.hidden && r.offsetParent !== null).length,
+                    agrees: rows.filter(r => r.dataset.verdict === 'agrees').length,
+                    shownAgrees: rows.filter(r => r.dataset.verdict === 'agrees' && r.offsetParent !== null).length,
+                    boxes: Array.from(document.querySelectorAll('.rm-findings-filter input')).map(b => b.dataset.verdict),
+                    warnings: document.querySelectorAll('.rm-small-profile').length,
+                    papers: Array.from(document.querySelectorAll('.rm-findings-wrap')).map(w => w.dataset.paper)}; })()"""
+        before = cdp.evaluate(count)
+        assert before["boxes"] == ["agrees", "disagrees", "inconclusive", "not testable"], before
+        assert before["all"] == before["shown"] > before["agrees"] > 0, before
+        assert before["warnings"] == before["all"], before  # the quick profile: every row warned
+        assert before["papers"] == sorted(before["papers"], key=lambda p: (not p.isdigit(), p)), before
+        cdp.evaluate("""(() => { const box = document.querySelector('.rm-findings-filter input[data-verdict="agrees"]');
+            box.click(); return box.checked; })()""")
+        after = cdp.evaluate(count)
+        assert after["shownAgrees"] == 0 and after["shown"] == before["all"] - before["agrees"], after
+        requests = [ev["params"]["request"]["url"] for ev in cdp.events
+                    if ev.get("method") == "Network.requestWillBeSent"]
+        assert not [u for u in requests if urlparse(u).scheme not in ("file", "data", "blob", "about")]
+        shot = cdp.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": False})
+        (tmp_path / "findings.png").write_bytes(base64.b64decode(shot["data"]))
+    finally:
+        cdp.close()
+
+
+@pytest.mark.xfail(strict=True, reason="myst-nb writes <out>/../jupyter_execute (myst_nb.sphinx_ext: "
+                   "Path(app.outdir).parent / 'jupyter_execute'); report/book.py must build into its own "
+                   "folder -- owned by the build helper")
+def test_build_writes_nothing_beside_the_site(built_book):
+    assert sorted(p.name for p in built_book["root"].iterdir()) == ["book", "site"]

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
@@ -27,7 +28,8 @@ from typing import Any, Callable, Iterable, Mapping
 from ..errors import InputError
 
 __all__ = ["Claim", "Evidence", "VERDICTS", "NOISE_SE", "REL_TOL", "agrees_if", "order", "holds", "best_of",
-           "not_testable", "assess", "save", "collect", "findings_dir", "to_markdown"]
+           "not_testable", "assess", "save", "collect", "findings_dir", "to_markdown", "claim_anchor",
+           "row_anchors"]
 
 #: the verdicts a check may return. ``not testable``: the project's set-up cannot produce the
 #: effect the claim is about (the detail says why); ``inconclusive``: it could, but the evidence
@@ -211,12 +213,32 @@ def findings_dir() -> Path:
     return Path(os.environ.get("RECMETRICS_FINDINGS_DIR") or "findings")
 
 
-def save(table, chapter: str, directory: str | os.PathLike | None = None) -> Path:
-    """Write ``table`` (from :func:`assess`) as ``<directory>/<chapter>.json``; returns the path."""
+def save(table, chapter: str, directory: str | os.PathLike | None = None, *,
+         section: str | Mapping[str, str] | None = None) -> Path:
+    """Write ``table`` (from :func:`assess`) as ``<directory>/<chapter>.json``; returns the path.
+
+    ``section``: where in the chapter the claims are computed, as the label of a MyST target the
+    chapter puts above that section's heading (``(ch05-robustness)=``; lower-case letters and
+    digits joined by ``-``, so that it is also the section's HTML id): one label for every row,
+    or ``{claim id: label}``. The book's Findings page links each row there; without a section
+    it links to the row of the chapter's claims table (:func:`claim_anchor`).
+    """
     path = Path(directory) if directory is not None else findings_dir()
     path.mkdir(parents=True, exist_ok=True)
     out = path / f"{chapter}.json"
     records = json.loads(table.to_json(orient="records", force_ascii=False))
+    if section is not None:
+        if isinstance(section, str):
+            section = {r["id"]: section for r in records}
+        unknown = sorted(set(section) - {r["id"] for r in records})
+        if unknown:
+            raise InputError(f"section names claim id {unknown[0]!r}, which is not in the table of {chapter!r}")
+        for r in records:
+            label = section.get(r["id"])
+            if label is not None and not (isinstance(label, str) and _LABEL.fullmatch(label)):
+                raise InputError(f"section label of claim {r['id']!r} must be a MyST target label in lower case "
+                                 f"(letters and digits joined by '-', e.g. 'ch05-robustness'), got {label!r}")
+            r["section"] = label
     out.write_text(json.dumps({"chapter": chapter, "findings": records}, indent=1, ensure_ascii=False),
                    encoding="utf-8")
     return out
@@ -239,13 +261,58 @@ def collect(directory: str | os.PathLike | None = None):
     return pd.concat(frames, ignore_index=True)
 
 
-def to_markdown(table) -> str:
-    """A Markdown table of :func:`assess`'s result for a chapter (claim, paper's evidence, ours, verdict)."""
-    def cell(text: Any) -> str:
-        return str(text).replace("|", "\\|").replace("\n", " ")
+#: section labels the Findings page can link to: Sphinx turns a MyST target into an HTML id
+#: through docutils' make_id (lower case, '-' for anything else), so only such labels survive it
+_LABEL = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 
+
+def claim_anchor(claim_id: str, occurrence: int = 0) -> str:
+    """The HTML id of a claim's row in a chapter's claims table (and the Findings page's link to it).
+
+    ``claim-`` plus the id with every character outside ``[A-Za-z0-9_-]`` replaced by ``-``; the
+    ``occurrence``-th repeat of an id in one table (e.g. one row per tie-break) gets ``-2``, ``-3``, ...
+
+    >>> claim_anchor("exp1-swap (tie)"), claim_anchor("exp1-swap", 1)
+    ('claim-exp1-swap--tie-', 'claim-exp1-swap-2')
+    """
+    base = "claim-" + re.sub(r"[^A-Za-z0-9_-]", "-", str(claim_id))
+    return base if occurrence == 0 else f"{base}-{occurrence + 1}"
+
+
+def row_anchors(ids: Iterable[str]) -> list[str]:
+    """:func:`claim_anchor` of every row, numbering the repeats of an id in order of appearance."""
+    seen: dict[str, int] = {}
+    out = []
+    for i in ids:
+        out.append(claim_anchor(i, seen.get(i, 0)))
+        seen[i] = seen.get(i, 0) + 1
+    return out
+
+
+def to_markdown(table) -> str:
+    """A Markdown table of :func:`assess`'s result for a chapter (claim, paper's evidence, ours, verdict).
+
+    Rendered as a table by the book (``nb_render_markdown_format: myst``). Each row's claim cell
+    starts with an empty ``<span id="claim-...">`` (:func:`row_anchors`) that the Findings page links
+    to; a non-empty ``deviations`` column (where the run's set-up differs from the paper's) is added
+    to our evidence. Cell text is escaped (``|``, ``$``, ``<``) so it prints as written.
+
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"id": ["c1"], "claim": ["P < R costs $1"], "paper": ["000"],
+    ...                   "paper_evidence": ["Fig. 4"], "our_evidence": ["`a|b` vs 0.3"], "verdict": ["agrees"]})
+    >>> print(to_markdown(t))
+    | claim | paper | paper's evidence | our evidence | verdict |
+    |---|---|---|---|---|
+    | <span id="claim-c1"></span>P &lt; R costs \\$1 | 000 | Fig. 4 | `a\\|b` vs 0.3 | **agrees** |
+    """
+    from ..viz import markdown_cell as _markdown_cell
+
+    deviations = table["deviations"] if "deviations" in table else [None] * len(table)
     lines = ["| claim | paper | paper's evidence | our evidence | verdict |", "|---|---|---|---|---|"]
-    for row in table.itertuples(index=False):
-        lines.append(f"| {cell(row.claim)} | {cell(row.paper)} | {cell(row.paper_evidence)} | "
-                     f"{cell(row.our_evidence)} | **{row.verdict}** |")
+    for anchor, dev, row in zip(row_anchors(table["id"]), deviations, table.itertuples(index=False)):
+        ours = _markdown_cell(row.our_evidence)
+        if isinstance(dev, str) and dev.strip():
+            ours += f" *Set-up differs from the paper: {_markdown_cell(dev)}.*"
+        lines.append(f"| <span id=\"{anchor}\"></span>{_markdown_cell(row.claim)} | {_markdown_cell(row.paper)} | "
+                     f"{_markdown_cell(row.paper_evidence)} | {ours} | **{row.verdict}** |")
     return "\n".join(lines)

@@ -34,6 +34,7 @@ functions that need them.
 
 Modules: :mod:`.profiles` (profiles, per-notebook parameters), :mod:`.execute` (papermill),
 :mod:`.offline` (vendored ``vegaEmbed`` outputs, remote-asset scan), :mod:`.vendor` (JavaScript),
+:mod:`.kernel` (the chapters' kernel start-up: quiet, pandas showing whole tables),
 :mod:`.findings_page`, :mod:`.book` (Sphinx build and :func:`build`), :mod:`.paths`.
 """
 from __future__ import annotations

@@ -9,6 +9,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from ..errors import unknown_name
 from .findings_page import write_findings_page
+from .kernel import kernel_arguments
 from .offline import offline_outputs
 from .paths import ReportError, _log_default, default_book_dir, default_notebooks_dir
 from .profiles import executed_parameters, hide_default_parameters, notebook_parameters, show_parameters
@@ -51,10 +52,8 @@ def execute_notebook(
             request_save_on_cell_execute=False,
             execution_timeout=timeout,
             store_widget_state=True,
-            # the kernel's own start-up log (e.g. ipykernel's "Kernel is running over TCP without
-            # encryption" warning, and its "KeyboardInterrupt caught" at shut-down) is noise in the report output;
-            # errors of the notebook's code still reach the cells and fail the build
-            extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
+            # quiet kernel start-up; pandas shows whole tables in the book (see .kernel)
+            extra_arguments=kernel_arguments(),
         )
     except Exception as exc:  # papermill's error names the cell; add the notebook and where it went
         raise ReportError(
