@@ -31,6 +31,7 @@ class Evaluation:
                  metadata: dict | None = None):
         self.values, self.users, self.names, self.means = values, users, list(names), means
         self.metadata = metadata or {}
+        self.judged = None  # the Judged the values were computed from (set by evaluate)
 
     @cached_property
     def per_user(self) -> pd.DataFrame:
@@ -170,5 +171,7 @@ def evaluate(run, qrels, metrics, *, users=None, aggregate: str = "arithmetic",
         check_train_test_overlap(judged.qrels, context["train"], judged.users)
     values = score_judged(judged, specs, **context)
     meta = dict(judged.metadata, aggregate=aggregate, floor=floor, users_policy=users if isinstance(users, str) else "given")
-    return Evaluation(values, judged.users, [str(s) for s in specs],
-                      _aggregate(values, aggregate, axis=1, floor=floor), meta)
+    res = Evaluation(values, judged.users, [str(s) for s in specs],
+                     _aggregate(values, aggregate, axis=1, floor=floor), meta)
+    res.judged = judged
+    return res

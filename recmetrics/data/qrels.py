@@ -243,16 +243,20 @@ class Qrels:
         self.__dict__["_entries_memo"] = (key, out)
         return out
 
-    def ideal_dcg(self, users: np.ndarray, k: int | None = None, relevant_only: bool = False) -> np.ndarray:
+    def ideal_dcg(self, users: np.ndarray, k: int | None = None, relevant_only: bool = False,
+                  exp: bool = False) -> np.ndarray:
         """DCG of each user's ideal ranking (all judgments, rating as gain) truncated at ``k``.
 
-        Positive grades are gains (trec_eval); ``relevant_only``: only grades >= the threshold."""
+        Positive grades are gains (trec_eval); ``relevant_only``: only grades >= the threshold;
+        ``exp``: the gain is 2^grade - 1 (Burges et al.) instead of the grade."""
         memo = self.__dict__.setdefault("_idcg_memo", {})
-        key = (k, relevant_only)
+        key = (k, relevant_only, exp)
         if key not in memo:  # computed once per cut-off for every judged user
             rows, offs, src, _ = self._gather(self.users, k)
             gains = self._desc[src]
             keep = gains >= self.threshold if relevant_only else gains > 0
+            if exp:
+                gains = np.exp2(np.where(keep, gains, 0.0)) - 1.0
             memo[key] = np.bincount(rows, weights=np.where(keep, gains, 0.0) / np.log2(offs + 2.0),
                                     minlength=len(self.users))
         return self.per_user(users, memo[key])

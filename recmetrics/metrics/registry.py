@@ -1,7 +1,8 @@
 """One registry of metrics, and parseable names that round-trip to typed specs.
 
 Grammar: ``NAME[@K][(param=value, ...)]``, e.g. ``P@10``, ``nDCG@100``, ``RR``,
-``ab-nDCG@10(alpha=0.005,beta=0.5)``. Names are case-insensitive and have aliases
+``ab-nDCG@10(alpha=0.005,beta=0.5)``; ir_measures' order ``NAME(param=value)@K`` is read too
+(``nDCG(dcg='exp-log2')@10``, ``RBP(rel=2,p=0.9)``). Names are case-insensitive and have aliases
 (``MAP`` -> ``AP``, ``MRR`` -> ``RR``); trec_eval names with a cut-off suffix are accepted too
 (``P_10``, ``ndcg_cut_10``, ``map_cut_100``, ``recall_5``).
 """
@@ -77,7 +78,8 @@ _REGISTRY: dict[str, MetricDef] = {}
 _ALIASES: dict[str, str] = {}
 # trec_eval measure names that take a "_K" cut-off suffix
 _TREC_CUT = {"p": "P", "recall": "Recall", "ndcg_cut": "nDCG", "map_cut": "AP", "f": "F1",
-             "infap": "infAP", "bpref": "bpref", "recip_rank": "RR", "success": "success"}
+             "infap": "infAP", "bpref": "bpref", "recip_rank": "RR", "success": "success",
+             "relative_p": "relative_P", "unj": "unj"}
 
 
 def register(name: str, *, aliases: tuple[str, ...] = (), **kw) -> Callable:
@@ -110,6 +112,8 @@ def get(name: str) -> MetricDef:
     return _REGISTRY[key]
 
 
+# ir_measures writes the parameters before the cut-off: nDCG(dcg='exp-log2')@10
+_PARAMS_FIRST_RE = re.compile(r"^\s*(?P<name>[A-Za-z][\w\-\.]*?)\s*\((?P<params>.*)\)\s*@(?P<k>[^()\s]+)\s*$")
 _SPEC_RE = re.compile(r"^\s*(?P<name>[A-Za-z][\w\-\.]*?)(?:@(?P<k>[^()\s]+))?\s*(?:\((?P<params>.*)\))?\s*$")
 
 
@@ -119,7 +123,7 @@ def parse(text: "str | MetricSpec") -> MetricSpec:
         return text
     if not isinstance(text, str):
         raise InputError(f"a metric name must be a string like 'P@10', got {text!r}")
-    m = _SPEC_RE.match(text)
+    m = _SPEC_RE.match(_PARAMS_FIRST_RE.sub(r"\g<name>@\g<k>(\g<params>)", text))
     if not m:
         raise InputError(f"cannot parse metric {text!r}; expected NAME[@K][(param=value,...)], e.g. 'nDCG@10'")
     name, k_text, ptext = m.group("name"), m.group("k"), m.group("params")
