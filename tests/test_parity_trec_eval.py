@@ -161,3 +161,47 @@ def test_infap_with_pooled_unjudged_labels_matches_trec_eval(tmp_path):
     dropped = rm.io.read_qrels(qrels).to_frame().query("rating >= 0")
     other = rm.evaluate(rm.io.read_run(run), rm.Qrels(dropped, threshold=1), ["infAP"], users="all")
     assert other.aggregate["infAP"] != pytest.approx(expected["infAP"], abs=1e-6)
+
+
+# ------------------------------------------------------------------ the rest of all_trec, per user
+MULTS = [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0]
+# iprec_at_recall and 11pt_avg: trec_eval 10 rounds recall * R (lround) where 9 (pytrec_eval's) added 0.9
+# and truncated; the binary test above checks them against 10.0
+ALL_TREC_PAIRS = [(f"Rprec_mult(mult={m})", f"Rprec_mult_{m:.2f}") for m in MULTS] \
+    + [(f"relative_P@{k}", f"relative_P_{k}") for k in CUTOFFS] \
+    + [("utility", "utility"), ("binG", "binG"), ("G", "G"), ("nDCG_rel", "ndcg_rel"),
+       ("Rndcg", "Rndcg"), ("set_P", "set_P"), ("set_relative_P", "set_relative_P"), ("set_recall", "set_recall"),
+       ("set_map", "set_map"), ("set_F", "set_F"), ("num_nonrel_judged_ret", "num_nonrel_judged_ret")]
+
+
+@pytest.mark.parametrize("seed,threshold", [(0, 8), (3, 5)])
+def test_per_user_parity_of_the_rest_of_all_trec(seed, threshold):
+    """The measures all_trec adds to the Valcarce set equal pytrec_eval's per user (integer grades
+    1-10, so the gain measures see the same gains; ties, short and empty lists, users without
+    relevant or without non-relevant items, users missing from the run)."""
+    from conftest import make_case
+
+    qrels_df, run_df = make_case(seed)
+    qrels_df = qrels_df.assign(rating=(2 * qrels_df.rating).round().astype(int))
+    ours = rm.evaluate(rm.Run.from_frame(run_df), rm.Qrels(qrels_df, threshold=threshold),
+                       [m for m, _ in ALL_TREC_PAIRS], users="all").per_user
+    qrels = {}
+    for u, i, r in qrels_df.itertuples(index=False):
+        qrels.setdefault(str(u), {})[str(i)] = int(r)
+    run = {}
+    for u, i, s in run_df.itertuples(index=False):
+        run.setdefault(str(u), {})[str(i)] = float(s)
+    measures = {"Rprec_mult", f"relative_P.{','.join(map(str, CUTOFFS))}", "utility",
+                "binG", "G", "ndcg_rel", "Rndcg", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
+                "num_nonrel_judged_ret"}
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, measures, relevance_level=threshold).evaluate(run)
+    compared = 0
+    for user, row in ours.iterrows():
+        if str(user) not in theirs:
+            assert (row.drop("utility") == 0).all(), user  # utility of an empty list: 0
+            continue
+        for ours_name, trec_name in ALL_TREC_PAIRS:
+            value = row[str(rm.metrics.parse(ours_name))]
+            assert value == pytest.approx(theirs[str(user)][trec_name], abs=1e-12, rel=0), (user, ours_name)
+            compared += 1
+    assert compared > 250 * len(ALL_TREC_PAIRS)
