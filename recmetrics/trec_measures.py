@@ -373,6 +373,8 @@ def summaries(cols, res, values, qrels, args) -> dict:
     (``--aggregate`` other than arithmetic: that mean), summed or geometric."""
     import math
 
+    import numpy as np
+
     n = len(res.users)
     qids = [str(u) for u in res.users.tolist()]
     order = sorted(range(n), key=qids.__getitem__)
@@ -388,13 +390,11 @@ def summaries(cols, res, values, qrels, args) -> dict:
         elif args.aggregate != "arithmetic" and c.summary == "mean":
             out[label] = float(res.means[row])
         else:
-            total = 0.0
-            for v in values[row][order].tolist():
-                total += v
+            total = float(np.cumsum(values[row][order])[-1]) if n else 0.0  # added one by one, in qid order
             out[label] = total if c.summary == "sum" else (total / n if n else 0.0)
             if c.trec == "num_rel" and args.complete:
                 # m_num_rel.c: with -c the summary counts rel > 0 over the whole qrels, ignoring -l
-                out[label] = float((qrels.to_frame()["rating"] > 0).sum())
+                out[label] = float((qrels._ratings > 0).sum())
     return out
 
 
