@@ -126,7 +126,11 @@ class Judged:
     def ideal_dcg(self, k: int | None, relevant_only: bool = False, exp: bool = False) -> np.ndarray:
         """DCG of the ideal ranking of all the user's judgments, truncated at ``k`` (None: all);
         ``exp``: gain 2^grade - 1."""
-        return self.qrels.ideal_dcg(self.users, k, relevant_only, exp)
+        rows = self.__dict__.get("_qrels_rows")
+        if rows is None:  # the users' rows in the qrels, looked up once for every cut-off
+            rows = self.__dict__["_qrels_rows"] = self.qrels.user_index.get_indexer(self.users)
+        full = self.qrels.ideal_dcg(None, k, relevant_only, exp)
+        return np.where(rows >= 0, full[np.maximum(rows, 0)], 0.0)
 
     # ---------------------------------------------------------------- dense views (lazy)
     @cached_property

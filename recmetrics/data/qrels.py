@@ -248,18 +248,25 @@ class Qrels:
         """DCG of each user's ideal ranking (all judgments, rating as gain) truncated at ``k``.
 
         Positive grades are gains (trec_eval); ``relevant_only``: only grades >= the threshold;
-        ``exp``: the gain is 2^grade - 1 (Burges et al.) instead of the grade."""
+        ``exp``: the gain is 2^grade - 1 (Burges et al.) instead of the grade. ``users=None``: every
+        judged user, aligned with :attr:`users`."""
         memo = self.__dict__.setdefault("_idcg_memo", {})
         key = (k, relevant_only, exp)
         if key not in memo:  # computed once per cut-off for every judged user
-            rows, offs, src, _ = self._gather(self.users, k)
-            gains = self._desc[src]
-            keep = gains >= self.threshold if relevant_only else gains > 0
-            if exp:
-                gains = np.exp2(np.where(keep, gains, 0.0)) - 1.0
-            memo[key] = np.bincount(rows, weights=np.where(keep, gains, 0.0) / np.log2(offs + 2.0),
-                                    minlength=len(self.users))
-        return self.per_user(users, memo[key])
+            terms = memo.get((relevant_only, exp))
+            if terms is None:  # every judgment's discounted gain in the ideal order, shared by the cut-offs
+                rows, offs, src, _ = self._gather(self.users, None)
+                gains = self._desc[src]
+                keep = gains >= self.threshold if relevant_only else gains > 0
+                if exp:
+                    gains = np.exp2(np.where(keep, gains, 0.0)) - 1.0
+                terms = memo[(relevant_only, exp)] = (rows, offs, np.where(keep, gains, 0.0) / np.log2(offs + 2.0))
+            rows, offs, w = terms
+            if k is not None:
+                sel = offs < k
+                rows, w = rows[sel], w[sel]
+            memo[key] = np.bincount(rows, weights=w, minlength=len(self.users))
+        return memo[key] if users is None else self.per_user(users, memo[key])
 
     def per_user(self, users: np.ndarray, values: np.ndarray) -> np.ndarray:
         """Align a per-qrels-user vector (e.g. :attr:`n_relevant`) to ``users`` (0 where unknown)."""
