@@ -142,7 +142,10 @@ def test_metric_strings_parse_and_round_trip():
     for text, canonical in [("nDCG(dcg='exp-log2')@10", "nDCG@10(dcg='exp-log2')"), ("RBP(rel=2,p=0.9)", "RBP(p=0.9,rel=2)"),
                             ("RBP(p=0.8)", "RBP"), ("RBP", "RBP"), ("Judged@10", "Judged@10"), ("Hits@5", "num_rel_ret@5"),
                             ("MRR@10", "RR@10"), ("DCG@20", "DCG@20"), ("RBP_resid(p=0.5)", "RBP_resid(p=0.5)"),
-                            ("nDCG@5(dcg='exp-log2')", "nDCG@5(dcg='exp-log2')")]:
+                            ("nDCG@5(dcg='exp-log2')", "nDCG@5(dcg='exp-log2')"),
+                            ("ndcg_burges@10", "nDCG@10(dcg='exp-log2')"), ("rbp.8", "RBP(gain='grade')"),
+                            ("rbp.95", "RBP(gain='grade',p=0.95)"), ("mrr@10", "RR@10"), ("hits@3", "num_rel_ret@3"),
+                            ("dcg_burges@5", "DCG@5(dcg='exp-log2')")]:
         spec = rm.metrics.parse(text)
         assert str(spec) == canonical and rm.metrics.parse(str(spec)) == spec
 

@@ -2,7 +2,7 @@
 
 Grammar: ``NAME[@K][(param=value, ...)]``, e.g. ``P@10``, ``nDCG@100``, ``RR``,
 ``ab-nDCG@10(alpha=0.005,beta=0.5)``; ir_measures' order ``NAME(param=value)@K`` is read too
-(``nDCG(dcg='exp-log2')@10``, ``RBP(rel=2,p=0.9)``). Names are case-insensitive and have aliases
+(``nDCG(dcg='exp-log2')@10``, ``RBP(rel=2,p=0.9)``), and ranx's ``ndcg_burges@10``, ``rbp.8``. Names are case-insensitive and have aliases
 (``MAP`` -> ``AP``, ``MRR`` -> ``RR``); trec_eval names with a cut-off suffix are accepted too
 (``P_10``, ``ndcg_cut_10``, ``map_cut_100``, ``recall_5``).
 """
@@ -117,12 +117,27 @@ _PARAMS_FIRST_RE = re.compile(r"^\s*(?P<name>[A-Za-z][\w\-\.]*?)\s*\((?P<params>
 _SPEC_RE = re.compile(r"^\s*(?P<name>[A-Za-z][\w\-\.]*?)(?:@(?P<k>[^()\s]+))?\s*(?:\((?P<params>.*)\))?\s*$")
 
 
+# ranx's names whose parameters are part of the name: ndcg_burges@10, rbp.8 (gain = the raw grade)
+_RANX_NAMES = {"ndcg_burges": "nDCG(dcg='exp-log2')", "dcg_burges": "DCG(dcg='exp-log2')"}
+_RANX_RE = re.compile(r"^\s*(?P<name>ndcg_burges|dcg_burges|rbp\.(?P<p>\d+))(?:@(?P<k>\d+))?\s*$", re.IGNORECASE)
+
+
+def _ranx_form(text: str) -> str:
+    m = _RANX_RE.match(text)
+    if not m:
+        return text
+    name = m.group("name").lower()
+    base = f"RBP(p=0.{m.group('p')},gain='grade')" if m.group("p") else _RANX_NAMES[name]
+    return base + (f"@{m.group('k')}" if m.group("k") else "")
+
+
 def parse(text: "str | MetricSpec") -> MetricSpec:
     """Parse ``'nDCG@10'`` (or return a :class:`MetricSpec` unchanged)."""
     if isinstance(text, MetricSpec):
         return text
     if not isinstance(text, str):
         raise InputError(f"a metric name must be a string like 'P@10', got {text!r}")
+    text = _ranx_form(text)
     m = _SPEC_RE.match(_PARAMS_FIRST_RE.sub(r"\g<name>@\g<k>(\g<params>)", text))
     if not m:
         raise InputError(f"cannot parse metric {text!r}; expected NAME[@K][(param=value,...)], e.g. 'nDCG@10'")
