@@ -39,13 +39,11 @@ def powers(p: float, n: int) -> np.ndarray:
 
 
 def _user_max_grade(j) -> np.ndarray:
-    memo = j.__dict__.setdefault("_rbp_memo", {})
-    if "max" not in memo:
-        rows, _, vals = j.qrels.entries(j.users)
-        top = np.zeros(len(j))
-        np.maximum.at(top, rows, np.maximum(vals, 0.0))
-        memo["max"] = top
-    return memo["max"]
+    """Each user's highest judged grade (0 without a positive one): the head of its ideal ranking."""
+    from .trec import _ideal
+
+    ig, _, n_pos, start = _ideal(j, {})
+    return np.where(n_pos > 0, ig[np.minimum(start, max(len(ig) - 1, 0))] if len(ig) else 0.0, 0.0)
 
 
 def rbp_gain(j, rel: int = 0, gain: str = "scaled") -> np.ndarray:

@@ -129,6 +129,10 @@ def _gains_param(gains: str, owner: str) -> dict[int, float]:
 
 # ---------------------------------------------------------------- interpolated precision
 def _iprec(j, recall: float) -> np.ndarray:
+    return _memo(j, ("iprec", recall), lambda: _iprec_values(j, recall))  # shared by IPrec and IPrec_avg
+
+
+def _iprec_values(j, recall: float) -> np.ndarray:
     rel = j.hit_rel
     nth = j.rel_before + 1.0                  # the hit is the nth relevant item of its list
     prec = nth / (j.hits.cols + 1.0)
