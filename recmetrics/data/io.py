@@ -191,10 +191,13 @@ def _fast_columns(raw: bytes, n_fields: int, keep: dict):
         return None
     if table.num_rows == 0:
         return None
-    table = table.unify_dictionaries()
+    table = table.unify_dictionaries(memory_pool=pa.system_memory_pool())
+    _release_arrow_memory()  # the blocks' own dictionaries and indices are gone: give them back
     cols = {}
     for i, t in keep.items():
         col = table.column(f"f{i}")
+        # each column leaves the table once copied out: the copies and the table never coexist whole
+        table = table.drop_columns([f"f{i}"])
         if col.null_count:
             return None
         if t == "str":
@@ -205,6 +208,7 @@ def _fast_columns(raw: bytes, n_fields: int, keep: dict):
             cols[i] = (codes, np.asarray(vocab, dtype=object))
         else:
             cols[i] = np.concatenate([_buffer_array(c, np.float64) for c in col.chunks])
+        del col
     return cols
 
 
@@ -215,13 +219,21 @@ def _buffer_array(arr, dtype) -> np.ndarray:
 
 
 def _release_arrow_memory() -> None:
-    """Give the pyarrow pool's freed blocks back to the system (peak memory of the CLI)."""
+    """Give the freed blocks of pyarrow's pool and of the C allocator (which the parse went
+    through) back to the system, so that what follows does not peak on top of them."""
     try:
         import pyarrow as pa
 
         pa.default_memory_pool().release_unused()
     except (ImportError, AttributeError):  # pragma: no cover
         pass
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL("libc.so.6").malloc_trim(0)  # glibc: return the freed heap pages
+        except (OSError, AttributeError):  # pragma: no cover - another C library
+            pass
 
 
 def _reject(bad: np.ndarray, name, linenos: np.ndarray, message) -> None:

@@ -97,8 +97,11 @@ class Qrels:
         keys = np.asarray(ucodes, dtype=np.int64) * len(items) + np.asarray(icodes, dtype=np.int64)
         order = np.argsort(keys, kind="stable")  # int64 radix sort: one key instead of a lexsort
         self._keys = keys[order]
-        self._ucodes = self._keys // max(len(items), 1)
-        self._icodes = self._keys - self._ucodes * len(items)
+        ucodes = self._keys // max(len(items), 1)
+        icodes = self._keys - ucodes * len(items)
+        small = len(users) < 2**31 and len(items) < 2**31  # int32 codes: memory of large qrels
+        self._ucodes = ucodes.astype(np.int32) if small else ucodes
+        self._icodes = icodes.astype(np.int32) if small else icodes
         self._ratings = values[order]
 
     @classmethod
@@ -260,7 +263,9 @@ class Qrels:
                 keep = gains >= self.threshold if relevant_only else gains > 0
                 if exp:
                     gains = np.exp2(np.where(keep, gains, 0.0)) - 1.0
-                terms = memo[(relevant_only, exp)] = (rows, offs, np.where(keep, gains, 0.0) / np.log2(offs + 2.0))
+                w = np.where(keep, gains, 0.0) / np.log2(offs + 2.0)
+                small = np.int32 if len(offs) < 2**31 else np.int64  # kept: compact (memory of large qrels)
+                terms = memo[(relevant_only, exp)] = (rows.astype(small), offs.astype(small), w)
             rows, offs, w = terms
             if k is not None:
                 sel = offs < k
