@@ -313,7 +313,9 @@ def read_trec_run(path, *, name: str | None = None, max_docs: int | None = None,
         if str(path) != "-":
             del raw  # peak memory: the reference reader re-reads the file if it is needed
         if np.isfinite(scores).all():
-            run = Run.from_codes(ucodes, users, icodes, vocab, scores, name=name or tag)
+            run = Run.from_codes(ucodes, users, icodes, vocab, scores, name=name or tag, owned=True)
+            del ucodes, icodes, scores
+            _release_arrow_memory()
             if not _has_repeats(run.codes[0]):
                 return run if max_docs is None else run.head(int(max_docs))
         raw = read_bytes(path, "run") if str(path) != "-" else raw  # the reference reader reports the line
@@ -374,7 +376,10 @@ def read_trec_qrels(path, *, threshold: float = 1.0, max_rating: float | None = 
                       f"as trec_eval does ({int(frac.sum())} such line(s)); scale grades to integers to keep them",
                       stacklevel=2)
         rels = np.trunc(rels)
-    return Qrels.from_codes(ucodes, users, icodes, vocab, rels, threshold, max_rating, negative="unjudged")
+    qrels = Qrels.from_codes(ucodes, users, icodes, vocab, rels, threshold, max_rating, negative="unjudged")
+    del ucodes, icodes, rels
+    _release_arrow_memory()  # the sort's temporaries: the run is read next, on top of what stays
+    return qrels
 
 
 def write_trec_qrels(qrels: Qrels, path, *, scale: float = 1.0) -> Path:
