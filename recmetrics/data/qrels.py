@@ -258,14 +258,17 @@ class Qrels:
         if key not in memo:  # computed once per cut-off for every judged user
             terms = memo.get((relevant_only, exp))
             if terms is None:  # every judgment's discounted gain in the ideal order, shared by the cut-offs
-                rows, offs, src, _ = self._gather(self.users, None)
-                gains = self._desc[src]
+                # _desc is grouped by user like the storage: a judgment's user is its _ucodes entry
+                rows = self._ucodes
+                offs = np.arange(len(rows)) - self._offsets[1][rows]  # position in the user's ideal ranking
+                gains = self._desc
                 keep = gains >= self.threshold if relevant_only else gains > 0
+                w = np.where(keep, gains, 0.0)
                 if exp:
-                    gains = np.exp2(np.where(keep, gains, 0.0)) - 1.0
-                w = np.where(keep, gains, 0.0) / np.log2(offs + 2.0)
+                    w = np.where(keep, np.exp2(w) - 1.0, 0.0)
+                w /= np.log2(offs + 2.0)
                 small = np.int32 if len(offs) < 2**31 else np.int64  # kept: compact (memory of large qrels)
-                terms = memo[(relevant_only, exp)] = (rows.astype(small), offs.astype(small), w)
+                terms = memo[(relevant_only, exp)] = (rows, offs.astype(small), w)
             rows, offs, w = terms
             if k is not None:
                 sel = offs < k
