@@ -13,30 +13,12 @@ import argparse
 import os
 import sys
 
-from .errors import RecmetricsError
+from .errors import InputError, RecmetricsError
 
 DEFAULT_METRICS = ["P@10", "Recall@10", "AP@100", "nDCG@100", "RR", "bpref", "infAP"]
 
-# trec_eval measure -> (recmetrics name, default cut-offs or None); listed in trec_eval's own
-# order (measures.c), which is the order of its output
-TREC_MEASURES = {
-    "num_q": (None, None),
-    "num_ret": ("num_ret", None),
-    "num_rel": ("num_rel", None),
-    "num_rel_ret": ("num_rel_ret", None),
-    "map": ("AP", None),
-    "Rprec": ("Rprec", None),
-    "bpref": ("bpref", None),
-    "recip_rank": ("RR", None),
-    "P": ("P", (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
-    "recall": ("Recall", (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
-    "infAP": ("infAP", None),
-    "ndcg": ("nDCG", None),
-    "ndcg_cut": ("nDCG", (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
-    "map_cut": ("AP", (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
-    "success": ("success", (1, 5, 10)),
-}
-SUMMED = {"num_ret", "num_rel", "num_rel_ret"}  # trec_eval sums these over queries
+# trec_eval's measures by name, in its output order: recmetrics.trec_measures
+from .trec_measures import TREC_MEASURES, expand_measures  # noqa: E402,F401  (re-exported)
 
 
 class CliError(RecmetricsError):
@@ -49,86 +31,36 @@ def _version() -> str:
     return __version__
 
 
-def expand_measures(tokens: list[str]) -> list[tuple[str, str | None]]:
-    """``-m`` values -> [(recmetrics metric name, trec_eval output name or None)], duplicates dropped.
-
-    trec_eval syntax (``P.5,10``, ``ndcg_cut.10``, ``map``, ``all_trec``) and recmetrics names
-    (``P@10``, ``nDCG@100``) may be mixed; several names may share one ``-m`` separated by spaces."""
-    out: list[tuple[str, str | None]] = []
-    for token in tokens:
-        for word in token.split():
-            base, dot, params = word.partition(".")
-            if word == "all_trec":
-                for m in TREC_MEASURES:
-                    out += expand_measures([m])
-            elif base in TREC_MEASURES and not ("@" in word or "(" in word):
-                ours, cuts = TREC_MEASURES[base]
-                if dot:
-                    if cuts is None:
-                        raise CliError(f"measure {base!r} takes no parameter (got {word!r})")
-                    try:
-                        cuts = tuple(int(c) for c in params.split(","))
-                    except ValueError:
-                        raise CliError(f"cut-offs in {word!r} must be integers, e.g. {base}.5,10") from None
-                    if any(c <= 0 for c in cuts):
-                        raise CliError(f"cut-offs in {word!r} must be positive")
-                if ours is None:
-                    out.append(("num_q", "num_q"))
-                elif cuts is None:
-                    out.append((ours, base))
-                else:
-                    out += [(f"{ours}@{c}", f"{base}_{c}") for c in cuts]
-            else:
-                out.append((word, None))
-    seen, unique = set(), []
-    for pair in out:
-        if pair not in seen:
-            seen.add(pair)
-            unique.append(pair)
-    return unique
-
-
-def _trec_name(spec) -> str | None:
-    """The trec_eval output name of a recmetrics spec, if it has one."""
-    for base, (ours, cuts) in TREC_MEASURES.items():
-        if ours != spec.name or spec.params and any(v != spec.definition.params.get(n) for n, v in spec.params):
-            continue
-        if cuts is None and spec.k is None:
-            return base
-        if cuts is not None and spec.k is not None:
-            return f"{base}_{spec.k}"
-    return None
-
-
 def _resolve_metrics(tokens):
-    """Parse every requested metric before any file is read (unknown names fail fast)."""
+    """Parse every requested metric before any file is read (unknown names fail fast).
+
+    Returns the distinct specs to compute and the output columns ``(label, Column, spec index or
+    None)``; several columns may share a spec (``map`` and ``gm_map`` both are AP)."""
+    from dataclasses import replace
+
     from .metrics import parse
+    from .trec_measures import expand, order_of, trec_name_of
 
-    pairs = expand_measures(tokens)
-    specs, labels = [], []
-    for name, trec in pairs:
-        if name == "num_q":
-            labels.append(("num_q", "num_q"))
-            continue
-        spec = parse(name)
-        if str(spec) in [l for l, _ in labels]:
+    specs, index, cols, seen = [], {}, [], set()
+    for c in expand(tokens):
+        row = None
+        label = c.trec
+        if c.metric is not None:
+            spec = parse(c.metric)
+            key = str(spec)
+            if key not in index:
+                index[key] = len(specs)
+                specs.append(spec)
+            row = index[key]
+            if c.trec is None:
+                trec = trec_name_of(spec)
+                c = replace(c, trec=trec, order=order_of(trec) if trec else c.order)
+            label = key if c.summary != "geometric" else c.trec
+        if label in seen:
             continue  # asked twice (e.g. -m P@10 -m P.10)
-        specs.append(spec)
-        labels.append((str(spec), trec or _trec_name(spec)))
-    return specs, labels
-
-
-def _order_key(trec_name: str):
-    base = trec_name
-    for b in sorted(TREC_MEASURES, key=len, reverse=True):
-        if trec_name == b or trec_name.startswith(b + "_") and trec_name[len(b) + 1:].isdigit():
-            base = b
-            break
-    return list(TREC_MEASURES).index(base) if base in TREC_MEASURES else len(TREC_MEASURES)
-
-
-def _fmt_trec(value: float, integer: bool) -> str:
-    return str(int(round(value))) if integer else f"{value:.17g}"
+        seen.add(label)
+        cols.append((label, c, row))
+    return specs, cols
 
 
 def _is_metric(token: str) -> bool:
@@ -195,9 +127,14 @@ def check_context(specs, given: set, per_user: bool = False) -> None:
 
 
 def _evaluate(args) -> int:
-    split_positionals(args, usage="recmetrics evaluate [options] QRELS RUN [RUN ...]")
-    specs, labels = _resolve_metrics(args.metrics)  # before any file is read
+    # no -m: trec_eval's default is its "official" set
+    split_positionals(args, default_metrics=["official"] if args.format == "trec" else DEFAULT_METRICS,
+                      usage="recmetrics evaluate [options] QRELS RUN [RUN ...]")
+    specs, cols = _resolve_metrics(args.metrics)  # before any file is read
     check_context(specs, {"train"} if args.train else set(), args.per_query)
+    if args.format == "trec" and any(s.per_run for s in specs):
+        raise CliError("per-run metrics (" + ", ".join(str(s) for s in specs if s.per_run) + ") are not trec_eval "
+                       "measures: use --format table, csv or json")
     if args.users is not None:
         policy = args.users
     elif args.complete:
@@ -209,6 +146,8 @@ def _evaluate(args) -> int:
 
     import warnings
 
+    import numpy as np
+
     from .data.io import read_qrels, read_ratings, read_run
     from .evaluation import evaluate
 
@@ -217,51 +156,45 @@ def _evaluate(args) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         qrels = read_qrels(args.qrels, threshold=args.threshold)
+        context = {"train": read_ratings(args.train)} if args.train else {}
     print_warnings(caught)
-    context = {"train": read_ratings(args.train)} if args.train else {}
     several = len(args.runs) > 1
     out = sys.stdout
     rows = []  # (run, label, user, value) for csv/json
     for path in args.runs:
         run = read_run(path, max_docs=args.max_docs)
+        # peak memory (a 13.8M-line run): the lists are sorted, so no measure here reads the scores,
+        # and the ranking measures judge through the item codes, not the item ids
+        run.scores = None
+        if all(s.definition.family == "ranking" for s in specs):
+            run.items = run.codes[0]
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            if specs:
-                res = evaluate(run, qrels, specs, users=policy, aggregate=args.aggregate, **context)
-            else:  # only num_q: judge through one cheap metric
-                res = evaluate(run, qrels, ["num_ret"], users=policy, aggregate=args.aggregate)
+            # only num_q / runid / relstring: judge through one cheap metric
+            res = evaluate(run, qrels, specs or ["num_ret"], users=policy, aggregate=args.aggregate,
+                           **(context if specs else {}))
         print_warnings(caught)
-        meta = res.metadata
-        values = res.values  # metrics x users
-        n_users = len(res.users)
-        summary = {}
-        if args.format == "trec":  # trec_eval adds per-query values in qid order, then divides
-            qids = [str(u) for u in res.users.tolist()]
-            order = sorted(range(n_users), key=qids.__getitem__)
-        cols = {n: c for c, n in enumerate(res.names)}
-        for label, trec in [l for l in labels if l[0] != "num_q"]:
-            if label in res.run_values:  # a per-run metric: its value, no user aggregation
-                summary[label] = res.run_values[label]
-                continue
-            col = cols[label]
-            if args.format == "trec" and args.aggregate == "arithmetic":
-                total = 0.0
-                for v in values[col][order].tolist():
-                    total += v
-                summary[label] = total if trec in SUMMED else (total / n_users if n_users else 0.0)
-                if trec == "num_rel" and args.complete:
-                    # m_num_rel.c: with -c the summary counts rel > 0 over the whole qrels, ignoring -l
-                    summary[label] = float((qrels.to_frame()["rating"] > 0).sum())
-            else:
-                summary[label] = float(res.means[col])
-        per_user = {"users": res.users.tolist(), **{n: v.tolist() for n, v in zip(res.names, values)}}
+        values = res.values  # per-user metrics x users, in spec order when no metric is per-run
+        if res.run_values:  # rows back in spec order; a per-run metric has no per-user row
+            rows_of = {n: i for i, n in enumerate(res.names)}
+            values = np.vstack([values[rows_of[str(s)]] if str(s) in rows_of else np.full(len(res.users), np.nan)
+                                for s in specs])
         if args.format == "trec":
-            _print_trec(out, run.name if several else None, labels, per_user, summary, n_users, args)
-        elif args.format == "table":
-            _print_table(out, run.name, labels, per_user, summary, meta, policy, qrels, args)
+            from .trec_measures import complete_overrides, print_trec, run_tag
+
+            if args.complete:
+                values = complete_overrides(cols, values, res.judged)
+            print_trec(out, run.name if several else None, cols, res, values, qrels, args,
+                       run_tag(path, run.name))
+            continue
+        summary = _summaries(cols, res, values)
+        per_user = {"users": res.users.tolist(), **{label: values[row].tolist() for label, _, row in cols
+                                                     if row is not None}}
+        if args.format == "table":
+            _print_table(out, run.name, cols, per_user, summary, res.metadata, policy, qrels, args)
         else:
-            for label, _ in labels:
-                if label == "num_q":
+            for label, _, row in cols:
+                if row is None:
                     continue
                 if args.per_query:
                     rows += [(run.name, label, str(u), float(v)) for u, v in zip(per_user["users"], per_user[label])]
@@ -280,6 +213,23 @@ def _evaluate(args) -> int:
     return 0
 
 
+def _summaries(cols, res, values) -> dict:
+    """Summary of each column in the table/csv/json formats: the ``--aggregate`` mean, the
+    geometric mean for trec_eval's gm_map / gm_bpref."""
+    from .metrics import aggregate
+
+    means = dict(zip(res.names, res.means.tolist()))
+    out = {}
+    for label, c, row in cols:
+        if row is None:
+            continue
+        if label in res.run_values:  # a per-run metric: its value, no user aggregation
+            out[label] = float(res.run_values[label])
+        else:
+            out[label] = float(aggregate(values[row], "geometric") if c.summary == "geometric" else means[label])
+    return out
+
+
 def _csv(text: str) -> str:
     return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n') else text
 
@@ -290,26 +240,7 @@ def print_warnings(caught) -> None:
         print(f"recmetrics: warning: {' '.join(str(w.message).split())}", file=sys.stderr)
 
 
-def _print_trec(out, prefix, labels, per_user, summary, n_users, args) -> None:
-    """trec_eval's layout: per query (sorted by qid as strings), then ``all``; measures in its order.
-    ``per_user``: ``{"users": [...], label: [value per user]}``."""
-    named = [(label, trec or label) for label, trec in labels]
-    named.sort(key=lambda lt: _order_key(lt[1]))
-    pre = f"{prefix}\t" if prefix else ""
-    integer = {label for label, trec in named if trec in SUMMED or trec == "num_q"}
-    if args.per_query:
-        qids = [str(u) for u in per_user["users"]]
-        cols = per_user
-        for n in sorted(range(len(qids)), key=qids.__getitem__):
-            out.write("".join(f"{pre}{trec:<22}\t{qids[n]}\t{_fmt_trec(cols[label][n], label in integer)}\n"
-                              for label, trec in named if label != "num_q"))
-    if not args.no_summary:
-        for label, trec in named:
-            value = n_users if label == "num_q" else summary[label]
-            out.write(f"{pre}{trec:<22}\tall\t{_fmt_trec(value, label in integer)}\n")
-
-
-def _print_table(out, name, labels, per_user, summary, meta, policy, qrels, args) -> None:
+def _print_table(out, name, cols, per_user, summary, meta, policy, qrels, args) -> None:
     explain = {"relevant": "judged users with >= 1 relevant item",
                "all": "every judged user (trec_eval -c)",
                "run": "judged users the run has a list for (trec_eval without -c)"}
@@ -317,16 +248,16 @@ def _print_table(out, name, labels, per_user, summary, meta, policy, qrels, args
               f"({explain.get(policy, policy)}); {meta['users_evaluated']} evaluated, "
               f"{meta['users_missing_from_run']} of them missing from the run (score 0), "
               f"{meta['run_users_ignored']} run users without judgments ignored; mean: {args.aggregate}\n")
-    width = max([len(l) for l, _ in labels] + [6])
-    for label, _ in labels:
-        if label == "num_q":
+    width = max([len(l) for l, _, _ in cols] + [6])
+    for label, _, row in cols:
+        if row is None:
             continue
         if args.per_query:
             for u, v in zip(per_user["users"], per_user[label]):
                 out.write(f"{label:<{width}}\t{u}\t{v:.4f}\n")
         if not args.no_summary:
             out.write(f"{label:<{width}}\tall\t{summary[label]:.4f}\n")
-    if any(l == "num_q" for l, _ in labels) and not args.no_summary:
+    if any(c.special == "num_q" for _, c, _ in cols) and not args.no_summary:
         out.write(f"{'num_q':<{width}}\tall\t{len(per_user['users'])}\n")
 
 

@@ -37,6 +37,7 @@ class Evaluation:
         self.metadata = metadata or {}
         self.run_values = dict(run_values or {})
         self.order = list(order) if order is not None else self.names + list(self.run_values)
+        self.judged = None  # the Judged the values were computed from (set by evaluate)
 
     @cached_property
     def per_user(self) -> pd.DataFrame:
@@ -192,5 +193,7 @@ def evaluate(run, qrels, metrics, *, users=None, aggregate: str = "arithmetic",
     run_values = {str(s): float(s(judged, **context)) for s in specs if s.per_run}
     meta = dict(judged.metadata, aggregate=aggregate, floor=floor, users_policy=users if isinstance(users, str) else "given")
     means = _aggregate(values, aggregate, axis=1, floor=floor) if per_user else np.zeros(0)
-    return Evaluation(values, judged.users, [str(s) for s in per_user], means, meta, run_values,
-                      order=[str(s) for s in specs])
+    res = Evaluation(values, judged.users, [str(s) for s in per_user], means, meta, run_values,
+                     order=[str(s) for s in specs])
+    res.judged = judged
+    return res

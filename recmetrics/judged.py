@@ -123,9 +123,14 @@ class Judged:
         w = np.asarray(weights, dtype=np.float64).take(idx) if np.ndim(weights) else None
         return np.bincount(self.hits.rows.take(idx), weights=w, minlength=len(self)).astype(np.float64)
 
-    def ideal_dcg(self, k: int | None, relevant_only: bool = False) -> np.ndarray:
-        """DCG of the ideal ranking of all the user's judgments, truncated at ``k`` (None: all)."""
-        return self.qrels.ideal_dcg(self.users, k, relevant_only)
+    def ideal_dcg(self, k: int | None, relevant_only: bool = False, exp: bool = False) -> np.ndarray:
+        """DCG of the ideal ranking of all the user's judgments, truncated at ``k`` (None: all);
+        ``exp``: gain 2^grade - 1."""
+        rows = self.__dict__.get("_qrels_rows")
+        if rows is None:  # the users' rows in the qrels, looked up once for every cut-off
+            rows = self.__dict__["_qrels_rows"] = self.qrels.user_index.get_indexer(self.users)
+        full = self.qrels.ideal_dcg(None, k, relevant_only, exp)
+        return np.where(rows >= 0, full[np.maximum(rows, 0)], 0.0)
 
     # ---------------------------------------------------------------- dense views (lazy)
     @cached_property

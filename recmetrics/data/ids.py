@@ -24,7 +24,7 @@ def id_kind(values: np.ndarray) -> str:
         items = values.tolist()
         types = set(map(type, items))
         if types and all(issubclass(t, str) for t in types):
-            return "other" if any("\0" in v for v in items) else "str"
+            return "other" if "\0" in "".join(items) else "str"  # one scan in C, not one per id
         if types and all(issubclass(t, (int, np.integer)) and not issubclass(t, (bool, np.bool_)) for t in types):
             return "int"
     return "other" if len(values) else "empty"

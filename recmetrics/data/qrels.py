@@ -97,8 +97,11 @@ class Qrels:
         keys = np.asarray(ucodes, dtype=np.int64) * len(items) + np.asarray(icodes, dtype=np.int64)
         order = np.argsort(keys, kind="stable")  # int64 radix sort: one key instead of a lexsort
         self._keys = keys[order]
-        self._ucodes = self._keys // max(len(items), 1)
-        self._icodes = self._keys - self._ucodes * len(items)
+        ucodes = self._keys // max(len(items), 1)
+        icodes = self._keys - ucodes * len(items)
+        small = len(users) < 2**31 and len(items) < 2**31  # int32 codes: memory of large qrels
+        self._ucodes = ucodes.astype(np.int32) if small else ucodes
+        self._icodes = icodes.astype(np.int32) if small else icodes
         self._ratings = values[order]
 
     @classmethod
@@ -243,19 +246,35 @@ class Qrels:
         self.__dict__["_entries_memo"] = (key, out)
         return out
 
-    def ideal_dcg(self, users: np.ndarray, k: int | None = None, relevant_only: bool = False) -> np.ndarray:
+    def ideal_dcg(self, users: np.ndarray, k: int | None = None, relevant_only: bool = False,
+                  exp: bool = False) -> np.ndarray:
         """DCG of each user's ideal ranking (all judgments, rating as gain) truncated at ``k``.
 
-        Positive grades are gains (trec_eval); ``relevant_only``: only grades >= the threshold."""
+        Positive grades are gains (trec_eval); ``relevant_only``: only grades >= the threshold;
+        ``exp``: the gain is 2^grade - 1 (Burges et al.) instead of the grade. ``users=None``: every
+        judged user, aligned with :attr:`users`."""
         memo = self.__dict__.setdefault("_idcg_memo", {})
-        key = (k, relevant_only)
+        key = (k, relevant_only, exp)
         if key not in memo:  # computed once per cut-off for every judged user
-            rows, offs, src, _ = self._gather(self.users, k)
-            gains = self._desc[src]
-            keep = gains >= self.threshold if relevant_only else gains > 0
-            memo[key] = np.bincount(rows, weights=np.where(keep, gains, 0.0) / np.log2(offs + 2.0),
-                                    minlength=len(self.users))
-        return self.per_user(users, memo[key])
+            terms = memo.get((relevant_only, exp))
+            if terms is None:  # every judgment's discounted gain in the ideal order, shared by the cut-offs
+                # _desc is grouped by user like the storage: a judgment's user is its _ucodes entry
+                rows = self._ucodes
+                offs = np.arange(len(rows)) - self._offsets[1][rows]  # position in the user's ideal ranking
+                gains = self._desc
+                keep = gains >= self.threshold if relevant_only else gains > 0
+                w = np.where(keep, gains, 0.0)
+                if exp:
+                    w = np.where(keep, np.exp2(w) - 1.0, 0.0)
+                w /= np.log2(offs + 2.0)
+                small = np.int32 if len(offs) < 2**31 else np.int64  # kept: compact (memory of large qrels)
+                terms = memo[(relevant_only, exp)] = (rows, offs.astype(small), w)
+            rows, offs, w = terms
+            if k is not None:
+                sel = offs < k
+                rows, w = rows[sel], w[sel]
+            memo[key] = np.bincount(rows, weights=w, minlength=len(self.users))
+        return memo[key] if users is None else self.per_user(users, memo[key])
 
     def per_user(self, users: np.ndarray, values: np.ndarray) -> np.ndarray:
         """Align a per-qrels-user vector (e.g. :attr:`n_relevant`) to ``users`` (0 where unknown)."""

@@ -178,30 +178,49 @@ class Run:
 
     @classmethod
     def from_codes(cls, ucodes, users, icodes, vocab, scores, *, name: str = "run",
-                   max_docs: int | None = None) -> "Run":
+                   max_docs: int | None = None, owned: bool = False) -> "Run":
         """Build from integer codes (``users[ucodes[n]]`` ranks ``vocab[icodes[n]]`` with ``scores[n]``),
         the readers' vectorised path: sorted by score descending, ties by trec_eval's rule, without
-        a per-line Python step. (user, item) pairs must be unique (the readers check it)."""
-        ucodes = np.asarray(ucodes, dtype=np.int64)
-        icodes = np.asarray(icodes, dtype=np.int64)
+        a per-line Python step. (user, item) pairs must be unique (the readers check it).
+        ``owned``: the arrays are the caller's to give away and may be reordered in place (the
+        readers' peak memory)."""
+        # int32 codes (the readers') stay int32: peak memory of a 13.8M-line run
+        small = len(users) < 2**31 and len(vocab) < 2**31
+        ucodes = np.asarray(ucodes, dtype=np.int32 if small else np.int64)
+        icodes = np.asarray(icodes, dtype=np.int32 if small else np.int64)
         vocab = np.asarray(vocab)
         if not len(ucodes):
             raise InputError(f"run {name!r} is empty: at least one (user, item, score) line is needed")
-        tie = trec_tie_order(vocab)[icodes]
+        tie = trec_tie_order(vocab).astype(ucodes.dtype)[icodes]
         scores = np.asarray(scores, dtype=np.float64)
         same = ucodes[1:] == ucodes[:-1]
-        in_order = bool((ucodes[1:] >= ucodes[:-1]).all()) and bool(
+        grouped = bool((ucodes[1:] >= ucodes[:-1]).all())
+        in_order = grouped and bool(
             (~same | (scores[1:] < scores[:-1]) | ((scores[1:] == scores[:-1]) & (tie[1:] > tie[:-1]))).all())
         # runs are usually written grouped by user, best first: then no sort is needed, or only
         # within runs of tied scores (one int64 argsort instead of a three-key lexsort)
         if in_order:
-            order = np.arange(len(ucodes))
-        elif bool((ucodes[1:] >= ucodes[:-1]).all()) and bool((~same | (scores[1:] <= scores[:-1])).all()):
-            group = np.concatenate([[0], np.cumsum(~same | (scores[1:] != scores[:-1]))])
-            order = np.argsort(group * np.int64(len(vocab)) + tie, kind="stable")
+            order = None
+        elif grouped and bool((~same | (scores[1:] <= scores[:-1])).all()):
+            same &= scores[1:] == scores[:-1]
+            group = np.zeros(len(ucodes), dtype=np.int64)
+            np.cumsum(~same, out=group[1:])
+            del same
+            group *= np.int64(len(vocab))
+            group += tie
+            del tie
+            order = np.argsort(group, kind="stable")
+            del group
         else:
             order = np.lexsort((tie, -scores, ucodes))
-        run = cls._from_sorted(np.asarray(users), ucodes[order], icodes[order], np.asarray(scores)[order], name)
+        if order is not None:
+            if owned:  # one temporary at a time instead of three sorted copies beside the originals
+                for a in (ucodes, icodes, scores):
+                    a[:] = a[order]
+            else:
+                ucodes, icodes, scores = ucodes[order], icodes[order], np.asarray(scores)[order]
+            del order
+        run = cls._from_sorted(np.asarray(users), ucodes, icodes, scores, name)
         codes = run.items
         run.items = vocab[codes]
         pad = np.arange(run.depth)[None, :] >= run.lengths[:, None]
@@ -220,7 +239,7 @@ class Run:
             return cls(uniq_users, np.asarray(items).reshape(n_users, depth), lengths,
                        None if scores is None else np.asarray(scores, dtype=np.float64).reshape(n_users, depth), name)
         starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-        flat = ucodes * depth + (np.arange(len(ucodes)) - starts[ucodes])  # row-major cell of each entry
+        flat = ucodes.astype(np.int64) * depth + (np.arange(len(ucodes)) - starts[ucodes])  # row-major cell of each entry
         item_mat = np.zeros(n_users * depth, dtype=items.dtype)
         item_mat[flat] = items
         score_mat = None

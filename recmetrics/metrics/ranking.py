@@ -64,26 +64,72 @@ def dcg(gains: np.ndarray, k: int | None = None) -> np.ndarray:
 
 
 NDCG_GAINS = ("grade", "relevant")
+DCG_FORMS = ("log2", "exp-log2")  # ir_measures' names: gain g or 2^g - 1, discount log2(i + 1)
 
 
-@register("nDCG", aliases=("ndcg_cut",), trec_eval="ndcg_cut_k", params={"gain": "grade"},
+def _dcg_setup(name, gain, dcg, gains):
+    if gain not in NDCG_GAINS:
+        raise InputError(f"{name}: gain must be one of {NDCG_GAINS}, got {gain!r}")
+    if dcg not in DCG_FORMS:
+        raise InputError(f"{name}: dcg must be one of {DCG_FORMS} (gain g or 2^g - 1), got {dcg!r}")
+    if gains and (gain, dcg) != ("grade", "log2"):
+        raise InputError(f"{name}: gains (a grade -> gain map) replaces gain= and dcg=; give one or the other")
+
+
+def _dcg_per_user(j, k, gain, dcg) -> np.ndarray:
+    kk = j.cut(k)
+    h = j.hits
+    relevant_only = gain == "relevant"
+    sel = (h.cols < kk) & ((h.vals >= j.threshold) if relevant_only else (h.vals > 0))  # trec_eval: positive gains
+    g = h.vals if dcg == "log2" else np.exp2(np.maximum(h.vals, 0.0)) - 1.0
+    return j.per_user(g / np.log2(h.cols + 2.0), sel)
+
+
+def _dcg_mapped(j, k, gains, name):
+    """DCG and ideal DCG with trec_eval's ``level=gain`` map (``-m ndcg.1=3.5,2=9``)."""
+    from .trec import _at, _ideal, _ideal_dcg_prefix, gain_of, parse_gains
+
+    gm = parse_gains(gains, name)
+    kk = j.cut(k)
+    h = j.hits
+    g = gain_of(h.vals, gm)
+    got = j.per_user(g / np.log2(h.cols + 2.0), (g != 0) & (h.cols < kk))
+    _, _, n_pos, start = _ideal(j, gm)
+    ideal = _at(_ideal_dcg_prefix(j, gm), start, np.minimum(n_pos, kk))
+    return got, ideal
+
+
+@register("nDCG", aliases=("ndcg_cut",), trec_eval="ndcg_cut_k", params={"gain": "grade", "dcg": "log2", "gains": ""},
           description="nDCG@k with the rating as gain and log2(i+1) discount; ideal from all judgments (Eq. 5); "
-                      "gain=relevant: only grades >= threshold are gain")
-def ndcg(j, k, gain="grade"):
+                      "gain=relevant: only grades >= threshold are gain; dcg='exp-log2': gain 2^r - 1")
+def ndcg(j, k, gain="grade", dcg="log2", gains=""):
     """Without a cut-off the ideal ranks every judgment (trec_eval's ``ndcg``).
 
     ``gain="grade"`` (default, trec_eval's ``ndcg``/``ndcg_cut``): every positive grade is gain,
     relevant or not — a run ranking grades 2 then 5 scores 0.823 at k = 2. ``gain="relevant"``:
     only grades at or above the relevance threshold are gain, in the run and in the ideal ranking
-    (the same run scores 0.631)."""
-    if gain not in NDCG_GAINS:
-        raise InputError(f"nDCG: gain must be one of {NDCG_GAINS}, got {gain!r}")
-    kk = j.cut(k)
-    h = j.hits
-    relevant_only = gain == "relevant"
-    sel = (h.cols < kk) & ((h.vals >= j.threshold) if relevant_only else (h.vals > 0))  # trec_eval: positive gains
-    dcg_u = j.per_user(h.vals / np.log2(h.cols + 2.0), sel)
-    return safe_div(dcg_u, j.ideal_dcg(k, relevant_only))
+    (the same run scores 0.631). ``dcg="exp-log2"`` (ir_measures' name; ranx's ``ndcg_burges``,
+    Burges et al. 2005): the gain is 2^r - 1 instead of r. ``gains="1=3.5;2=9"``: trec_eval's
+    ``-m ndcg.1=3.5,2=9`` (grades not named keep their grade as gain).
+
+    >>> # nDCG(dcg='exp-log2')@2 of grades [2, 5] with judgments {5, 2}: (3 + 31/log2 3) / (31 + 3/log2 3)
+    """
+    _dcg_setup("nDCG", gain, dcg, gains)
+    if gains:
+        return safe_div(*_dcg_mapped(j, k, gains, "nDCG"))
+    return safe_div(_dcg_per_user(j, k, gain, dcg), j.ideal_dcg(k, gain == "relevant", dcg == "exp-log2"))
+
+
+@register("DCG", bounds=(0.0, np.inf), perfect=None, trec_eval="dcg", params={"gain": "grade", "dcg": "log2", "gains": ""},
+          description="DCG@k (unnormalised): sum of gain / log2(i+1) over the top k (Järvelin & Kekäläinen 2002); "
+                      "dcg='exp-log2': gain 2^r - 1")
+def discounted_cumulative_gain(j, k, gain="grade", dcg="log2", gains=""):
+    """The numerator of :func:`ndcg` with the same parameters (ranx ``dcg`` / ``dcg_burges``,
+    trec_eval ``dcg``)."""
+    _dcg_setup("DCG", gain, dcg, gains)
+    if gains:
+        return _dcg_mapped(j, k, gains, "DCG")[0]
+    return _dcg_per_user(j, k, gain, dcg)
 
 
 @register("RR", aliases=("mrr", "recip_rank", "reciprocalrank"), trec_eval="recip_rank",
@@ -186,8 +232,10 @@ def inferred_ap(j, k, unjudged="nonrelevant"):
         pooled_before = i                              # everything above is in the pool: f = 1
     else:
         pooled_before = judged_before + j.unjudged_before  # negative labels: pooled but unjudged
-    term = 1.0 / (i + 1) + (pooled_before / (i + 1)) * (
-        (j.rel_before + INFAP_EPSILON) / (judged_before + 2 * INFAP_EPSILON))
+    with np.errstate(divide="ignore", invalid="ignore"):  # i = 0 is set to 1 below
+        # m_infap.c's operations in its order, so the values agree to the last bit
+        term = 1.0 / (i + 1.0) + (i / (i + 1.0)) * (pooled_before / i) * (
+            (j.rel_before + INFAP_EPSILON) / (judged_before + 2 * INFAP_EPSILON))
     term = np.where(i == 0, 1.0, term)
     return safe_div(j.per_user(term, j.rel_top(k)), j.n_rel)
 
@@ -218,7 +266,7 @@ def num_rel(j, k):
     return j.n_rel.astype(np.float64)
 
 
-@register("num_rel_ret", cutoff="optional", bounds=(0.0, np.inf), perfect=None, trec_eval="num_rel_ret",
+@register("num_rel_ret", cutoff="optional", aliases=("hits",), bounds=(0.0, np.inf), perfect=None, trec_eval="num_rel_ret",
           description="Number of relevant items in the list (top k); summed, not averaged, by trec_eval")
 def num_rel_ret(j, k):
     return _count_rel(j, j.cut(k))

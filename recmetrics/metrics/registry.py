@@ -1,8 +1,8 @@
 """One registry of metrics, and parseable names that round-trip to typed specs.
 
 Grammar: ``NAME[@K][(param=value, ...)]``, e.g. ``P@10``, ``nDCG@100``, ``RR``,
-``ab-nDCG@10(alpha=0.005,beta=0.5)``; ``NAME(param=value, ...)@K`` is read the same way
-(``infAP(unjudged=pooled)@100``). Names are case-insensitive and have aliases
+``ab-nDCG@10(alpha=0.005,beta=0.5)``; ir_measures' order ``NAME(param=value)@K`` is read too
+(``nDCG(dcg='exp-log2')@10``, ``RBP(rel=2,p=0.9)``), and ranx's ``ndcg_burges@10``, ``rbp.8``. Names are case-insensitive and have aliases
 (``MAP`` -> ``AP``, ``MRR`` -> ``RR``); trec_eval names with a cut-off suffix are accepted too
 (``P_10``, ``ndcg_cut_10``, ``map_cut_100``, ``recall_5``).
 """
@@ -101,7 +101,8 @@ class MetricSpec:
 _METRICS = Registry("metric")  # lower-cased name or alias -> MetricDef
 # trec_eval measure names that take a "_K" cut-off suffix
 _TREC_CUT = {"p": "P", "recall": "Recall", "ndcg_cut": "nDCG", "map_cut": "AP", "f": "F1",
-             "infap": "infAP", "bpref": "bpref", "recip_rank": "RR", "success": "success"}
+             "infap": "infAP", "bpref": "bpref", "recip_rank": "RR", "success": "success",
+             "relative_p": "relative_P", "unj": "unj"}
 
 
 def register(name: str, *, aliases: tuple[str, ...] = (), **kw) -> Callable:
@@ -158,10 +159,25 @@ def get(name: str) -> MetricDef:
     return _METRICS.get(name)
 
 
+# ir_measures writes the parameters before the cut-off: nDCG(dcg='exp-log2')@10
+_PARAMS_FIRST_RE = re.compile(r"^\s*(?P<name>[A-Za-z][\w\-\.]*?)\s*\((?P<params>.*)\)\s*@(?P<k>[^()\s]+)\s*$")
 _SPEC_RE = re.compile(r"^\s*(?P<name>[A-Za-z][\w\-\.]*?)(?:@(?P<k>[^()\s]+))?\s*(?:\((?P<params>.*)\))?\s*$")
 # the parameters may also come before the cut-off, ``infAP(unjudged=pooled)@100``: a Study appends
 # ``@k`` to the metric names it is given (``str(spec)`` writes them after the cut-off)
-_SPEC_RE_PARAMS_FIRST = re.compile(r"^\s*(?P<name>[A-Za-z][\w\-\.]*?)\s*\((?P<params>[^()]*)\)\s*@(?P<k>[^()\s]+)\s*$")
+
+
+# ranx's names whose parameters are part of the name: ndcg_burges@10, rbp.8 (gain = the raw grade)
+_RANX_NAMES = {"ndcg_burges": "nDCG(dcg='exp-log2')", "dcg_burges": "DCG(dcg='exp-log2')"}
+_RANX_RE = re.compile(r"^\s*(?P<name>ndcg_burges|dcg_burges|rbp\.(?P<p>\d+))(?:@(?P<k>\d+))?\s*$", re.IGNORECASE)
+
+
+def _ranx_form(text: str) -> str:
+    m = _RANX_RE.match(text)
+    if not m:
+        return text
+    name = m.group("name").lower()
+    base = f"RBP(p=0.{m.group('p')},gain='grade')" if m.group("p") else _RANX_NAMES[name]
+    return base + (f"@{m.group('k')}" if m.group("k") else "")
 
 
 def parse(text: "str | MetricSpec") -> MetricSpec:
@@ -183,7 +199,8 @@ def parse(text: "str | MetricSpec") -> MetricSpec:
         return text
     if not isinstance(text, str):
         raise InputError(f"a metric name must be a string like 'P@10', got {text!r}")
-    m = _SPEC_RE_PARAMS_FIRST.match(text) or _SPEC_RE.match(text)
+    text = _ranx_form(text)
+    m = _SPEC_RE.match(_PARAMS_FIRST_RE.sub(r"\g<name>@\g<k>(\g<params>)", text))
     if not m:
         raise InputError(f"cannot parse metric {text!r}; expected NAME[@K][(param=value,...)], e.g. 'nDCG@10'")
     name, k_text, ptext = m.group("name"), m.group("k"), m.group("params")
