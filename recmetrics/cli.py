@@ -132,9 +132,6 @@ def _evaluate(args) -> int:
                       usage="recmetrics evaluate [options] QRELS RUN [RUN ...]")
     specs, cols = _resolve_metrics(args.metrics)  # before any file is read
     check_context(specs, {"train"} if args.train else set(), args.per_query)
-    if args.format == "trec" and any(s.per_run for s in specs):
-        raise CliError("per-run metrics (" + ", ".join(str(s) for s in specs if s.per_run) + ") are not trec_eval "
-                       "measures: use --format table, csv or json")
     if args.users is not None:
         policy = args.users
     elif args.complete:

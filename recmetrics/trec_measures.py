@@ -379,16 +379,19 @@ def summaries(cols, res, values, qrels, args) -> dict:
     qids = [str(u) for u in res.users.tolist()]
     order = sorted(range(n), key=qids.__getitem__)
     out = {}
+    means = dict(zip(res.names, res.means.tolist()))
     for label, c, row in cols:
         if row is None:
             continue
-        if c.summary == "geometric":
+        if label in res.run_values:  # a per-run metric (not trec_eval's): its one value
+            out[label] = float(res.run_values[label])
+        elif c.summary == "geometric":
             total = 0.0
             for v in values[row][order].tolist():
                 total += math.log(max(v, MIN_GEO_MEAN))
             out[label] = math.exp(total / n) if n else 0.0
         elif args.aggregate != "arithmetic" and c.summary == "mean":
-            out[label] = float(res.means[row])
+            out[label] = float(means[label])
         else:
             total = float(np.cumsum(values[row][order])[-1]) if n else 0.0  # added one by one, in qid order
             out[label] = total if c.summary == "sum" else (total / n if n else 0.0)

@@ -60,9 +60,9 @@ def _aligned(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     differ (integers on one side, strings on the other) both are compared as strings."""
     ka, kb = id_kind(a), id_kind(b)
     if "empty" not in (ka, kb) and ka != kb:
-        if "other" in (ka, kb):  # e.g. float ids: "10.0" would never equal 10 as a string
-            raise InputError(f"item/user ids of the run and of the training data have different types ({ka} vs "
-                             f"{kb}) that cannot be matched as strings; use int or str ids on both sides")
+        if any(np.issubdtype(x.dtype, np.floating) for x in (a, b)):  # "10.0" would never equal 10 as a string
+            raise InputError(f"item/user ids of the run and of the training data have different types ({a.dtype} vs "
+                             f"{b.dtype}): float ids cannot be matched as strings; use int or str ids on both sides")
         return a.astype(str), b.astype(str)
     return a, b
 

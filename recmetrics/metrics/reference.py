@@ -23,6 +23,8 @@ from typing import Mapping
 __all__ = ["Entry", "ENTRIES", "entry", "describe", "markdown", "families"]
 
 PARITY_TEST = "tests/test_parity_trec_eval.py"
+PEERS_TEST = "tests/test_peers_parity.py"
+BOTH = f"{PARITY_TEST}, {PEERS_TEST}"
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,7 @@ class Entry:
 
 
 _P = Entry(r"P@k = \frac{|L_u^k \cap R_u|}{k}", "Valcarce et al. 2018, Eq. 1; trec_eval m_P.c",
-           "P@k", "", PARITY_TEST)
+           "P@k", "", BOTH)
 ENTRIES: dict[str, Entry] = {
     "P": _P,
     "Recall": Entry(r"Recall@k = \frac{|L_u^k \cap R_u|}{|R_u|}", "Valcarce et al. 2018, Eq. 2; trec_eval m_recall.c",
@@ -48,9 +50,9 @@ ENTRIES: dict[str, Entry] = {
     "nDCG": Entry(r"nDCG@k = \frac{\sum_{i=1}^{k} g(L_u[i]) / \log_2(i+1)}{\sum_{i=1}^{k} g(I_u[i]) / \log_2(i+1)},"
                   r"\ g = r \text{ (every positive grade)}, I_u \text{ the user's judgments by grade}",
                   "Järvelin & Kekäläinen 2002; Valcarce et al. 2018, Eq. 5; trec_eval m_ndcg_cut.c",
-                  "nDCG@k", "", PARITY_TEST),
+                  "nDCG@k", "ndcg@k", BOTH),
     "RR": Entry(r"RR@k = \frac{1}{\min\{i \le k : L_u[i] \in R_u\}} \text{ (0 if none)}",
-                "Voorhees 1999; Valcarce et al. 2018, Eq. 6; trec_eval m_recip_rank.c", "RR", "", PARITY_TEST),
+                "Voorhees 1999; Valcarce et al. 2018, Eq. 6; trec_eval m_recip_rank.c", "RR@k", "mrr@k", BOTH),
     "ERR": Entry(r"ERR@k = \sum_{i=1}^{k} \frac{1}{i} R_i \prod_{j<i} (1 - R_j),\ R_i = \frac{2^{r(L_u[i])} - 1}{2^{r_{max}}}",
                  "Chapelle et al. 2009; Valcarce et al. 2020, Eq. 7-8"),
     "bpref": Entry(r"bpref = \frac{1}{|R_u|}\sum_{i \in R_u \cap L_u^k}\Big(1 - \frac{\min(|\{n \in N_u \text{ above } i\}|, |R_u|)}"
@@ -63,7 +65,7 @@ ENTRIES: dict[str, Entry] = {
     "success": Entry(r"success@k = [\,L_u^k \cap R_u \ne \emptyset\,]", "trec_eval m_success.c", "Success@k", "", PARITY_TEST),
     "num_ret": Entry(r"|L_u^k|", "trec_eval m_num_ret.c", "NumRet", "", PARITY_TEST),
     "num_rel": Entry(r"|R_u|", "trec_eval m_num_rel.c", "NumRel", "", PARITY_TEST),
-    "num_rel_ret": Entry(r"|L_u^k \cap R_u|", "trec_eval m_num_rel_ret.c", "NumRelRet", "", PARITY_TEST),
+    "num_rel_ret": Entry(r"|L_u^k \cap R_u|", "trec_eval m_num_rel_ret.c (Hits@k)", "NumRelRet", "hits@k", BOTH),
     "fallout": Entry(r"\frac{fp}{fp + tn}", "Schröder et al. 2011, §4.1"),
     "missrate": Entry(r"\frac{fn}{tp + fn}", "Schröder et al. 2011, §4.1"),
     "inverse_precision": Entry(r"\frac{tn}{fn + tn}", "Schröder et al. 2011, §4.1; Powers 2011"),
@@ -108,6 +110,36 @@ ENTRIES: dict[str, Entry] = {
     "PopREO": Entry(r"\frac{\mathrm{std}(P(R@k|\text{head}, \mathrm{rel}), P(R@k|\text{tail}, \mathrm{rel}))}{\mathrm{mean}(\cdot)}",
                     "Zhu, Wang & Caverlee, SIGIR 2020; Elliot"),
     "ILD": Entry(r"\frac{2}{|L|(|L|-1)}\sum_{i<j} d(\Phi(i), \Phi(j))", "Smyth & McClave 2001; RankSys EILD"),
+    "DCG": Entry(r"\sum_{i=1}^{k} g(L_u[i]) / \log_2(i+1),\ g = r \text{ or } 2^r - 1 \text{ (dcg='exp-log2')}",
+                 "Järvelin & Kekäläinen 2002; Burges et al. 2005 (exponential gain)", "", "dcg@k, dcg_burges@k", PEERS_TEST),
+    "IPrec": Entry(r"\max\{P@j : Recall@j \ge x\}", "trec_eval m_iprec_at_recall.c", "", "", PARITY_TEST),
+    "IPrec_avg": Entry(r"\frac{1}{11}\sum_{x \in \{0, 0.1, \dots, 1\}} IPrec@x", "trec_eval m_11pt_avg.c", "", "",
+                       PARITY_TEST),
+    "Rprec_mult": Entry(r"P@\lfloor m|R_u| + 0.9 \rfloor", "trec_eval m_Rprec_mult.c", "", "", PARITY_TEST),
+    "relative_P": Entry(r"\frac{|L_u^k \cap R_u|}{\min(k, |R_u|)}", "trec_eval m_rel_P.c", "", "", PARITY_TEST),
+    "set_P": Entry(r"\frac{|L_u \cap R_u|}{|L_u|}", "trec_eval m_set_P.c", "", "", PARITY_TEST),
+    "set_recall": Entry(r"\frac{|L_u \cap R_u|}{|R_u|}", "trec_eval m_set_recall.c", "", "", PARITY_TEST),
+    "set_relative_P": Entry(r"\frac{|L_u \cap R_u|}{\min(|L_u|, |R_u|)}", "trec_eval m_set_rel_P.c", "", "", PARITY_TEST),
+    "set_map": Entry(r"\frac{|L_u \cap R_u|^2}{|L_u|\,|R_u|}", "trec_eval m_set_map.c", "", "", PARITY_TEST),
+    "set_F": Entry(r"\frac{(x+1)\,P\,R}{x\,P + R} \text{ over the whole list}", "trec_eval m_set_F.c", "", "",
+                   PARITY_TEST),
+    "utility": Entry(r"a\,|rel\ ret| + b\,|nonrel\ ret| + c\,|rel\ missed| + d\,|nonrel\ missed|",
+                     "trec_eval m_utility.c", "", "", PARITY_TEST),
+    "binG": Entry(r"\frac{1}{|R_u|}\sum_{i \in R_u \cap L_u} \frac{1}{\log_2(2 + |N_u \text{ above } i|)}",
+                  "trec_eval m_binG.c", "", "", PARITY_TEST),
+    "G": Entry(r"\text{gain over } \log_2(2 + \text{ideal cost} - \text{gain so far}) \text{ (Kekäläinen)}",
+               "trec_eval m_G.c", "", "", PARITY_TEST),
+    "nDCG_rel": Entry(r"\frac{1}{|R_u|}\sum_{i \in R_u} nDCG@\mathrm{rank}(i)", "trec_eval m_ndcg_rel.c", "", "",
+                      PARITY_TEST),
+    "Rndcg": Entry(r"\text{nDCG averaged at the R levels of the ideal gain}", "trec_eval m_Rndcg.c", "", "", PARITY_TEST),
+    "num_nonrel_judged_ret": Entry(r"|L_u^k \cap N_u|", "trec_eval m_num_nonrel_judged_ret.c", "", "", PARITY_TEST),
+    "unj": Entry(r"\frac{|\{i \in L_u^k : i \text{ unjudged}\}|}{k}", "trec_eval m_unjudged.c", "", "", PARITY_TEST),
+    "Judged": Entry(r"\frac{|\{i \in L_u^k : i \text{ judged}\}|}{\min(k, |L_u|)}", "ir_measures Judged@k",
+                    "Judged@k", "", PEERS_TEST),
+    "RBP": Entry(r"(1-p)\sum_{i} g(L_u[i])\,p^{i-1}", "Moffat & Zobel 2008; trec_eval m_rbp.c", "",
+                 "rbp.p", BOTH),
+    "RBP_resid": Entry(r"p^{|L_u|} + (1-p)\sum_{i \text{ unjudged}} p^{i-1} \text{ (what the unjudged could add)}",
+                       "Moffat & Zobel 2008; trec_eval m_rbp.c", "", "", PARITY_TEST),
 }
 
 
