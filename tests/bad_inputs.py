@@ -8,7 +8,8 @@ culprit) and *refused valid input* (an error where a result was due). ``PYTHONPA
 version of the code. ``tests/test_no_silent_pvalue.py`` requires every case to be correct or a
 clear error.
 
-Surfaces: recmetrics.meta (discriminative_power, pairwise, permutation_test, paired_bootstrap,
+Surfaces: recmetrics.study (Study.from_runs), the run cache, recmetrics.datasets (ratings-file),
+recmetrics.meta (robustness_study, discriminative_power, pairwise, permutation_test, paired_bootstrap,
 paired_t, wilcoxon, tukey_hsd, effect_size, compare, kendall_tau, tau_ap), recmetrics.protocols
 (evaluate, build_targets), recmetrics.data.io (table readers) and the ``evaluate`` / ``compare``
 commands.
@@ -203,6 +204,58 @@ E = "error"
 OK = "ok"
 FINITE = ("inf", "'A'", "'u3'")
 
+def _study_runs():
+    """A small Runs object (2 systems, 2 folds) fitted on simulated ratings."""
+    import recmetrics as rm
+    from recmetrics.data.simulate import simulate
+
+    ratings = simulate(60, 80, 1500, seed=3)
+    runs = rm.study.run_systems(ratings, ["Random", "Pop"], "kfold", k=2, seed=0, n=20, cache=False, progress=False)
+    return rm, runs
+
+
+def _from_runs_tail_folds():
+    rm, runs = _study_runs()
+    full = rm.study.Study.from_runs(runs, runs.folds, ["Recall"], [20], progress=False)
+    tail = rm.study.Study.from_runs(runs, rm.study.tail_folds(runs.folds), ["Recall"], [20], progress=False)
+    return full.scores("Recall", 20).mean(axis=1), tail.scores("Recall", 20).mean(axis=1)
+
+
+def _from_runs_dict():
+    rm, runs = _study_runs()
+    by_name = {name: runs[(name, 0)] for name in runs.systems}
+    st = rm.study.Study.from_runs(by_name, [runs.folds[0]], ["P"], [10], progress=False)
+    return st.scores("P", 10)
+
+
+def _damaged_run_cache():
+    """A cached run with one flipped byte is recomputed, not loaded as another run."""
+    import recmetrics as rm
+    from recmetrics.data.simulate import simulate
+
+    ratings = simulate(50, 70, 1200, seed=4)
+    cache = _mkdtemp()
+    first = rm.study.run_systems(ratings, ["Pop"], "kfold", k=2, seed=0, n=10, cache_dir=cache, progress=False)
+    for path in sorted(cache.rglob("*.parquet")):
+        data = bytearray(path.read_bytes())
+        data[len(data) // 2] ^= 0x10
+        path.write_bytes(bytes(data))
+    again = rm.study.run_systems(ratings, ["Pop"], "kfold", k=2, seed=0, n=10, cache_dir=cache, progress=False)
+    return all(np.array_equal(first[k].items, again[k].items) for k in first)
+
+
+def _robustness_of_scores():
+    from recmetrics.meta.robustness import robustness_study
+
+    return robustness_study(_scores())
+
+
+def _ratings_file_header_short():
+    import recmetrics as rm
+
+    return rm.datasets.load("ratings-file", path=_tmp("short.csv", "user,item,rating\n1,10,4,2\n"))
+
+
 CASES = [
     # -- item 1: duplicate user labels
     Case("meta", "discriminative_power, fold level dropped (user labels twice)",
@@ -337,6 +390,14 @@ CASES = [
     Case("cli", "evaluate, run table with a header one name short",
          lambda: CliResult(*_cli("evaluate", str(_trec_files() / "qrels.txt"), _tmp("r.csv", "user,item,score\n1,10,4,2\n"))),
          (E, ("r.csv:2", "4 fields"))),
+    # -- study, caches, dataset loaders (part B)
+    Case("study", "Study.from_runs(Runs, tail folds) scores the folds given",
+         _from_runs_tail_folds, (OK, lambda r: not np.allclose(r[0].to_numpy(), r[1].to_numpy()))),
+    Case("study", "Study.from_runs({name: Run}, folds)", _from_runs_dict, (OK, lambda r: r.shape[0] == 2)),
+    Case("cache", "a cached run with a flipped byte", _damaged_run_cache, (OK, lambda r: r is True)),
+    Case("meta", "robustness_study(plain scores)", _robustness_of_scores, (E, ("robustness_study",))),
+    Case("datasets", "ratings-file with a header one name short", _ratings_file_header_short,
+         (E, ("short.csv:2", "4 fields"))),
 ]
 
 
