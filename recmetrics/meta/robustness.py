@@ -272,6 +272,9 @@ def robustness_study(study, scenarios: Sequence[str] = SCENARIOS, sizes: Sequenc
     """
     from ..evaluation import parse_metrics
     from ..parallel import map_tasks, task_seeds
+    from ..study import require_study
+
+    study = require_study(study, "robustness_study")  # runs and judgments, not per-user scores
 
     scenarios = [_scenario(s) for s in ([scenarios] if isinstance(scenarios, str) else scenarios)]
     sizes = check_sizes(sizes)
