@@ -26,7 +26,7 @@ import math
 import os
 import textwrap
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -194,7 +194,8 @@ def explorer_table(study, metrics: Sequence[str] | None = None, cutoffs: Sequenc
     >>> t = explorer_table(st, n_permutations=200, sizes=[1.0, 0.5], n_samples=2, scenarios=["ratings"])
     >>> t.groupby("view").size().to_dict()          # 2 metrics x 2 cut-offs x 2 aggregations = 8 panels
     {'pvalue': 24, 'ranking': 24, 'robustness': 16, 'summary': 24}
-    >>> t.query("view == 'ranking' and metric == 'nDCG' and cutoff == 10 and aggregation == 'arithmetic'").label.tolist()
+    >>> ranking = t.query("view == 'ranking' and aggregation == 'arithmetic'")
+    >>> ranking.query("metric == 'nDCG' and cutoff == 10").label.tolist()
     ['Pop', 'ItemKNN', 'Random']
     """
     from .meta.discriminative import discriminative_power
@@ -259,7 +260,8 @@ def explorer_table(study, metrics: Sequence[str] | None = None, cutoffs: Sequenc
     for agg in aggs:
         summaries, areas = {}, {}
         for sz, scs in by_grid.items():
-            part = robustness_study(study, scs, list(sz), n_samples, seed, metrics=list(dict.fromkeys(m for m, _ in cells)),
+            part = robustness_study(study, scs, list(sz), n_samples, seed,
+                                    metrics=list(dict.fromkeys(m for m, _ in cells)),
                                     cutoffs=list(dict.fromkeys(c for _, c in cells)), aggregate=agg, n_jobs=n_jobs,
                                     progress=progress)
             summary = part.summary()
@@ -359,7 +361,7 @@ def save_table(table: pd.DataFrame, *, profile: str | None = None, directory: st
     datasets = table["dataset"].unique().tolist()
     if len(datasets) != 1:
         raise InputError(f"save one dataset's table at a time, got datasets {datasets}")
-    meta = {**table.attrs.get("explorer", {}), "profile": profile, "version": __version__,
+    meta = {**table.attrs.get("explorer", {}), "dataset": str(datasets[0]), "profile": profile, "version": __version__,
             "computed": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
     records = table[list(COLUMNS)].astype(object).where(table[list(COLUMNS)].notna(), None).to_dict("records")
     path = Path(directory) if directory is not None else _default_dir()
@@ -402,7 +404,8 @@ def load_tables(*, profile: str | None = None, directory: str | os.PathLike | No
 
 # ---------------------------------------------------------------------------------------------- sandbox
 def sandbox_grid(state=None, metrics: Sequence[str] | None = None,
-                 weights: Sequence[float] = tuple(np.round(np.linspace(0, 1, 11), 2))) -> tuple[pd.DataFrame, pd.DataFrame]:
+                 weights: Sequence[float] = tuple(np.round(np.linspace(0, 1, 11), 2)),
+                 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Chapter 3's diversity sandbox over a grid of its inputs: ``(values, rankings)``.
 
     Starting from ``state`` (default: the sandbox's scenario,

@@ -70,7 +70,8 @@ class MetricExplorer:
         t = self.table[self.table["dataset"] == dataset]
         if not len(t):
             raise unknown_name("dataset of the explorer", str(dataset), self.datasets())
-        return {"metric": list(dict.fromkeys(t["metric"])), "cutoff": sorted(dict.fromkeys(int(c) for c in t["cutoff"]))}
+        return {"metric": list(dict.fromkeys(t["metric"])),
+                "cutoff": sorted(dict.fromkeys(int(c) for c in t["cutoff"]))}
 
     def rows(self, dataset: str, metric: str, cutoff: int, aggregation: str) -> pd.DataFrame:
         """The explorer rows of one selection (from the table, else computed once from the study)."""
