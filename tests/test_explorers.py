@@ -346,3 +346,35 @@ def test_live_explorer_reads_the_table_then_computes(study, table):
 def _panel_all(table, metric, cutoff, agg):
     rows = table[(table.metric == metric) & (table.cutoff == cutoff) & (table.aggregation == agg)]
     return rows.reset_index(drop=True)
+
+
+# ----------------------------------------------------------------------------------------- chapter 09
+def _chapter():
+    from pathlib import Path
+
+    return json.loads((Path(__file__).resolve().parent.parent / "notebooks" / "09_explorers.ipynb")
+                      .read_text(encoding="utf-8"))
+
+
+def test_chapter_declares_the_report_parameters():
+    import re
+
+    from recmetrics.report.profiles import PROFILES
+
+    cell = next(c for c in _chapter()["cells"] if "parameters" in c.get("metadata", {}).get("tags", []))
+    names = set(re.findall(r"^(\w+)\s*=", "".join(cell["source"]), re.M))
+    assert {"dataset", "profile", "seed", "cutoffs", "systems", "folds"} <= names
+    assert set(PROFILES["quick"]) - {"test_size"} <= names
+
+
+def test_chapter_types_no_number_and_draws_through_the_library():
+    import re
+
+    for cell in _chapter()["cells"]:
+        text = "".join(cell["source"])
+        if cell["cell_type"] == "markdown":
+            prose = re.sub(r"`[^`]*`|§\s*[\d.]+|(Eqs?|Figs?|Tables?)\.?\s*[\d.]+", "", text)
+            assert not re.search(r"\d+\.\d+", prose), text
+            assert not re.search(r"\b(agrees?|disagrees?)\b", prose, re.I), text
+        else:
+            assert "alt.Chart(" not in text and ".mark_" not in text, text
