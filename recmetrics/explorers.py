@@ -93,12 +93,15 @@ def ranking_rows(scores: pd.DataFrame, aggregation: str = "arithmetic", confiden
         raise unknown_name("explorer aggregation", aggregation, AGGREGATIONS)
     if not 0 < float(confidence) < 1:
         raise InputError(f"confidence must be in (0, 1), got {confidence!r}")
+    floor = MIN_GEO_MEAN if floor is None else float(floor)
+    if not floor > 0:
+        raise InputError(f"floor must be positive (the logarithm of 0 is -inf), got {floor!r}")
     frame, x = checks.score_table(scores, "scores", min_systems=1)
     if aggregation == "geometric" and (x < 0).any():
         r, c = np.argwhere(x < 0)[0]
         raise InputError(f"the geometric mean needs non-negative values: system {frame.index[r]!r}, unit "
                          f"{frame.columns[c]!r} has {x[r, c]:g}; use the metric's unit=true variant")
-    t = _transform(x, aggregation, MIN_GEO_MEAN if floor is None else float(floor))
+    t = _transform(x, aggregation, floor)
     n = t.shape[1]
     mean = t.mean(axis=1)
     se = t.std(axis=1, ddof=1) / math.sqrt(n) if n > 1 else np.full(len(t), np.nan)

@@ -160,6 +160,8 @@ def test_ranking_rows_ties_and_checks():
     assert rows.set_index("label")["x"].to_dict() == {"A": 1, "B": 1, "C": 3}
     with pytest.raises(InputError, match="confidence"):
         explorers.ranking_rows(s, confidence=1.5)
+    with pytest.raises(InputError, match="floor"):
+        explorers.ranking_rows(s, "geometric", floor=0.0)
     with pytest.raises(InputError, match="system 'C'"):
         explorers.ranking_rows(s - 0.05, "geometric")
 
