@@ -37,6 +37,25 @@ def test_mask_equals_rejudging(st, scenario):
             assert np.allclose(score_judged(mj, specs).T, want.to_numpy())
 
 
+@pytest.mark.filterwarnings("ignore:run .* have no judgments")
+def test_mask_judged_rows_in_any_order(st):
+    """Few rows (gathered by range) or most rows (one pass): the same judged rows, in the order asked."""
+    fold = rb._Fold(st.qrels[0], None)
+    keep = fold.keep("ratings", 0.6, np.random.default_rng(4))
+    q = rb._subset_qrels(st.qrels[0], keep)
+    specs = parse_metrics(["P@10", "nDCG@10", "RR@10", "AP@10", "bpref@10", "infAP@10"])
+    j = st.judged(SYSTEMS[2], 0)
+    hit_keep = keep[rb._hit_sources(j, fold)]
+    every = rb.mask_judged(j, hit_keep, q)
+    want = score_judged(every, specs)
+    rows = np.flatnonzero(np.isin(j.users, every.users))
+    for pick in (rows[::-1], rows[::3], rows[[2, 0, 1]]):
+        got = rb.mask_judged(j, hit_keep, q, pick)
+        assert np.array_equal(got.users, j.users[pick])
+        assert np.array_equal(score_judged(got, specs), want[:, np.searchsorted(rows, pick)])
+        assert (np.diff(got.hits.rows) >= 0).all()
+
+
 def test_scenario_sizes(st):
     fold = rb._Fold(st.qrels[0], None)
     rng = np.random.default_rng(0)

@@ -236,22 +236,37 @@ def _hit_sources(j: Judged, fold: _Fold) -> np.ndarray:
     return pos
 
 
-def mask_judged(j: Judged, hit_keep: np.ndarray, qrels: Qrels, users: np.ndarray | None = None) -> Judged:
+def mask_judged(j: Judged, hit_keep: np.ndarray, qrels: Qrels, users: np.ndarray | None = None, *,
+                codes: np.ndarray | None = None) -> Judged:
     """``j`` re-judged against ``qrels`` (a subset of its judgments): keep the judged positions where
-    ``hit_keep``, restrict to ``users`` (rows of ``j``; default: users with a relevant judgment left)
-    and take per-user totals from ``qrels``. No list is looked up again."""
-    u = qrels.user_index.get_indexer(j.users)  # once: the totals below are looked up by code
-    known = u >= 0
-    n_rel = np.where(known, qrels.n_relevant[u], 0)
-    n_nonrel = np.where(known, qrels.n_nonrelevant[u], 0)
-    rows_kept = np.flatnonzero(n_rel > 0) if users is None else np.asarray(users)
-    new_row = np.full(len(j), -1)
-    new_row[rows_kept] = np.arange(len(rows_kept))
-    sel = np.flatnonzero(hit_keep & (new_row[j.hits.rows] >= 0))
-    hits = Hits(new_row.take(j.hits.rows.take(sel)), j.hits.cols.take(sel), j.hits.vals.take(sel))
-    users_kept = j.users[rows_kept]
-    return Judged(users=users_kept, hits=hits, lengths=j.lengths[rows_kept], in_run=j.in_run[rows_kept],
-                  n_rel=n_rel[rows_kept], n_nonrel=n_nonrel[rows_kept],
+    ``hit_keep``, restrict to ``users`` (rows of ``j``, in the order given; default: the users with a
+    relevant judgment left) and take per-user totals from ``qrels``. No list is looked up again.
+    ``codes``: the rows' user codes in ``qrels.user_index`` when known (saves a look-up)."""
+    u = qrels.user_index.get_indexer(j.users) if codes is None else codes  # the totals are looked up by code
+    if users is None:
+        rows_kept = np.flatnonzero(np.where(u >= 0, qrels.n_relevant[u], 0) > 0)
+    else:
+        rows_kept = np.asarray(users, dtype=np.int64)
+    uk = u[rows_kept]
+    known = uk >= 0
+    n_rel = np.where(known, qrels.n_relevant[uk], 0)
+    n_nonrel = np.where(known, qrels.n_nonrelevant[uk], 0)
+    if len(rows_kept) * 16 >= len(j) and (np.diff(rows_kept) > 0).all():
+        # most rows, ascending: one pass over every judged position (hits are sorted by row)
+        new_row = np.full(len(j), -1)
+        new_row[rows_kept] = np.arange(len(rows_kept))
+        sel = np.flatnonzero(hit_keep & (new_row[j.hits.rows] >= 0))
+        hit_rows = new_row.take(j.hits.rows.take(sel))
+    else:  # a few rows (or any order): gather their ranges of judged positions, in the order of the rows
+        lo = np.searchsorted(j.hits.rows, rows_kept)
+        n = np.searchsorted(j.hits.rows, rows_kept, side="right") - lo
+        idx = np.arange(n.sum()) + np.repeat(lo - (np.cumsum(n) - n), n)
+        on = hit_keep[idx]
+        sel = idx[on]
+        hit_rows = np.repeat(np.arange(len(rows_kept)), n)[on]
+    hits = Hits(hit_rows, j.hits.cols.take(sel), j.hits.vals.take(sel))
+    return Judged(users=j.users[rows_kept], hits=hits, lengths=j.lengths[rows_kept], in_run=j.in_run[rows_kept],
+                  n_rel=n_rel, n_nonrel=n_nonrel,
                   depth=j.depth, threshold=j.threshold, max_rating=j.max_rating, qrels=qrels, run=j.run,
                   run_rows=j.run_rows[rows_kept], metadata={**j.metadata, "masked": True})
 
@@ -342,41 +357,54 @@ class _Context:
             # removing a user's judgments changes no other user's scores: the kept users' rows of the
             # full test set's scores (equal to re-scoring the mask; tested)
             return self.full_scores[f], sel[ucodes], None, None
-        q = _subset_qrels(fold.qrels, keep)
-        kept = q.n_relevant[ucodes] > 0  # q shares the fold's user codes
-        j = self.stacked[f]
+        j, hit_keep = self.stacked[f], keep[self.sources[f]]
         if base is None or not self.users_shortcut:
+            q = _subset_qrels(fold.qrels, keep)
+            kept = q.n_relevant[ucodes] > 0  # q shares the fold's user codes
             rows = np.flatnonzero(kept)
             values = np.zeros((len(self.specs), len(ucodes)))
             if len(rows):
-                values[:, rows] = score_judged(mask_judged(j, keep[self.sources[f]], q, rows), self.specs)
+                values[:, rows] = score_judged(mask_judged(j, hit_keep, q, rows, codes=ucodes), self.specs)
             return values, kept, None, None
-        # re-score only the rows of users whose judgments differ from the base selection's
-        b_codes, b_sel, (b_values, _, _, _) = base
+        # re-score only the rows of the users whose judgments differ from the base selection's, against
+        # the kept judgments of those users only (a user's scores depend on its own judgments only)
+        b_codes, b_sel, (b_values, b_kept, _, _) = base
         touched = np.zeros(len(fold.qrels.user_index), dtype=bool)
         touched[fold.ucodes[keep != (b_sel if b_codes is None else b_sel[b_codes])]] = True
-        rows = np.flatnonzero(kept & touched[ucodes])
-        row_values = score_judged(mask_judged(j, keep[self.sources[f]], q, rows), self.specs) if len(rows) \
+        q = _subset_qrels(fold.qrels, keep & touched[fold.ucodes])
+        rows = np.flatnonzero(touched[ucodes])
+        kept = b_kept.copy()
+        kept[rows] = q.n_relevant[ucodes[rows]] > 0
+        rows = rows[kept[rows]]
+        row_values = score_judged(mask_judged(j, hit_keep, q, rows, codes=ucodes), self.specs) if len(rows) \
             else np.zeros((len(self.specs), 0))
         return b_values, kept, rows, row_values
 
     def _aggregate(self, per_fold: list[tuple], aggregate: str) -> np.ndarray:
         """(n_specs, n_systems) aggregates of the kept rows of every fold (folds pooled, ``concat``:
-        a system's values are its kept rows of fold 0, then fold 1, ...)."""
+        a system's values are its kept rows of fold 0, then fold 1, ...). Gathered system by system
+        from each fold's block of rows, so the working set stays small; the values are laid out as
+        they always were (Fortran order: the float sums, hence exact ties between systems, do not
+        change with this code)."""
         from ..metrics.aggregate import aggregate as _agg
 
-        pieces = []   # per fold: the kept rows' values and where each system's block starts among them
-        for f, (v, kept, rows, row_values) in enumerate(per_fold):
-            idx = np.flatnonzero(kept)
-            vals = v[:, idx]
-            if rows is not None and len(rows):  # rows re-scored for this sample (all of them kept)
-                vals[:, np.searchsorted(idx, rows)] = row_values
-            pieces.append((vals, np.searchsorted(idx, self.offsets[f])))
         out = np.full((len(self.specs), len(self.systems)), np.nan)
         for c in range(len(self.systems)):
-            parts = [vals[:, b[c]:b[c + 1]] for vals, b in pieces if b[c + 1] > b[c]]
-            if parts:
-                out[:, c] = _agg(parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1), aggregate, axis=1)
+            parts = []
+            for f, (v, kept, rows, row_values) in enumerate(per_fold):
+                lo, hi = self.offsets[f][c], self.offsets[f][c + 1]
+                at = np.flatnonzero(kept[lo:hi])
+                if not len(at):
+                    continue
+                part = v[:, lo + at]   # (n_specs, users) in Fortran order
+                if rows is not None and len(rows):   # rows re-scored for this sample (all of them kept)
+                    i, j = np.searchsorted(rows, [lo, hi])
+                    if j > i:
+                        part[:, np.searchsorted(at, rows[i:j] - lo)] = row_values[:, i:j]
+                parts.append(part)
+            if parts:  # kept Fortran-ordered: the mean runs over users in the same order as it always has
+                x = parts[0] if len(parts) == 1 else np.concatenate([p.T for p in parts]).T
+                out[:, c] = _agg(x, aggregate, axis=1)
         return out
 
 
