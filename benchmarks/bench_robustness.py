@@ -12,6 +12,7 @@ positions and re-scoring.
     python benchmarks/bench_robustness.py                 # time --fraction of the samples, scale
     python benchmarks/bench_robustness.py --fraction 1    # the whole study, measured whole
     python benchmarks/bench_robustness.py --grids 003     # paper 003's two scenarios and grids
+    python benchmarks/bench_robustness.py --fraction 1 --scenarios popular-items large-users
 
 With ``--fraction < 1`` each scenario is timed on that share of its samples and scaled linearly
 (the tie-break samples of one size share work, so scaling them overstates their cost). The first
@@ -87,6 +88,8 @@ def main():
     ap.add_argument("--fraction", type=float, default=0.02, help="share of the samples to time (1 = all)")
     ap.add_argument("--grids", choices=["000", "003"], default="000", help="whose grids (and scenarios)")
     ap.add_argument("--tie-break", choices=list(rb.TIE_BREAKS), default="sample")
+    ap.add_argument("--scenarios", nargs="+", choices=list(rb.SCENARIOS), default=None,
+                    help="time only these scenarios (default: every scenario of the grids)")
     ap.add_argument("--systems", type=int, default=21)
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--n-jobs", type=int, default=1)
@@ -107,6 +110,7 @@ def main():
     study = st.Study.from_runs(runs, folds, METRICS, [100], ratings=ratings, progress=False)
     t2 = time.perf_counter()
     grids = rb.GRIDS_000 if args.grids == "000" else rb.GRIDS_003
+    grids = rb.resolve_grids(grids, args.scenarios)
     n_samples = max(1, int(round(50 * args.fraction)))
     print(f"data {len(ratings):,} ratings, {ratings.user.nunique():,} users; {args.systems} systems x {args.folds} "
           f"folds ready in {t1 - t0:.1f} s; cube (judge + score 9 metrics) {t2 - t1:.1f} s; load average "

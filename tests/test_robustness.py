@@ -280,3 +280,14 @@ def test_same_seed_is_bit_identical_for_any_n_jobs(st):
         assert one.samples.equals(other.samples), (n_jobs, prefer)
         assert one.full.equals(other.full)
     assert not one.samples.equals(rb.robustness_study(st, **{**kw, "seed": 8}).samples)
+
+
+def test_subset_of_some_users_equals_the_masked_subset(st):
+    fold = rb._Fold(st.qrels[0], None)
+    keep = fold.keep("popular-items", 0.6, np.random.default_rng(2))
+    users = np.unique(fold.ucodes)[::3]
+    part = rb._subset_qrels(st.qrels[0], keep, users)
+    want = rb._subset_qrels(st.qrels[0], keep & np.isin(fold.ucodes, users))
+    for name in ("_ucodes", "_icodes", "_ratings", "_keys", "_desc", "n_relevant", "n_nonrelevant"):
+        assert np.array_equal(getattr(part, name), getattr(want, name)), name
+    assert np.array_equal(part.ideal_dcg(part.users, 10), want.ideal_dcg(want.users, 10))

@@ -24,8 +24,9 @@ grid per scenario (``sizes={scenario: grid}``; one list is used for every scenar
   repeats 003's "the correlations quickly drop after removing a small percentage of the most
   popular items") nor for large users (introduced "symmetrically to missing items"): both use
   003's popularity grid, 100% to 80% in 1% steps. These are :data:`GRIDS_000`, the default
-  (:data:`DEFAULT_GRIDS`). On movielens-small keeping 50% of the items keeps 8.8% of the ratings,
-  so the rating grid applied to item shares measures noise.
+  (:data:`DEFAULT_GRIDS`). The grid matters: on movielens-small (5 folds) keeping the 80% least
+  popular test items keeps 37% of a fold's test ratings, keeping 50% keeps 14%, so the rating grid
+  applied to item shares mostly measures noise.
 
 **Samples.** ``n_samples`` seeded samples per size (50 in both papers). The "deterministic"
 scenarios (popular-items, large-users) remove items or users by count, and counts tie (most test
@@ -208,19 +209,33 @@ class _Fold:
         return codes, sel
 
 
-def _subset_qrels(qrels: Qrels, keep: np.ndarray) -> Qrels:
+def _subset_qrels(qrels: Qrels, keep: np.ndarray, users: np.ndarray | None = None) -> Qrels:
     """The judgments of ``qrels`` where ``keep`` (storage order, as :meth:`Qrels.to_frame`), without
     re-validating or re-sorting: a subset of sorted storage stays sorted, and the user/item indices
     are kept (a user left without judgments has zero counts). Equal, metric for metric, to
-    ``Qrels(qrels.to_frame()[keep], ...)`` (tested); ~10x cheaper at ML-1M scale."""
+    ``Qrels(qrels.to_frame()[keep], ...)`` (tested); ~10x cheaper at ML-1M scale. ``users``
+    (ascending user codes): only these users' judgments, read from their ranges of the storage
+    (sorted by user), so the cost follows their judgments, not the fold's."""
     out = Qrels.__new__(Qrels)
     out.threshold, out.max_rating = qrels.threshold, qrels.max_rating
     out.user_index, out.item_index = qrels.user_index, qrels.item_index
-    out._ucodes, out._icodes = qrels._ucodes[keep], qrels._icodes[keep]
-    out._ratings, out._keys = qrels._ratings[keep], qrels._keys[keep]
-    order = qrels._desc_order  # the parent's within-user descending order, restricted to the subset
-    out.__dict__["_desc"] = qrels._ratings[order[keep[order]]]
+    order = qrels._desc_order  # the parent's (user, rating descending) order, restricted to the subset
+    if users is None:
+        idx, desc = keep, order[keep[order]]
+    else:
+        counts, starts = qrels._offsets
+        pos = _ranges(starts[users], counts[users])   # the users' storage positions, also their blocks of `order`
+        idx, desc = pos[keep[pos]], order[pos]
+        desc = desc[keep[desc]]
+    out._ucodes, out._icodes = qrels._ucodes[idx], qrels._icodes[idx]
+    out._ratings, out._keys = qrels._ratings[idx], qrels._keys[idx]
+    out.__dict__["_desc"] = qrels._ratings[desc]
     return out
+
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """``concatenate([arange(s, s + n) for s, n in zip(starts, lengths)])`` without a loop."""
+    return np.arange(lengths.sum()) + np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
 
 
 def _hit_sources(j: Judged, fold: _Fold) -> np.ndarray:
@@ -237,11 +252,13 @@ def _hit_sources(j: Judged, fold: _Fold) -> np.ndarray:
 
 
 def mask_judged(j: Judged, hit_keep: np.ndarray, qrels: Qrels, users: np.ndarray | None = None, *,
-                codes: np.ndarray | None = None) -> Judged:
+                codes: np.ndarray | None = None, sources: np.ndarray | None = None) -> Judged:
     """``j`` re-judged against ``qrels`` (a subset of its judgments): keep the judged positions where
     ``hit_keep``, restrict to ``users`` (rows of ``j``, in the order given; default: the users with a
     relevant judgment left) and take per-user totals from ``qrels``. No list is looked up again.
-    ``codes``: the rows' user codes in ``qrels.user_index`` when known (saves a look-up)."""
+    ``codes``: the rows' user codes in ``qrels.user_index`` when known (saves a look-up);
+    ``sources``: the judgment behind each judged position, ``hit_keep`` then being per judgment
+    (read only at the kept rows' positions)."""
     u = qrels.user_index.get_indexer(j.users) if codes is None else codes  # the totals are looked up by code
     if users is None:
         rows_kept = np.flatnonzero(np.where(u >= 0, qrels.n_relevant[u], 0) > 0)
@@ -255,13 +272,13 @@ def mask_judged(j: Judged, hit_keep: np.ndarray, qrels: Qrels, users: np.ndarray
         # most rows, ascending: one pass over every judged position (hits are sorted by row)
         new_row = np.full(len(j), -1)
         new_row[rows_kept] = np.arange(len(rows_kept))
-        sel = np.flatnonzero(hit_keep & (new_row[j.hits.rows] >= 0))
+        sel = np.flatnonzero((hit_keep if sources is None else hit_keep[sources]) & (new_row[j.hits.rows] >= 0))
         hit_rows = new_row.take(j.hits.rows.take(sel))
     else:  # a few rows (or any order): gather their ranges of judged positions, in the order of the rows
         lo = np.searchsorted(j.hits.rows, rows_kept)
         n = np.searchsorted(j.hits.rows, rows_kept, side="right") - lo
-        idx = np.arange(n.sum()) + np.repeat(lo - (np.cumsum(n) - n), n)
-        on = hit_keep[idx]
+        idx = _ranges(lo, n)
+        on = hit_keep[idx] if sources is None else hit_keep[sources[idx]]
         sel = idx[on]
         hit_rows = np.repeat(np.arange(len(rows_kept)), n)[on]
     hits = Hits(hit_rows, j.hits.cols.take(sel), j.hits.vals.take(sel))
@@ -357,27 +374,27 @@ class _Context:
             # removing a user's judgments changes no other user's scores: the kept users' rows of the
             # full test set's scores (equal to re-scoring the mask; tested)
             return self.full_scores[f], sel[ucodes], None, None
-        j, hit_keep = self.stacked[f], keep[self.sources[f]]
+        j, sources = self.stacked[f], self.sources[f]
         if base is None or not self.users_shortcut:
             q = _subset_qrels(fold.qrels, keep)
             kept = q.n_relevant[ucodes] > 0  # q shares the fold's user codes
             rows = np.flatnonzero(kept)
             values = np.zeros((len(self.specs), len(ucodes)))
             if len(rows):
-                values[:, rows] = score_judged(mask_judged(j, hit_keep, q, rows, codes=ucodes), self.specs)
+                values[:, rows] = score_judged(mask_judged(j, keep, q, rows, codes=ucodes, sources=sources),
+                                               self.specs)
             return values, kept, None, None
         # re-score only the rows of the users whose judgments differ from the base selection's, against
         # the kept judgments of those users only (a user's scores depend on its own judgments only)
         b_codes, b_sel, (b_values, b_kept, _, _) = base
-        touched = np.zeros(len(fold.qrels.user_index), dtype=bool)
-        touched[fold.ucodes[keep != (b_sel if b_codes is None else b_sel[b_codes])]] = True
-        q = _subset_qrels(fold.qrels, keep & touched[fold.ucodes])
-        rows = np.flatnonzero(touched[ucodes])
+        touched = np.unique(fold.ucodes[keep != (b_sel if b_codes is None else b_sel[b_codes])])
+        q = _subset_qrels(fold.qrels, keep, touched)
+        rows = np.flatnonzero(np.isin(ucodes, touched))
         kept = b_kept.copy()
         kept[rows] = q.n_relevant[ucodes[rows]] > 0
         rows = rows[kept[rows]]
-        row_values = score_judged(mask_judged(j, hit_keep, q, rows, codes=ucodes), self.specs) if len(rows) \
-            else np.zeros((len(self.specs), 0))
+        row_values = score_judged(mask_judged(j, keep, q, rows, codes=ucodes, sources=sources), self.specs) \
+            if len(rows) else np.zeros((len(self.specs), 0))
         return b_values, kept, rows, row_values
 
     def _aggregate(self, per_fold: list[tuple], aggregate: str) -> np.ndarray:
