@@ -335,7 +335,7 @@ class _Context:
         scoring each sample by itself (tested)."""
         seeds = list(seeds)
         if size >= 1.0:
-            return [self._aggregate(self._full_rows(), aggregate)] * len(seeds)
+            return self._aggregate([self._full_rows()], aggregate) * len(seeds)
         rngs = [np.random.default_rng(s) for s in seeds]
         picks = [[fold.select(scenario, size, rng) for fold in self.folds] for rng in rngs]  # seed-major, as alone
         per_fold = []
@@ -351,8 +351,8 @@ class _Context:
                     base = base or (codes, sel, memo[key])
                 out.append(memo[key])
             per_fold.append(out)
-        return [self._aggregate([per_fold[f][i] for f in range(len(self.folds))], aggregate)
-                for i in range(len(seeds))]
+        return self._aggregate([[per_fold[f][i] for f in range(len(self.folds))] for i in range(len(seeds))],
+                               aggregate)
 
     def _full_rows(self) -> list[tuple]:
         return [(self.full_scores[f], np.ones(len(self.row_system[f]), dtype=bool), None, None)
@@ -397,31 +397,32 @@ class _Context:
             if len(rows) else np.zeros((len(self.specs), 0))
         return b_values, kept, rows, row_values
 
-    def _aggregate(self, per_fold: list[tuple], aggregate: str) -> np.ndarray:
-        """(n_specs, n_systems) aggregates of the kept rows of every fold (folds pooled, ``concat``:
-        a system's values are its kept rows of fold 0, then fold 1, ...). Gathered system by system
-        from each fold's block of rows, so the working set stays small; the values are laid out as
-        they always were (Fortran order: the float sums, hence exact ties between systems, do not
-        change with this code)."""
+    def _aggregate(self, samples: list[list[tuple]], aggregate: str) -> list[np.ndarray]:
+        """Per sample (a list of per-fold :meth:`_fold_rows` results), the ``(n_specs, n_systems)``
+        aggregates of the kept rows of every fold (folds pooled, ``concat``: a system's values are its
+        kept rows of fold 0, then fold 1, ...). Gathered system by system, every sample of a system
+        in turn, so the system's rows stay in cache; the values are laid out as they always were
+        (Fortran order), so the float sums, hence exact ties between systems, do not change."""
         from ..metrics.aggregate import aggregate as _agg
 
-        out = np.full((len(self.specs), len(self.systems)), np.nan)
+        out = [np.full((len(self.specs), len(self.systems)), np.nan) for _ in samples]
         for c in range(len(self.systems)):
-            parts = []
-            for f, (v, kept, rows, row_values) in enumerate(per_fold):
-                lo, hi = self.offsets[f][c], self.offsets[f][c + 1]
-                at = np.flatnonzero(kept[lo:hi])
-                if not len(at):
-                    continue
-                part = v[:, lo + at]   # (n_specs, users) in Fortran order
-                if rows is not None and len(rows):   # rows re-scored for this sample (all of them kept)
-                    i, j = np.searchsorted(rows, [lo, hi])
-                    if j > i:
-                        part[:, np.searchsorted(at, rows[i:j] - lo)] = row_values[:, i:j]
-                parts.append(part)
-            if parts:  # kept Fortran-ordered: the mean runs over users in the same order as it always has
-                x = parts[0] if len(parts) == 1 else np.concatenate([p.T for p in parts]).T
-                out[:, c] = _agg(x, aggregate, axis=1)
+            for s, per_fold in enumerate(samples):
+                parts = []
+                for f, (v, kept, rows, row_values) in enumerate(per_fold):
+                    lo, hi = self.offsets[f][c], self.offsets[f][c + 1]
+                    at = np.flatnonzero(kept[lo:hi])
+                    if not len(at):
+                        continue
+                    part = v[:, lo + at]   # (n_specs, users) in Fortran order
+                    if rows is not None and len(rows):   # rows re-scored for this sample (all of them kept)
+                        i, j = np.searchsorted(rows, [lo, hi])
+                        if j > i:
+                            part[:, np.searchsorted(at, rows[i:j] - lo)] = row_values[:, i:j]
+                    parts.append(part)
+                if parts:
+                    x = parts[0] if len(parts) == 1 else np.concatenate([p.T for p in parts]).T
+                    out[s][:, c] = _agg(x, aggregate, axis=1)
         return out
 
 
