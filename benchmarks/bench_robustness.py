@@ -1,21 +1,31 @@
 """Benchmark: the full robustness study of paper 000 §4.2 at MovieLens-1M scale.
 
-5 scenarios x the paper's 12 test sizes (100% .. 1%) x 50 samples (1 for the deterministic
-popular-items / large-users scenarios) x 21 systems x 9 metrics at cut-off 100, 5 folds, on a
-generated data set with ML-1M's shape (6,040 users, 3,706 items, ~1M ratings, long-tailed
-popularity). The 21 systems are generated runs of graded quality (a popularity prior, noise, and
-a varying share of each user's test items boosted), so recommenders are not fitted here: the
-benchmark times what the study times, masking judged positions and re-scoring.
+5 scenarios x each scenario's grid (paper 000's, ``rb.GRIDS_000``: ratings, random items and
+random users 100% .. 1% in 12 sizes; popular items and large users 100% .. 80% in 1% steps, 21
+sizes) x 50 samples (for popular-items / large-users: 50 seeded tie-breaks) x 21 systems x 9
+metrics at cut-off 100, 5 folds, on a generated data set with ML-1M's shape (6,040 users, 3,706
+items, ~1M ratings, long-tailed popularity). The 21 systems are generated runs of graded quality
+(a popularity prior, noise, and a varying share of each user's test items boosted), so
+recommenders are not fitted here: the benchmark times what the study times, masking judged
+positions and re-scoring.
 
     python benchmarks/bench_robustness.py                 # time --fraction of the samples, scale
-    python benchmarks/bench_robustness.py --fraction 1    # the whole study
+    python benchmarks/bench_robustness.py --fraction 1    # the whole study, measured whole
+    python benchmarks/bench_robustness.py --grids 003     # paper 003's two scenarios and grids
+    python benchmarks/bench_robustness.py --fraction 1 --scenarios popular-items large-users
+
+With ``--fraction < 1`` each scenario is timed on that share of its samples and scaled linearly
+(the tie-break samples of one size share work, so scaling them overstates their cost). The first
+run generates the data and runs (~100-300 s) and caches them in the temporary directory.
 
 Goal: the whole study in <= 10 minutes on the 2-core machine.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import pickle
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -23,9 +33,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from recmetrics import study as st
-from recmetrics.data.run import Run
-from recmetrics.meta import robustness as rb
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))   # time this checkout's recmetrics
+
+from recmetrics import study as st  # noqa: E402
+from recmetrics.data.run import Run  # noqa: E402
+from recmetrics.meta import robustness as rb  # noqa: E402
 
 METRICS = ["P", "Recall", "F1", "AP", "nDCG", "RR", "ERR", "bpref", "infAP"]
 
@@ -73,7 +85,11 @@ def synthetic_runs(folds, n_systems: int = 21, n: int = 100, seed: int = 0) -> d
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--fraction", type=float, default=0.02, help="share of the random samples to time (1 = all)")
+    ap.add_argument("--fraction", type=float, default=0.02, help="share of the samples to time (1 = all)")
+    ap.add_argument("--grids", choices=["000", "003"], default="000", help="whose grids (and scenarios)")
+    ap.add_argument("--tie-break", choices=list(rb.TIE_BREAKS), default="sample")
+    ap.add_argument("--scenarios", nargs="+", choices=list(rb.SCENARIOS), default=None,
+                    help="time only these scenarios (default: every scenario of the grids)")
     ap.add_argument("--systems", type=int, default=21)
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--n-jobs", type=int, default=1)
@@ -83,7 +99,7 @@ def main():
 
     t0 = time.perf_counter()
     cache = Path(tempfile.gettempdir()) / f"recmetrics-bench-robustness-{args.systems}-{args.folds}.pkl"
-    if cache.exists():  # the generated data and runs (generating them takes ~100 s)
+    if cache.exists():  # the generated data and runs
         ratings, folds, runs = pickle.loads(cache.read_bytes())
     else:
         ratings = ml1m_like()
@@ -93,31 +109,45 @@ def main():
     t1 = time.perf_counter()
     study = st.Study.from_runs(runs, folds, METRICS, [100], ratings=ratings, progress=False)
     t2 = time.perf_counter()
+    grids = rb.GRIDS_000 if args.grids == "000" else rb.GRIDS_003
+    grids = rb.resolve_grids(grids, args.scenarios)
     n_samples = max(1, int(round(50 * args.fraction)))
-    reduced = len(rb.PAPER_SIZES) - 1
     print(f"data {len(ratings):,} ratings, {ratings.user.nunique():,} users; {args.systems} systems x {args.folds} "
-          f"folds ready in {t1 - t0:.1f} s; cube (judge + score 9 metrics) {t2 - t1:.1f} s")
-    total, areas = 0.0, []
-    for scenario in rb.SCENARIOS:   # timed one by one: their costs differ, so each is scaled on its own
-        reps = 1 if scenario in ("popular-items", "large-users") else n_samples
-        full_reps = 1 if reps == 1 else 50
-        t = time.perf_counter()
+          f"folds ready in {t1 - t0:.1f} s; cube (judge + score 9 metrics) {t2 - t1:.1f} s; load average "
+          f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    total, cpu_total, n_sets, areas, ses = 0.0, 0.0, 0, [], []
+    for scenario, grid in grids.items():   # timed one by one: their costs differ, so each is scaled on its own
+        reduced = sum(1 for x in grid if x < 1.0)
+        det = scenario in ("popular-items", "large-users")
+        reps = 1 if det and args.tie_break == "first" else n_samples
+        full_reps = 1 if det and args.tie_break == "first" else 50
+        t, c = time.perf_counter(), time.process_time()
         rb.robustness_study(study, [scenario], (1.0,), progress=False)   # fixed set-up (hit sources, full scores)
-        setup = time.perf_counter() - t
-        t = time.perf_counter()
-        res = rb.robustness_study(study, [scenario], rb.PAPER_SIZES, n_samples=n_samples, seed=0,
-                                  n_jobs=args.n_jobs, prefer=args.prefer, progress=True)
-        dt = time.perf_counter() - t
+        setup, setup_cpu = time.perf_counter() - t, time.process_time() - c
+        t, c = time.perf_counter(), time.process_time()
+        res = rb.robustness_study(study, [scenario], grid, n_samples=n_samples, seed=0, n_jobs=args.n_jobs,
+                                  prefer=args.prefer, progress=False, tie_break=args.tie_break)
+        dt, dc = time.perf_counter() - t, time.process_time() - c
         scaled = setup + (dt - setup) * full_reps / reps
+        scaled_cpu = setup_cpu + (dc - setup_cpu) * full_reps / reps
         total += scaled
+        cpu_total += scaled_cpu
+        n_sets += reduced * full_reps
         areas.append(res.area())
-        print(f"{scenario:>14}: {reduced * reps:4d} reduced test sets in {dt:6.1f} s -> "
-              f"{reduced * full_reps:4d} in {scaled:6.1f} s ({'measured' if reps == full_reps else 'scaled'}; "
-              f"set-up {setup:.1f} s)")
-    print(f"full study (5 scenarios x {reduced} reduced sizes x 50 samples, 1 for the deterministic scenarios; "
-          f"{args.folds} folds x {args.systems} systems x 9 metrics): {total:.0f} s = {total / 60:.1f} min "
-          f"(goal <= 10 min){'' if n_samples == 50 else f'; timed {n_samples} of 50 samples and scaled'}")
+        ses.append(res.area_se())
+        print(f"{scenario:>14}: {reduced * reps:5d} reduced test sets in {dt:6.1f} s (cpu {dc:6.1f} s) -> "
+              f"{reduced * full_reps:5d} in {scaled:6.1f} s (cpu {scaled_cpu:6.1f} s; "
+              f"{'measured' if reps == full_reps else 'scaled'}; set-up {setup:.1f} s); load average "
+              f"{os.getloadavg()[0]:.1f}", flush=True)
+    print(f"full study ({len(grids)} scenarios x paper {args.grids}'s grids = {n_sets:,} reduced test sets; "
+          f"{args.folds} folds x {args.systems} systems x 9 metrics; tie_break={args.tie_break}; n_jobs={args.n_jobs}): "
+          f"{total:.0f} s = {total / 60:.1f} min wall, {cpu_total:.0f} s = {cpu_total / 60:.1f} min cpu of this "
+          f"process (goal <= 10 min){'' if n_samples == 50 else f'; timed {n_samples} of 50 samples and scaled'}"
+          f"; load average {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    print("mean tau over each grid (area), and its Monte Carlo se:")
     print(pd.concat(areas).unstack("scenario").round(3))
+    print(pd.concat(ses).unstack("scenario").round(4))
+
 
 if __name__ == "__main__":
     main()

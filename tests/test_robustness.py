@@ -37,6 +37,25 @@ def test_mask_equals_rejudging(st, scenario):
             assert np.allclose(score_judged(mj, specs).T, want.to_numpy())
 
 
+@pytest.mark.filterwarnings("ignore:run .* have no judgments")
+def test_mask_judged_rows_in_any_order(st):
+    """Few rows (gathered by range) or most rows (one pass): the same judged rows, in the order asked."""
+    fold = rb._Fold(st.qrels[0], None)
+    keep = fold.keep("ratings", 0.6, np.random.default_rng(4))
+    q = rb._subset_qrels(st.qrels[0], keep)
+    specs = parse_metrics(["P@10", "nDCG@10", "RR@10", "AP@10", "bpref@10", "infAP@10"])
+    j = st.judged(SYSTEMS[2], 0)
+    hit_keep = keep[rb._hit_sources(j, fold)]
+    every = rb.mask_judged(j, hit_keep, q)
+    want = score_judged(every, specs)
+    rows = np.flatnonzero(np.isin(j.users, every.users))
+    for pick in (rows[::-1], rows[::3], rows[[2, 0, 1]]):
+        got = rb.mask_judged(j, hit_keep, q, pick)
+        assert np.array_equal(got.users, j.users[pick])
+        assert np.array_equal(score_judged(got, specs), want[:, np.searchsorted(rows, pick)])
+        assert (np.diff(got.hits.rows) >= 0).all()
+
+
 def test_scenario_sizes(st):
     fold = rb._Fold(st.qrels[0], None)
     rng = np.random.default_rng(0)
@@ -53,8 +72,7 @@ def test_robustness_study(st):
     assert np.allclose(r.full.to_numpy(), st.table(10).to_numpy())
     s = r.summary()
     assert set(s.scenario) == set(rb.SCENARIOS) and (s[s["size"] == 1.0].tau == 1.0).all()
-    assert (s[s.scenario.isin(["popular-items", "large-users"]) & (s["size"] < 1)].samples == 1).all()
-    assert (s[(s.scenario == "ratings") & (s["size"] < 1)].samples == 3).all()
+    assert (s[s["size"] < 1].samples == 3).all()   # tie-breaks are sampled like the random draws
     again = rb.robustness_study(st, sizes=(1.0, 0.5, 0.1), n_samples=3, seed=0, progress=False, n_jobs=2)
     assert r.samples.equals(again.samples)
     other = rb.robustness_study(st, ["ratings"], sizes=(0.1,), n_samples=3, seed=1, progress=False)
@@ -75,6 +93,16 @@ def test_robustness_bad_input(st):
         rb.robustness_study(st, scenarios=["popular-users"], progress=False)
     with pytest.raises(InputError, match="n_samples"):
         rb.robustness_study(st, n_samples=0, progress=False)
+    with pytest.raises(InputError, match="tie_break"):
+        rb.robustness_study(st, tie_break="last", progress=False)
+    with pytest.raises(InputError, match="no grid for scenario 'large-users'"):
+        rb.robustness_study(st, ["ratings", "large-users"], sizes=rb.GRIDS_003, progress=False)
+    with pytest.raises(InputError, match=r"sizes\['popular-items'\].*0.0 is outside"):
+        rb.robustness_study(st, sizes={"ratings": [0.5], "popular-items": [0.9, 0.0]}, progress=False)
+    with pytest.raises(UnknownNameError):
+        rb.resolve_grids({"popular": [0.9]})
+    with pytest.raises(InputError, match="two grids"):
+        rb.resolve_grids({"popular-items": [0.9], "popular_items": [0.8]})
 
 
 def test_user_scenarios_shortcut_equals_masking(st):
@@ -140,3 +168,141 @@ def test_stack_checks_its_inputs(st):
         stack([a, other])
     with pytest.raises(InputError, match="stacks several runs"):
         s.items
+
+
+# ------------------------------------------------------------------ grids per scenario (issue 16)
+def test_default_grids_are_each_papers_per_scenario():
+    """003 §5: sparsity 100% -> 5% in 5% steps, popularity 100% -> 80% of the items in 1% steps;
+    000 §4.2: ratings (and the random scenarios) 100% -> 1%. The popular-items default ends at 80%."""
+    assert rb.GRIDS_003["ratings"] == tuple(round(1 - 0.05 * i, 2) for i in range(20))
+    assert rb.GRIDS_003["ratings"][-1] == 0.05 and len(rb.GRIDS_003["ratings"]) == 20
+    assert rb.GRIDS_003["popular-items"] == tuple(round(1 - 0.01 * i, 2) for i in range(21))
+    assert set(rb.GRIDS_003) == {"ratings", "popular-items"}
+    assert set(rb.GRIDS_000) == set(rb.SCENARIOS)
+    assert rb.GRIDS_000["ratings"][0] == 1.0 and rb.GRIDS_000["ratings"][-1] == 0.01
+    assert rb.GRIDS_000["random-items"] == rb.GRIDS_000["random-users"] == rb.GRIDS_000["ratings"]
+    assert rb.DEFAULT_GRIDS["popular-items"][-1] == 0.8 and min(rb.DEFAULT_GRIDS["popular-items"]) == 0.8
+    assert rb.resolve_grids(None) == {k: tuple(v) for k, v in rb.DEFAULT_GRIDS.items()}
+    assert set(rb.QUICK_GRIDS) == set(rb.SCENARIOS) and min(rb.QUICK_GRIDS["popular-items"]) == 0.8
+    with pytest.raises(TypeError):
+        rb.GRIDS_003["ratings"] = (1.0,)    # module constants the papers' set-ups point to: read-only
+
+
+def test_default_run_uses_the_grid_of_each_scenario(st):
+    r = rb.robustness_study(st, n_samples=1, seed=0, progress=False)
+    sizes = r.samples.groupby("scenario")["size"].agg(["min", "nunique"])
+    assert sizes.loc["popular-items", "min"] == 0.8 and sizes.loc["popular-items", "nunique"] == 21
+    assert sizes.loc["large-users", "min"] == 0.8
+    assert sizes.loc["ratings", "min"] == 0.01 and sizes.loc["ratings", "nunique"] == 12
+    assert r.grids["popular-items"] == rb.POPULARITY_003 and r.tie_break == "sample"
+
+
+def test_sizes_per_scenario(st):
+    r = rb.robustness_study(st, sizes={"ratings": (1.0, 0.5), "popular_items": (0.9, 0.85)}, n_samples=2,
+                            progress=False)
+    got = r.samples.groupby("scenario", sort=False)["size"].unique()
+    assert list(got.index) == ["ratings", "popular-items"]   # the mapping's scenarios, nothing else
+    assert sorted(got["ratings"]) == [0.5, 1.0] and sorted(got["popular-items"]) == [0.85, 0.9]
+    one = rb.robustness_study(st, ["ratings", "large-users"], (0.5,), n_samples=2, progress=False)
+    assert set(one.samples["size"]) == {0.5} and set(one.samples.scenario) == {"ratings", "large-users"}
+    r3 = rb.robustness_study(st, "popular-items", rb.GRIDS_003, n_samples=1, progress=False)
+    assert set(r3.samples.scenario) == {"popular-items"} and r3.samples["size"].min() == 0.8
+
+
+def test_cutoff_robustness_defaults_to_003s_grids(st):
+    r = rb.cutoff_robustness(st, "nDCG", n_samples=1, scenario=["ratings", "popular-items"], progress=False)
+    assert r.grids == {"ratings": rb.SPARSITY_003, "popular-items": rb.POPULARITY_003}
+    assert set(r.samples.metric) == {"nDCG@10"}
+
+
+# ------------------------------------------------------------------ tie-breaks are sampled (issue 16)
+def test_tie_breaks_give_different_orders_when_counts_tie(st):
+    from recmetrics.parallel import task_seeds
+
+    fold = rb._Fold(st.qrels[0], st.ratings.groupby("user").size())
+    for scenario, weight in (("popular-items", fold.item_pop), ("large-users", fold.user_size)):
+        assert len(np.unique(weight)) < len(weight)               # counts tie in this data
+        seeds = task_seeds(rb._mix(0, scenario, 0.5), 8)
+        orders = [fold.order(scenario, np.random.default_rng(s)) for s in seeds]
+        assert len({o.tobytes() for o in orders}) == 8            # n_samples different orders
+        for o in orders:                                          # ... each sorted by count
+            assert (np.diff(weight[o]) >= 0).all()
+        # the kept sets differ too where the cut falls inside a group of equal counts
+        w = np.sort(weight)
+        k = int(np.flatnonzero(w[1:] == w[:-1])[len(w) // 3]) + 1   # keep k: cut between two equal counts
+        kept = {fold.keep(scenario, k / len(w), np.random.default_rng(s)).tobytes() for s in seeds}
+        assert len(kept) > 1
+
+
+def test_tie_break_noise_enters_area_se(st):
+    grids = {"popular-items": (1.0, 0.9, 0.7, 0.5), "large-users": (1.0, 0.9, 0.7, 0.5)}
+    r = rb.robustness_study(st, sizes=grids, n_samples=8, seed=0, progress=False)
+    s = r.summary()
+    assert (s[s["size"] < 1].samples == 8).all()
+    se = r.area_se()
+    for scenario in grids:
+        assert (se[scenario] > 0).any()                           # the tie-breaks move τ
+        assert se[scenario].notna().all()
+    first = rb.robustness_study(st, sizes=grids, n_samples=8, seed=0, progress=False, tie_break="first")
+    assert (first.summary().query("size < 1").samples == 1).all() and first.area_se().isna().all()
+    # "first" is the first of the sampled tie-breaks (the single order earlier versions drew)
+    zero = r.samples[r.samples["sample"] == 0].reset_index(drop=True)
+    assert zero.equals(first.samples.reset_index(drop=True))
+
+
+def test_tie_break_samples_share_work_but_not_results(st):
+    """The batched path (one task per size; samples keeping the same judgments scored once, other
+    samples re-scoring only the users whose judgments differ) is bit-identical to each sample alone,
+    and equal to masking every row afresh."""
+    from recmetrics.parallel import task_seeds
+
+    specs = parse_metrics(["P@10", "nDCG@10", "RR@10", "AP@10", "bpref@10", "infAP@10", "ERR@10"])
+    ctx = rb._Context(st, specs, st.ratings.groupby("user").size())
+    for scenario, size in (("popular-items", 0.7), ("popular-items", 0.3), ("large-users", 0.6), ("ratings", 0.4)):
+        seeds = task_seeds(rb._mix(3, scenario, size), 6)
+        batch = ctx.samples(scenario, size, seeds, "geometric")
+        alone = [ctx.sample(scenario, size, s, "geometric") for s in seeds]
+        for b, a in zip(batch, alone):
+            assert np.array_equal(b, a, equal_nan=True)
+        ctx.users_shortcut = False
+        slow = ctx.samples(scenario, size, seeds, "geometric")
+        ctx.users_shortcut = True
+        for b, a in zip(batch, slow):
+            np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-15)
+
+
+def test_same_seed_is_bit_identical_for_any_n_jobs(st):
+    kw = dict(sizes={"ratings": (1.0, 0.4), "popular-items": (0.9, 0.6), "large-users": (0.8, 0.5),
+                     "random-items": (0.5,), "random-users": (0.5,)}, n_samples=4, seed=7, progress=False)
+    one = rb.robustness_study(st, **kw)
+    for n_jobs, prefer in ((2, "threads"), (3, "threads"), (2, "processes")):
+        other = rb.robustness_study(st, n_jobs=n_jobs, prefer=prefer, **kw)
+        assert one.samples.equals(other.samples), (n_jobs, prefer)
+        assert one.full.equals(other.full)
+    assert not one.samples.equals(rb.robustness_study(st, **{**kw, "seed": 8}).samples)
+
+
+def test_subset_of_some_users_equals_the_masked_subset(st):
+    fold = rb._Fold(st.qrels[0], None)
+    keep = fold.keep("popular-items", 0.6, np.random.default_rng(2))
+    users = np.unique(fold.ucodes)[::3]
+    part = rb._subset_qrels(st.qrels[0], keep, users)
+    want = rb._subset_qrels(st.qrels[0], keep & np.isin(fold.ucodes, users))
+    for name in ("_ucodes", "_icodes", "_ratings", "_keys", "_desc", "n_relevant", "n_nonrelevant"):
+        assert np.array_equal(getattr(part, name), getattr(want, name)), name
+    assert np.array_equal(part.ideal_dcg(part.users, 10), want.ideal_dcg(want.users, 10))
+
+
+def test_an_undefined_tau_counts_as_no_agreement():
+    """A metric that ties every system at a small size (τ undefined) must not look more robust."""
+    import pandas as pd
+    from recmetrics.meta.robustness import Robustness
+
+    rows = [("ratings", 1.0, 0, m, 1.0, 0.1) for m in ("A", "B")]
+    for size, a, b in ((0.5, 0.9, 0.9), (0.2, 0.6, float("nan")), (0.1, 0.1, float("nan"))):
+        rows += [("ratings", size, 0, "A", a, 0.05), ("ratings", size, 0, "B", b, 0.05)]
+    r = Robustness(pd.DataFrame(rows, columns=["scenario", "size", "sample", "metric", "tau", "mean_value"]),
+                   pd.DataFrame())
+    area = r.area("ratings")
+    assert area["A"] == pytest.approx(1.6 / 3) and area["B"] == pytest.approx(0.3)
+    assert r.summary().set_index(["size", "metric"]).loc[(0.2, "B"), "undefined"] == 1

@@ -1,30 +1,67 @@
-"""Robustness of metrics to incomplete judgments (paper 000 §4.2; paper 003 §4.2 for sparsity).
+"""Robustness of metrics to incomplete judgments (paper 000 §4.2; paper 003 §4-5).
 
 A metric is robust when the ranking of systems it gives on a reduced test set stays close (in
 Kendall's τ) to the ranking on the full test set. Five scenarios reduce each fold's test set:
 
-* ``ratings``: a random share of the test ratings is kept (000 §4.2.1, "rating sparsity");
+* ``ratings``: a random share of the test ratings is kept (000 §4.2.1, 003 §4 "sparsity bias");
 * ``random-items``: a random share of the test *items* keeps all its ratings (000 §4.2.2);
-* ``popular-items``: the most popular test items (by number of test ratings) are removed until
-  the given share of items is left (000 §4.2.2);
+* ``popular-items``: the most popular test items (by number of test ratings in the fold) are
+  removed until the given share of items is left (000 §4.2.2, 003 §4 "popularity bias");
 * ``random-users``: a random share of the test users keeps all its ratings (000 §4.2.3);
 * ``large-users``: the users with the largest profiles (ratings in the whole dataset) are removed
   until the given share of users is left (000 §4.2.3).
 
-Sizes are shares of ratings, items or users (the paper's grid :data:`PAPER_SIZES`, 100% down to
-1%), ``n_samples`` seeded samples each (50 in the paper). The deterministic scenarios
-(popular-items, large-users) draw one sample per size: only ties are random.
+**Grids, per scenario.** Sizes are shares of ratings, items or users, and each paper has its own
+grid per scenario (``sizes={scenario: grid}``; one list is used for every scenario):
+
+* 003 §5: sparsity "from samples with 100% of the ratings ... to samples with 5% ... in steps of
+  5%" (:data:`SPARSITY_003`); popularity "from using the ratings of 100% of items to using only the
+  ratings of the 80% least popular items in steps of 1%" (:data:`POPULARITY_003`). 003 runs only
+  these two scenarios: :data:`GRIDS_003`.
+* 000 §4.2.1: "test sizes starting from 100 to 1%" for ratings, and "again" for random items and
+  random users. The text gives the end points only; the points between are this package's choice
+  (:data:`PAPER_SIZES`: 10% steps, then 5% and 1%). 000 gives no grid for popular items (its text
+  repeats 003's "the correlations quickly drop after removing a small percentage of the most
+  popular items") nor for large users (introduced "symmetrically to missing items"): both use
+  003's popularity grid, 100% to 80% in 1% steps. These are :data:`GRIDS_000`, the default
+  (:data:`DEFAULT_GRIDS`). The grid matters: on movielens-small (5 folds) keeping the 80% least
+  popular test items keeps 37% of a fold's test ratings, keeping 50% keeps 14%, so the rating grid
+  applied to item shares mostly measures noise.
+
+**Samples.** ``n_samples`` seeded samples per size (50 in both papers). The "deterministic"
+scenarios (popular-items, large-users) remove items or users by count, and counts tie (most test
+items have one or two test ratings; most users share a profile size with others): with
+``tie_break="sample"`` (default) every sample is a seeded random order among equal counts, so the
+spread over tie-breaks enters :meth:`Robustness.area_se` like the spread of the random scenarios;
+``tie_break="first"`` draws one order per size (the first of those samples; the results of earlier
+versions, which drew one) and leaves their standard error undefined (NaN).
+
+**Comparing curves.** The papers read their τ curves by eye: "we say that a metric is more robust
+than another if it stands at a higher average correlation with itself as the test set is reduced"
+(000 §4.2.1); no summary number or test is given. :meth:`Robustness.area` summarises a curve by
+the mean τ over the grid's reduced sizes (every grid point weighs the same: on 003's evenly spaced
+grids this is the normalised area under the curve; on :data:`PAPER_SIZES` the 5% and 1% points weigh
+as much as a 10% step) and :meth:`Robustness.area_se` gives its Monte Carlo standard error, the
+uncertainty a verdict passes to :mod:`recmetrics.meta.findings`.
 
 Runs are fixed: each run is judged once (:meth:`recmetrics.study.Study.judged`) and a reduced
 test set is a *mask over its judged positions* (``Judged.hits``) plus the per-user totals and
 ideal DCG of the reduced judgments; recommenders are never re-run and lists never re-judged.
 Users left without a relevant judgment drop out (the ``"relevant"`` user policy), for every
 system alike, so systems stay paired. Folds are pooled as in ``Study.scores(pool="concat")``.
+Every sample has its own seed derived from ``seed``, the scenario and the size, so the same seed
+gives bit-identical results for any ``n_jobs`` or back-end.
+
+Example::
+
+    r = robustness_study(study, sizes=GRIDS_003, n_samples=50, seed=0)   # 003's two scenarios
+    r.area("popular-items"), r.area_se("popular-items")                  # mean τ per metric, its se
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -35,13 +72,38 @@ from ..errors import InputError, unknown_name
 from ..judged import Hits, Judged
 from .agreement import kendall_tau
 
-__all__ = ["SCENARIOS", "PAPER_SIZES", "QUICK_SIZES", "robustness_study", "cutoff_robustness", "Robustness",
-           "mask_judged", "check_sizes"]
+__all__ = ["SCENARIOS", "PAPER_SIZES", "QUICK_SIZES", "SPARSITY_003", "POPULARITY_003", "GRIDS_003", "GRIDS_000",
+           "DEFAULT_GRIDS", "QUICK_GRIDS", "TIE_BREAKS", "robustness_study", "cutoff_robustness", "Robustness",
+           "mask_judged", "check_sizes", "resolve_grids"]
 
 SCENARIOS = ("ratings", "random-items", "popular-items", "random-users", "large-users")
-#: 100% down to 1% (000 §4.2: "test sizes starting from 100 to 1%"; the figures' x axes)
+#: tie-break rules of the deterministic scenarios (see the module docstring)
+TIE_BREAKS = ("sample", "first")
+
+
+def _grid(start: int, stop: int, step: int) -> tuple[float, ...]:
+    """Percentages ``start, start - step, ..., stop`` as shares (exact decimals: 0.95, not 0.9500000001)."""
+    return tuple(round(p / 100, 4) for p in range(start, stop - 1, -step))
+
+
+#: 000 §4.2.1 "from 100 to 1%": the end points are the paper's, the points between this package's
 PAPER_SIZES = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05, 0.01)
+#: 003 §5, sparsity: 100% to 5% of the test ratings in steps of 5% (20 sizes)
+SPARSITY_003 = _grid(100, 5, 5)
+#: 003 §5, popularity: the ratings of 100% down to the 80% least popular items, in steps of 1% (21 sizes)
+POPULARITY_003 = _grid(100, 80, 1)
+#: paper 003's grids: its two scenarios
+GRIDS_003 = MappingProxyType({"ratings": SPARSITY_003, "popular-items": POPULARITY_003})
+#: paper 000's grids (popular-items and large-users: 003's popularity grid, see the module docstring)
+GRIDS_000 = MappingProxyType({"ratings": PAPER_SIZES, "random-items": PAPER_SIZES, "popular-items": POPULARITY_003,
+                              "random-users": PAPER_SIZES, "large-users": POPULARITY_003})
+#: the default of :func:`robustness_study`: 000's grids (the only paper with all five scenarios)
+DEFAULT_GRIDS = GRIDS_000
+#: a coarse grid for quick runs, and the quick grids per scenario (same end points as the papers')
 QUICK_SIZES = (1.0, 0.5, 0.2, 0.05)
+QUICK_GRIDS = MappingProxyType({"ratings": QUICK_SIZES, "random-items": QUICK_SIZES,
+                                "popular-items": (1.0, 0.95, 0.9, 0.85, 0.8), "random-users": QUICK_SIZES,
+                                "large-users": (1.0, 0.95, 0.9, 0.85, 0.8)})
 _DETERMINISTIC = {"popular-items", "large-users"}
 
 
@@ -54,6 +116,48 @@ def check_sizes(sizes) -> tuple[float, ...]:
     if bad:
         raise InputError(f"test size {bad[0]!r} is outside (0, 1]; sizes are shares of the test set (1.0 = all)")
     return out
+
+
+def resolve_grids(sizes, scenarios: Sequence[str] | str | None = None) -> dict[str, tuple[float, ...]]:
+    """``{scenario: grid}`` for the scenarios asked, from ``sizes``.
+
+    ``sizes``: ``None`` (:data:`DEFAULT_GRIDS`), one sequence of shares (the same grid for every
+    scenario) or a mapping ``{scenario: grid}`` (e.g. :data:`GRIDS_003`). ``scenarios``: default
+    the mapping's scenarios when ``sizes`` is a mapping, else all five. A scenario asked but
+    missing from the mapping is an error.
+
+    >>> resolve_grids(GRIDS_003)["popular-items"][-1]
+    0.8
+    >>> resolve_grids([1.0, 0.5], "ratings")
+    {'ratings': (1.0, 0.5)}
+    """
+    if sizes is None:
+        sizes = DEFAULT_GRIDS
+    if scenarios is not None:
+        scenarios = [_scenario(s) for s in ([scenarios] if isinstance(scenarios, str) else scenarios)]
+        if not scenarios:
+            raise InputError("give at least one scenario")
+    if isinstance(sizes, Mapping):
+        grids = {}
+        for key, grid in sizes.items():
+            name = _scenario(key)
+            if name in grids:
+                raise InputError(f"scenario {name!r} is given two grids in sizes")
+            try:
+                grids[name] = check_sizes(grid)
+            except InputError as exc:
+                raise InputError(f"sizes[{key!r}]: {exc}") from None
+        if scenarios is None:
+            return {s: grids[s] for s in SCENARIOS if s in grids}  # the mapping's scenarios, in paper order
+        missing = [s for s in scenarios if s not in grids]
+        if missing:
+            raise InputError(f"sizes has no grid for scenario {missing[0]!r} (it has {', '.join(grids) or 'none'}); "
+                             "add one, or pass one list of sizes for every scenario")
+        return {s: grids[s] for s in scenarios}
+    if isinstance(sizes, str):
+        raise InputError(f"sizes must be shares of the test set or {{scenario: shares}}, got {sizes!r}")
+    grid = check_sizes(sizes)
+    return {s: grid for s in (scenarios if scenarios is not None else SCENARIOS)}
 
 
 def _scenario(name: str) -> str:
@@ -78,38 +182,61 @@ class _Fold:
         self.user_size = prof if prof is not None else np.bincount(self.ucodes, minlength=len(users))
 
     def keep(self, scenario: str, size: float, rng: np.random.Generator) -> np.ndarray:
+        """Which judgments (storage order) one sample of ``scenario`` at ``size`` keeps."""
+        codes, sel = self.select(scenario, size, rng)
+        return sel if codes is None else sel[codes]
+
+    def order(self, scenario: str, rng: np.random.Generator) -> np.ndarray:
+        """popular-items / large-users: item or user codes from the smallest count to the largest
+        (removal takes them from the end), equal counts in a random order drawn from ``rng``."""
+        weight = self.item_pop if scenario.endswith("items") else self.user_size
+        return np.lexsort((rng.random(len(weight)), weight))
+
+    def select(self, scenario: str, size: float, rng: np.random.Generator) -> tuple[np.ndarray | None, np.ndarray]:
+        """``(codes, kept)``: for the item and user scenarios the judgments' item or user codes and
+        which codes are kept; for ``ratings`` ``(None, kept judgments)``."""
         n = len(self.frame)
         if scenario == "ratings":
             keep = np.zeros(n, dtype=bool)
             keep[rng.choice(n, size=max(1, int(round(size * n))), replace=False)] = True
-            return keep
+            return None, keep
         by_item = scenario.endswith("items")
         codes, count = (self.icodes, len(self.item_pop)) if by_item else (self.ucodes, len(self.user_size))
         k = max(1, int(round(size * count)))
-        if scenario.startswith("random"):
-            chosen = rng.choice(count, size=k, replace=False)
-        else:  # remove the largest first: keep the k smallest (random order among ties)
-            weight = self.item_pop if by_item else self.user_size
-            order = np.lexsort((rng.random(count), weight))
-            chosen = order[:k]
+        chosen = rng.choice(count, size=k, replace=False) if scenario.startswith("random") \
+            else self.order(scenario, rng)[:k]
         sel = np.zeros(count, dtype=bool)
         sel[chosen] = True
-        return sel[codes]
+        return codes, sel
 
 
-def _subset_qrels(qrels: Qrels, keep: np.ndarray) -> Qrels:
+def _subset_qrels(qrels: Qrels, keep: np.ndarray, users: np.ndarray | None = None) -> Qrels:
     """The judgments of ``qrels`` where ``keep`` (storage order, as :meth:`Qrels.to_frame`), without
     re-validating or re-sorting: a subset of sorted storage stays sorted, and the user/item indices
     are kept (a user left without judgments has zero counts). Equal, metric for metric, to
-    ``Qrels(qrels.to_frame()[keep], ...)`` (tested); ~10x cheaper at ML-1M scale."""
+    ``Qrels(qrels.to_frame()[keep], ...)`` (tested); ~10x cheaper at ML-1M scale. ``users``
+    (ascending user codes): only these users' judgments, read from their ranges of the storage
+    (sorted by user), so the cost follows their judgments, not the fold's."""
     out = Qrels.__new__(Qrels)
     out.threshold, out.max_rating = qrels.threshold, qrels.max_rating
     out.user_index, out.item_index = qrels.user_index, qrels.item_index
-    out._ucodes, out._icodes = qrels._ucodes[keep], qrels._icodes[keep]
-    out._ratings, out._keys = qrels._ratings[keep], qrels._keys[keep]
-    order = qrels._desc_order  # the parent's within-user descending order, restricted to the subset
-    out.__dict__["_desc"] = qrels._ratings[order[keep[order]]]
+    order = qrels._desc_order  # the parent's (user, rating descending) order, restricted to the subset
+    if users is None:
+        idx, desc = keep, order[keep[order]]
+    else:
+        counts, starts = qrels._offsets
+        pos = _ranges(starts[users], counts[users])   # the users' storage positions, also their blocks of `order`
+        idx, desc = pos[keep[pos]], order[pos]
+        desc = desc[keep[desc]]
+    out._ucodes, out._icodes = qrels._ucodes[idx], qrels._icodes[idx]
+    out._ratings, out._keys = qrels._ratings[idx], qrels._keys[idx]
+    out.__dict__["_desc"] = qrels._ratings[desc]
     return out
+
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """``concatenate([arange(s, s + n) for s, n in zip(starts, lengths)])`` without a loop."""
+    return np.arange(lengths.sum()) + np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
 
 
 def _hit_sources(j: Judged, fold: _Fold) -> np.ndarray:
@@ -125,22 +252,39 @@ def _hit_sources(j: Judged, fold: _Fold) -> np.ndarray:
     return pos
 
 
-def mask_judged(j: Judged, hit_keep: np.ndarray, qrels: Qrels, users: np.ndarray | None = None) -> Judged:
+def mask_judged(j: Judged, hit_keep: np.ndarray, qrels: Qrels, users: np.ndarray | None = None, *,
+                codes: np.ndarray | None = None, sources: np.ndarray | None = None) -> Judged:
     """``j`` re-judged against ``qrels`` (a subset of its judgments): keep the judged positions where
-    ``hit_keep``, restrict to ``users`` (rows of ``j``; default: users with a relevant judgment left)
-    and take per-user totals from ``qrels``. No list is looked up again."""
-    u = qrels.user_index.get_indexer(j.users)  # once: the totals below are looked up by code
-    known = u >= 0
-    n_rel = np.where(known, qrels.n_relevant[u], 0)
-    n_nonrel = np.where(known, qrels.n_nonrelevant[u], 0)
-    rows_kept = np.flatnonzero(n_rel > 0) if users is None else np.asarray(users)
-    new_row = np.full(len(j), -1)
-    new_row[rows_kept] = np.arange(len(rows_kept))
-    sel = np.flatnonzero(hit_keep & (new_row[j.hits.rows] >= 0))
-    hits = Hits(new_row.take(j.hits.rows.take(sel)), j.hits.cols.take(sel), j.hits.vals.take(sel))
-    users_kept = j.users[rows_kept]
-    return Judged(users=users_kept, hits=hits, lengths=j.lengths[rows_kept], in_run=j.in_run[rows_kept],
-                  n_rel=n_rel[rows_kept], n_nonrel=n_nonrel[rows_kept],
+    ``hit_keep``, restrict to ``users`` (rows of ``j``, in the order given; default: the users with a
+    relevant judgment left) and take per-user totals from ``qrels``. No list is looked up again.
+    ``codes``: the rows' user codes in ``qrels.user_index`` when known (saves a look-up);
+    ``sources``: the judgment behind each judged position, ``hit_keep`` then being per judgment
+    (read only at the kept rows' positions)."""
+    u = qrels.user_index.get_indexer(j.users) if codes is None else codes  # the totals are looked up by code
+    if users is None:
+        rows_kept = np.flatnonzero(np.where(u >= 0, qrels.n_relevant[u], 0) > 0)
+    else:
+        rows_kept = np.asarray(users, dtype=np.int64)
+    uk = u[rows_kept]
+    known = uk >= 0
+    n_rel = np.where(known, qrels.n_relevant[uk], 0)
+    n_nonrel = np.where(known, qrels.n_nonrelevant[uk], 0)
+    if len(rows_kept) * 16 >= len(j) and (np.diff(rows_kept) > 0).all():
+        # most rows, ascending: one pass over every judged position (hits are sorted by row)
+        new_row = np.full(len(j), -1)
+        new_row[rows_kept] = np.arange(len(rows_kept))
+        sel = np.flatnonzero((hit_keep if sources is None else hit_keep[sources]) & (new_row[j.hits.rows] >= 0))
+        hit_rows = new_row.take(j.hits.rows.take(sel))
+    else:  # a few rows (or any order): gather their ranges of judged positions, in the order of the rows
+        lo = np.searchsorted(j.hits.rows, rows_kept)
+        n = np.searchsorted(j.hits.rows, rows_kept, side="right") - lo
+        idx = _ranges(lo, n)
+        on = hit_keep[idx] if sources is None else hit_keep[sources[idx]]
+        sel = idx[on]
+        hit_rows = np.repeat(np.arange(len(rows_kept)), n)[on]
+    hits = Hits(hit_rows, j.hits.cols.take(sel), j.hits.vals.take(sel))
+    return Judged(users=j.users[rows_kept], hits=hits, lengths=j.lengths[rows_kept], in_run=j.in_run[rows_kept],
+                  n_rel=n_rel, n_nonrel=n_nonrel,
                   depth=j.depth, threshold=j.threshold, max_rating=j.max_rating, qrels=qrels, run=j.run,
                   run_rows=j.run_rows[rows_kept], metadata={**j.metadata, "masked": True})
 
@@ -163,6 +307,9 @@ class _Context:
             self.sources.append(np.concatenate([_hit_sources(j, fold) for j in judged]))
             self.row_system.append(np.repeat(np.arange(len(judged)), [len(j) for j in judged]))
             self.row_ucodes.append(fold.qrels.user_index.get_indexer(self.stacked[-1].users))
+            if (self.row_ucodes[-1] < 0).any():  # pragma: no cover - judged against these qrels
+                raise InputError("a judged user has no judgment in the fold's qrels (judged against other qrels?)")
+        self.offsets = [j.metadata["offsets"] for j in self.stacked]   # per fold, each system's first row
         self.users_shortcut = True
         self._full: list | None = None
 
@@ -177,55 +324,138 @@ class _Context:
 
     def sample(self, scenario: str, size: float, seed: int, aggregate: str) -> np.ndarray:
         """(n_specs, n_systems) aggregated values on one reduced test set (NaN if nobody is left)."""
+        return self.samples(scenario, size, [seed], aggregate)[0]
+
+    def samples(self, scenario: str, size: float, seeds: Sequence[int], aggregate: str) -> list[np.ndarray]:
+        """:meth:`sample` for each seed, sharing the work samples have in common.
+
+        Per fold, samples that keep the same judgments are scored once, and a sample that differs
+        from the fold's first one only in some users' judgments (a tie-break among equally popular
+        items, say) re-scores only those users' rows: a user's scores depend on its own judgments
+        only. Every row is scored by the same code as alone, so the values are bit-identical to
+        scoring each sample by itself (tested)."""
+        seeds = list(seeds)
+        if size >= 1.0:
+            return self._aggregate([self._full_rows()], aggregate) * len(seeds)
+        rngs = [np.random.default_rng(s) for s in seeds]
+        picks = [[fold.select(scenario, size, rng) for fold in self.folds] for rng in rngs]  # seed-major, as alone
+        per_fold = []
+        for f, fold in enumerate(self.folds):
+            memo: dict[bytes, tuple] = {}
+            base = None
+            out = []
+            for pick in picks:
+                codes, sel = pick[f]
+                key = np.packbits(sel).tobytes()
+                if key not in memo:
+                    memo[key] = self._fold_rows(f, scenario, codes, sel, base)
+                    base = base or (codes, sel, memo[key])
+                out.append(memo[key])
+            per_fold.append(out)
+        return self._aggregate([[per_fold[f][i] for f in range(len(self.folds))] for i in range(len(seeds))],
+                               aggregate)
+
+    def _full_rows(self) -> list[tuple]:
+        return [(self.full_scores[f], np.ones(len(self.row_system[f]), dtype=bool), None, None)
+                for f in range(len(self.folds))]
+
+    def _fold_rows(self, f: int, scenario: str, codes, sel, base) -> tuple:
+        """Fold ``f`` under one selection as ``(values, kept, rows, row_values)``: ``(n_specs, rows)``
+        scores with ``values[:, rows]`` replaced by ``row_values`` (when not None), and which stacked
+        rows are evaluated (rows not kept hold anything). ``base``: an earlier selection of the same
+        fold and scenario whose scores are reused for the users whose judgments it keeps alike."""
         from ..evaluation import score_judged
+
+        fold = self.folds[f]
+        keep = sel if codes is None else sel[codes]
+        ucodes = self.row_ucodes[f]
+        if not keep.any():
+            return self.full_scores[f], np.zeros(len(ucodes), dtype=bool), None, None
+        if scenario.endswith("users") and self.users_shortcut:
+            # removing a user's judgments changes no other user's scores: the kept users' rows of the
+            # full test set's scores (equal to re-scoring the mask; tested)
+            return self.full_scores[f], sel[ucodes], None, None
+        j, sources = self.stacked[f], self.sources[f]
+        if base is None or not self.users_shortcut:
+            q = _subset_qrels(fold.qrels, keep)
+            kept = q.n_relevant[ucodes] > 0  # q shares the fold's user codes
+            rows = np.flatnonzero(kept)
+            values = np.zeros((len(self.specs), len(ucodes)))
+            if len(rows):
+                values[:, rows] = score_judged(mask_judged(j, keep, q, rows, codes=ucodes, sources=sources),
+                                               self.specs)
+            return values, kept, None, None
+        # re-score only the rows of the users whose judgments differ from the base selection's, against
+        # the kept judgments of those users only (a user's scores depend on its own judgments only)
+        b_codes, b_sel, (b_values, b_kept, _, _) = base
+        touched = np.unique(fold.ucodes[keep != (b_sel if b_codes is None else b_sel[b_codes])])
+        q = _subset_qrels(fold.qrels, keep, touched)
+        rows = np.flatnonzero(np.isin(ucodes, touched))
+        kept = b_kept.copy()
+        kept[rows] = q.n_relevant[ucodes[rows]] > 0
+        rows = rows[kept[rows]]
+        row_values = score_judged(mask_judged(j, keep, q, rows, codes=ucodes, sources=sources), self.specs) \
+            if len(rows) else np.zeros((len(self.specs), 0))
+        return b_values, kept, rows, row_values
+
+    def _aggregate(self, samples: list[list[tuple]], aggregate: str) -> list[np.ndarray]:
+        """Per sample (a list of per-fold :meth:`_fold_rows` results), the ``(n_specs, n_systems)``
+        aggregates of the kept rows of every fold (folds pooled, ``concat``: a system's values are its
+        kept rows of fold 0, then fold 1, ...). Gathered system by system, every sample of a system
+        in turn, so the system's rows stay in cache; the values are laid out as they always were
+        (Fortran order), so the float sums, hence exact ties between systems, do not change."""
         from ..metrics.aggregate import aggregate as _agg
 
-        rng = np.random.default_rng(seed)
-        values, systems = [], []
-        for f, fold in enumerate(self.folds):
-            keep = np.ones(len(fold.frame), dtype=bool) if size >= 1.0 else fold.keep(scenario, size, rng)
-            if not keep.any():
-                continue
-            if (size >= 1.0 or scenario.endswith("users")) and self.users_shortcut:
-                # removing a user's judgments changes no other user's scores: take the kept users'
-                # full-test-set scores (equal to re-scoring the mask; tested)
-                rows = np.isin(self.row_ucodes[f], np.unique(fold.ucodes[keep]))
-                values.append(self.full_scores[f][:, rows])
-                systems.append(self.row_system[f][rows])
-                continue
-            q = _subset_qrels(fold.qrels, keep)
-            j = self.stacked[f]
-            rows = np.flatnonzero(q.n_relevant[self.row_ucodes[f]] > 0)  # q shares the fold's user codes
-            values.append(score_judged(mask_judged(j, keep[self.sources[f]], q, rows), self.specs))
-            systems.append(self.row_system[f][rows])
-        out = np.full((len(self.specs), len(self.systems)), np.nan)
-        if values:
-            values, systems = np.concatenate(values, axis=1), np.concatenate(systems)
-            order = np.argsort(systems, kind="stable")
-            bounds = np.searchsorted(systems[order], np.arange(len(self.systems) + 1))
-            for c in range(len(self.systems)):
-                if bounds[c + 1] > bounds[c]:
-                    out[:, c] = _agg(values[:, order[bounds[c]:bounds[c + 1]]], aggregate, axis=1)
+        out = [np.full((len(self.specs), len(self.systems)), np.nan) for _ in samples]
+        for c in range(len(self.systems)):
+            for s, per_fold in enumerate(samples):
+                parts = []
+                for f, (v, kept, rows, row_values) in enumerate(per_fold):
+                    lo, hi = self.offsets[f][c], self.offsets[f][c + 1]
+                    at = np.flatnonzero(kept[lo:hi])
+                    if not len(at):
+                        continue
+                    part = v[:, lo + at]   # (n_specs, users) in Fortran order
+                    if rows is not None and len(rows):   # rows re-scored for this sample (all of them kept)
+                        i, j = np.searchsorted(rows, [lo, hi])
+                        if j > i:
+                            part[:, np.searchsorted(at, rows[i:j] - lo)] = row_values[:, i:j]
+                    parts.append(part)
+                if parts:
+                    x = parts[0] if len(parts) == 1 else np.concatenate([p.T for p in parts]).T
+                    out[s][:, c] = _agg(x, aggregate, axis=1)
         return out
 
 
-def _task(ctx: _Context, scenario: str, size: float, seed: int, aggregate: str) -> np.ndarray:
-    return ctx.sample(scenario, size, seed, aggregate)
+def _task(ctx: _Context, scenario: str, size: float, seeds: Sequence[int], aggregate: str) -> list[np.ndarray]:
+    return ctx.samples(scenario, size, seeds, aggregate)
 
 
 @dataclass
 class Robustness:
     """Result of :func:`robustness_study`: ``samples`` (one row per scenario, size, sample, metric:
     ``tau`` against the full test set and ``mean_value``, the mean over systems of the aggregated
-    metric) and :meth:`summary` (mean and spread over samples)."""
+    metric), ``full`` (systems x metrics on the full test sets), the ``grids`` used per scenario and
+    the ``tie_break`` rule; :meth:`summary` gives the mean and spread over samples, :meth:`area` and
+    :meth:`area_se` one robustness score per metric and its Monte Carlo standard error."""
 
     samples: pd.DataFrame
     full: pd.DataFrame     # systems x metrics on the full test sets
+    grids: dict = field(default_factory=dict)   # {scenario: sizes} as run
+    tie_break: str = "sample"
 
     def summary(self) -> pd.DataFrame:
-        g = self.samples.groupby(["scenario", "size", "metric"], sort=False)
+        """Per scenario, size and metric: mean τ over the samples, its std and minimum, the mean
+        metric value, the number of samples and of ``undefined`` ones.
+
+        An undefined τ (NaN: the metric ties every system on the reduced set, so it ranks nothing)
+        counts as τ = 0 — no agreement with the full ranking — so a metric that collapses at small
+        sizes does not look more robust by dropping those samples; ``undefined`` says how many."""
+        samples = self.samples.assign(undefined=self.samples["tau"].isna(),
+                                      tau=self.samples["tau"].fillna(0.0))
+        g = samples.groupby(["scenario", "size", "metric"], sort=False)
         out = g.agg(tau=("tau", "mean"), tau_std=("tau", "std"), tau_min=("tau", "min"),
-                    mean_value=("mean_value", "mean"), samples=("tau", "size"))
+                    mean_value=("mean_value", "mean"), samples=("tau", "size"), undefined=("undefined", "sum"))
         return out.reset_index()
 
     def curve(self, scenario: str, value: str = "tau") -> pd.DataFrame:
@@ -235,8 +465,15 @@ class Robustness:
         return s.pivot(index="size", columns="metric", values=value).sort_index(ascending=False)
 
     def area(self, scenario: str | None = None) -> pd.Series:
-        """Mean τ over the sizes (below 100%) per metric (per scenario when ``scenario`` is None): one
-        robustness score per metric, larger is more robust."""
+        """Mean τ over the scenario's grid below 100% per metric (per scenario and metric when
+        ``scenario`` is None): one robustness score per metric, larger is more robust.
+
+        This is how the curves are compared: 000 §4.2.1 calls a metric "more robust than another if
+        it stands at a higher average correlation with itself as the test set is reduced", and both
+        papers read the curves by eye. Every size of the grid weighs the same (on an evenly spaced
+        grid, e.g. 003's, this is the area under the τ curve divided by its width), each size's τ
+        being the mean over its samples; :meth:`area_se` is its Monte Carlo standard error, which a
+        comparison must clear (:func:`recmetrics.meta.findings.best_of`)."""
         s = self.summary()
         s = s[s["size"] < 1.0]
         if scenario is not None:
@@ -245,7 +482,9 @@ class Robustness:
 
     def area_se(self, scenario: str | None = None) -> pd.Series:
         """Monte Carlo standard error of :meth:`area`: ``sqrt(sum_sizes std² / samples) / n_sizes``
-        (samples are independent across sizes). NaN for the deterministic scenarios (one sample)."""
+        (``std`` over a size's samples; samples are independent across sizes). The deterministic
+        scenarios' samples are tie-breaks, so their spread is this se too; with ``tie_break="first"``
+        (one sample per size) it is NaN: not estimated."""
         s = self.summary()
         s = s[s["size"] < 1.0].assign(var=lambda d: d["tau_std"] ** 2 / d["samples"])
         keys = ["metric"] if scenario is not None else ["scenario", "metric"]
@@ -255,20 +494,54 @@ class Robustness:
         return np.sqrt(g["var"].sum(min_count=1)) / g["var"].size()
 
 
-def robustness_study(study, scenarios: Sequence[str] = SCENARIOS, sizes: Sequence[float] = PAPER_SIZES,
+def robustness_study(study, scenarios: Sequence[str] | str | None = None,
+                     sizes: Sequence[float] | Mapping[str, Sequence[float]] | None = None,
                      n_samples: int = 50, seed: int = 0, metrics: Sequence[str] | None = None,
                      cutoffs: Sequence[int] | int | None = None, aggregate: str | None = None,
                      n_jobs: int = 1, client: Any = None, progress: bool = True,
-                     prefer: str | None = "threads") -> Robustness:
+                     prefer: str | None = "threads", tie_break: str = "sample") -> Robustness:
     """Kendall's τ between each metric's system ranking on reduced test sets and on the full one.
 
-    ``study``: a :class:`~recmetrics.study.Study` (its judged runs are reused). ``metrics`` and
-    ``cutoffs`` select from the study (default: all metrics at every cut-off; a metric is named
-    ``"nDCG@100"`` in the result). ``aggregate`` defaults to the study's. Work runs through
-    :func:`recmetrics.parallel.map_tasks` (joblib ``n_jobs``, threads by default since every sample
-    shares the judged runs, or a Dask ``client``); each sample has
-    its own seed derived from ``seed``, so results do not depend on the back-end (the study's client is
-    used when none is given).
+    For each scenario and each size of its grid, ``n_samples`` reduced test sets are drawn; each
+    gives every metric a ranking of the systems and its τ to the full test set's ranking. The τ
+    averaged over a size's samples is the curve; averaged over the grid, the metric's robustness
+    (:meth:`Robustness.area`, with :meth:`Robustness.area_se`).
+
+    Parameters
+    ----------
+    study : :class:`~recmetrics.study.Study`
+        Its judged runs are reused (never re-run nor re-judged).
+    scenarios : str or sequence of str, optional
+        Among :data:`SCENARIOS`. Default: the scenarios of ``sizes`` when it is a mapping, else all five.
+    sizes : sequence of float or {scenario: sequence of float}, optional
+        Shares of the test set kept, in (0, 1]; one list for every scenario or a grid per scenario.
+        Default :data:`DEFAULT_GRIDS` (paper 000's: ratings, random items and random users 100% .. 1%,
+        popular items and large users 100% .. 80% in 1% steps); :data:`GRIDS_003` runs paper 003's
+        two scenarios on its grids. Size 1.0 adds the τ = 1 point of the curve.
+    n_samples : int
+        Samples per size (the papers: 50): random draws, and for popular-items / large-users
+        random tie-breaks among equal counts (``tie_break="sample"``).
+    seed : int
+        Every sample's seed derives from it, the scenario and the size: the same seed gives
+        bit-identical results for any ``n_jobs``, ``prefer`` or Dask ``client``.
+    metrics, cutoffs
+        Select from the study (default: all metrics at every cut-off; a metric is named
+        ``"nDCG@100"`` in the result).
+    aggregate : str, optional
+        The mean over users; defaults to the study's.
+    n_jobs, client, prefer, progress
+        Work runs through :func:`recmetrics.parallel.map_tasks` (joblib ``n_jobs``, threads by
+        default since every sample shares the judged runs, or a Dask ``client``; the study's client
+        is used when none is given).
+    tie_break : {"sample", "first"}
+        ``"sample"``: each of the ``n_samples`` samples of popular-items / large-users orders equal
+        counts by its own seeded random key, and the spread enters ``area_se``. ``"first"``: one
+        such order per size (the first sample; what earlier versions computed), ``area_se`` NaN.
+
+    Examples
+    --------
+    >>> r = robustness_study(study, sizes=GRIDS_003, n_samples=50)            # doctest: +SKIP
+    >>> r.area("popular-items"), r.area_se("popular-items")                    # doctest: +SKIP
     """
     from ..evaluation import parse_metrics
     from ..parallel import map_tasks, task_seeds
@@ -276,8 +549,9 @@ def robustness_study(study, scenarios: Sequence[str] = SCENARIOS, sizes: Sequenc
 
     study = require_study(study, "robustness_study")  # runs and judgments, not per-user scores
 
-    scenarios = [_scenario(s) for s in ([scenarios] if isinstance(scenarios, str) else scenarios)]
-    sizes = check_sizes(sizes)
+    grids = resolve_grids(sizes, scenarios)
+    if tie_break not in TIE_BREAKS:
+        raise InputError(f"tie_break must be one of {', '.join(map(repr, TIE_BREAKS))}, got {tie_break!r}")
     n_samples = checks.positive_int(n_samples, "n_samples")
     seed = checks.seed(seed)
     n_jobs = checks.n_jobs(n_jobs)
@@ -296,31 +570,37 @@ def robustness_study(study, scenarios: Sequence[str] = SCENARIOS, sizes: Sequenc
     ctx = _Context(study, specs, profile)
     full = ctx.sample("random-users", 1.0, 0, aggregate)       # size 1: the full test sets' scores
     tasks, labels = [], []
-    for sc in scenarios:
-        reps = 1 if sc in _DETERMINISTIC else n_samples
-        for size in sizes:
+    for sc, grid in grids.items():
+        reps = 1 if sc in _DETERMINISTIC and tie_break == "first" else n_samples
+        for size in grid:
             if size >= 1.0:
                 continue
-            for r, s in enumerate(task_seeds(_mix(seed, sc, size), reps)):
-                tasks.append((ctx, sc, size, s, aggregate))
-                labels.append((sc, size, r))
+            seeds = task_seeds(_mix(seed, sc, size), reps)
+            # the tie-breaks of one size share most of their work (see _Context.samples): one task
+            batches = [seeds] if sc in _DETERMINISTIC else [[s] for s in seeds]
+            first = 0
+            for batch in batches:
+                tasks.append((ctx, sc, size, batch, aggregate))
+                labels.append((sc, size, first))
+                first += len(batch)
     client = client if client is not None else getattr(study, "_client", None)
     results = map_tasks(_task, tasks, n_jobs=n_jobs, client=client, progress=progress, desc="robustness",
                         prefer=prefer, scatter=[ctx])
     rows = []
-    for sc in scenarios:
-        if 1.0 in sizes:
+    for sc, grid in grids.items():
+        if 1.0 in grid:
             for m, name in enumerate(names):
                 rows.append((sc, 1.0, 0, name, 1.0, float(np.mean(full[m]))))
-    for (sc, size, r), values in zip(labels, results):
-        for m, name in enumerate(names):
-            v = values[m]
-            ok = ~np.isnan(v)
-            tau = kendall_tau(v[ok], full[m][ok]) if ok.sum() >= 2 else float("nan")
-            rows.append((sc, size, r, name, tau, float(np.nanmean(v)) if ok.any() else float("nan")))
+    for (sc, size, first), batch in zip(labels, results):
+        for r, values in enumerate(batch, start=first):
+            for m, name in enumerate(names):
+                v = values[m]
+                ok = ~np.isnan(v)
+                tau = kendall_tau(v[ok], full[m][ok]) if ok.sum() >= 2 else float("nan")
+                rows.append((sc, size, r, name, tau, float(np.nanmean(v)) if ok.any() else float("nan")))
     samples = pd.DataFrame(rows, columns=["scenario", "size", "sample", "metric", "tau", "mean_value"])
-    return Robustness(samples, pd.DataFrame(full.T, index=pd.Index(study.systems, name="system"), columns=names))
-
+    return Robustness(samples, pd.DataFrame(full.T, index=pd.Index(study.systems, name="system"), columns=names),
+                      grids=grids, tie_break=tie_break)
 
 def _mix(seed: int, scenario: str, size: float) -> int:
     """A seed for one (scenario, size) cell, stable across runs and platforms."""
@@ -330,8 +610,14 @@ def _mix(seed: int, scenario: str, size: float) -> int:
                .generate_state(1)[0])
 
 
-def cutoff_robustness(study, metric: str, sizes: Sequence[float] = PAPER_SIZES, n_samples: int = 50,
-                      seed: int = 0, scenario: str = "ratings", **kw) -> Robustness:
+def cutoff_robustness(study, metric: str, sizes: Sequence[float] | Mapping[str, Sequence[float]] | None = None,
+                      n_samples: int = 50, seed: int = 0, scenario: str | Sequence[str] = "ratings",
+                      **kw) -> Robustness:
     """003's cut-off study: the robustness of one metric at every cut-off of the study (metric names
-    ``"nDCG@5"``, ``"nDCG@10"``, ...)."""
-    return robustness_study(study, [scenario], sizes, n_samples, seed, metrics=[metric], cutoffs=None, **kw)
+    ``"nDCG@5"``, ``"nDCG@10"``, ...), under ``scenario`` (003 runs ``"ratings"`` and
+    ``"popular-items"``; pass both). ``sizes`` default: 003's grids (:data:`GRIDS_003`) for its
+    scenarios, 000's for the others."""
+    scenarios = [scenario] if isinstance(scenario, str) else list(scenario)
+    if sizes is None:
+        sizes = {**DEFAULT_GRIDS, **GRIDS_003}
+    return robustness_study(study, scenarios, sizes, n_samples, seed, metrics=[metric], cutoffs=None, **kw)
