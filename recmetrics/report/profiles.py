@@ -30,6 +30,12 @@ PROFILES: dict[str, dict[str, Any]] = {
     },
 }
 
+#: One line per profile for ``recmetrics report --help``.
+PROFILE_HELP: dict[str, str] = {
+    "quick": "small settings (few systems, 2 folds, 5 samples, 2,000 permutations): the whole book in minutes",
+    "paper": "the papers' settings (5 folds, the 21 systems, 50 samples, 100,000 permutations): hours",
+}
+
 #: Per-notebook overrides: ``{profile: {notebook stem: {parameter: value}}}`` (applied after
 #: :data:`PROFILES`). Notebooks added to ``notebooks/`` put their profile-specific settings here.
 NOTEBOOK_PARAMETERS: dict[str, dict[str, dict[str, Any]]] = {
@@ -60,6 +66,16 @@ NOTEBOOK_PARAMETERS: dict[str, dict[str, dict[str, Any]]] = {
                                        "sizes": [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05, 0.01],
                                        "n_samples": 50, "n_permutations": 100_000},
     },
+}
+
+
+#: Chapters that read other chapters' results: ``{notebook stem: stems it reads}``. The report
+#: executes a chapter after the ones it reads (file-name order otherwise) and again whenever one of
+#: them was executed again. Chapter 4's metric guide reads the discriminative power and robustness
+#: tables that chapters 5-7 write (``recmetrics.meta.guidelines.meta_results_dir``). A notebook
+#: can also declare its own in its metadata: ``{"recmetrics": {"depends_on": ["05_cutoffs"]}}``.
+DEPENDS: dict[str, tuple[str, ...]] = {
+    "04_choosing_a_metric": ("05_cutoffs", "06_comparing_metrics", "07_arithmetic_vs_geometric"),
 }
 
 
