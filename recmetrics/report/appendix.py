@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from .paths import repo_root
-from .state import RECORD_KEY, describe_settings, now, read_record, settings_of
+from .state import BOOK_LEVEL, RECORD_KEY, book_settings, describe_settings, now, read_record, settings_of
 
 APPENDIX = "appendix"  # generated/appendix.md
 
@@ -104,9 +104,10 @@ def _table(header: Iterable[str], rows: Iterable[Iterable[Any]]) -> list[str]:
 
 
 def chapter_records(generated_dir: str | os.PathLike, stems: Iterable[str] | None = None) -> dict[str, dict]:
-    """``{stem: record}`` of the executed chapters in ``generated_dir`` (file-name order)."""
+    """``{stem: record}`` of the executed chapters in ``generated_dir``, in file-name (table of
+    contents) order."""
     generated = Path(generated_dir)
-    paths = [generated / f"{s}.ipynb" for s in stems] if stems is not None else sorted(generated.glob("*.ipynb"))
+    paths = sorted(generated / f"{s}.ipynb" for s in stems) if stems is not None else sorted(generated.glob("*.ipynb"))
     out = {}
     for p in paths:
         r = read_record(p)
@@ -136,8 +137,7 @@ def appendix_markdown(records: Mapping[str, Mapping[str, Any]], *, vendored: Map
     """The appendix page (MyST Markdown) for the chapters' ``records``."""
     built_at = built_at or now()
     commit = commit or git_commit()
-    settings = [settings_of(r) for r in records.values()]
-    first = settings[0] if settings else {}
+    first = book_settings(records.values()) or {}
     packages = sorted({r.get("package", "?") for r in records.values()})
     lines = ["# Reproducibility", "",
              "Everything below was recorded by `recmetrics report` while it executed the chapters "
@@ -158,7 +158,8 @@ def appendix_markdown(records: Mapping[str, Mapping[str, Any]], *, vendored: Map
             ("Dask scheduler", ", ".join(sorted({str(r.get('scheduler')) for r in records.values()
                                                  if r.get("scheduler")})) or "none (local joblib)")]
     lines += _table(["", ""], rows)
-    if len({json.dumps(s, sort_keys=True, default=str) for s in settings}) > 1:
+    if len({json.dumps({k: settings_of(r).get(k) for k in BOOK_LEVEL}, sort_keys=True, default=str)
+            for r in records.values()}) > 1:
         lines += ["```{warning}", "The chapters were not all executed with the same settings.", "```", ""]
 
     datasets: dict[str, dict] = {}

@@ -17,7 +17,7 @@ from .offline import external_assets
 from .paths import ReportError, _log_default, default_book_dir, default_notebooks_dir
 from .plan import check_dataset, check_out, make_plan
 from .profiles import PROFILES
-from .state import read_record, settings_of, stale_chapters, stale_message
+from .state import book_settings, read_record, stale_chapters, stale_message
 from .vendor import vendor_js
 
 _SPHINX_RUNNER = r"""
@@ -163,10 +163,9 @@ def build(
         if stale:  # e.g. a chapter left out by `only` that was executed with other inputs
             raise ReportError(stale_message(stale))
     write_findings_page(generated)
-    first = read_record(generated / f"{stems[0]}.ipynb") if stems else None
+    settings = book_settings(r for r in (read_record(generated / f"{s}.ipynb") for s in stems) if r)
     write_appendix(generated, stems, vendored=vendored, benchmarks_dir=benchmarks_dir)
-    index = build_book(book, out, quiet=quiet, log=log,
-                       substitutions={"built_with": built_with(settings_of(first) if first else None)})
+    index = build_book(book, out, quiet=quiet, log=log, substitutions={"built_with": built_with(settings)})
     leaks = external_assets(index.parent) if check_offline else {}
     if leaks:
         raise ReportError(

@@ -236,7 +236,8 @@ def execute_plan(
             if scratch.exists():
                 shutil.rmtree(scratch)
             scratch.mkdir(parents=True)
-            record = {"key": chapter.key, "settings": plan.settings, "parameters": chapter.shown,
+            settings = {**plan.settings, "overrides": {k: v for k, v in plan.overrides.items() if k in chapter.shown}}
+            record = {"key": chapter.key, "settings": settings, "parameters": chapter.shown,
                       "depends": {d: plan.keys.get(d) for d in chapter.depends},
                       "datasets": {n: fp for n, fp in plan.fingerprints.items()
                                    if n == plan.dataset or n in _named(chapter.shown)},

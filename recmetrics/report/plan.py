@@ -378,7 +378,7 @@ def make_plan(
         key = cache.chapter_key({
             "source": cache.file_hash(nb_dir / f"{stem}.ipynb"),
             "parameters": {k: v for k, v in p.items() if k != "scheduler"},  # a cluster gives identical results
-            "profile": profile, "overrides": overrides, "datasets": used, "package": package,
+            "profile": profile, "datasets": used, "package": package,
             "versions": versions, "kernel": kernel_name, "depends": {d: keys[d] for d in deps},
         })
         keys[stem] = key

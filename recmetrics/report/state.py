@@ -22,7 +22,7 @@ from typing import Any, Iterable, Mapping
 RECORD_KEY = "recmetrics"
 #: File (in ``generated/``) logging the last execution attempt of every chapter.
 STATE_FILE = ".report-state.json"
-#: The settings that must be equal across the chapters of one book.
+#: The settings a chapter record carries (see :data:`BOOK_LEVEL` for how they are compared).
 SETTINGS = ("profile", "dataset", "dataset_args", "overrides")
 
 
@@ -71,6 +71,19 @@ def settings_of(record: Mapping[str, Any]) -> dict[str, Any]:
     return {k: s.get(k) for k in SETTINGS}
 
 
+def book_settings(records: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The settings of a book from its chapters' records: the first chapter's profile, dataset and
+    dataset arguments, and the ``-p`` overrides of every chapter together (``None``: no record)."""
+    records = list(records)
+    if not records:
+        return None
+    out = settings_of(records[0])
+    out["overrides"] = {}
+    for r in records:
+        out["overrides"].update(settings_of(r).get("overrides") or {})
+    return out
+
+
 def describe_settings(settings: Mapping[str, Any]) -> str:
     """``profile 'quick', dataset 'movielens-small'`` (+ arguments and overrides when there are any)."""
     parts = [f"profile {settings.get('profile')!r}", f"dataset {settings.get('dataset')!r}"]
@@ -81,9 +94,25 @@ def describe_settings(settings: Mapping[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def _canon(settings: Mapping[str, Any]) -> str:
-    return json.dumps({k: settings.get(k) or ({} if k in ("dataset_args", "overrides") else None)
-                       for k in SETTINGS}, sort_keys=True, default=str)
+#: Settings every chapter of a book shares; ``-p`` overrides are compared only where a chapter
+#: declares the parameter (an override of chapter 5's ``n_samples`` does not make chapter 1 stale).
+BOOK_LEVEL = ("profile", "dataset", "dataset_args")
+_DEFAULT = "<the notebook's default>"
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _book_level(settings: Mapping[str, Any]) -> str:
+    return _canon({k: settings.get(k) or ({} if k == "dataset_args" else None) for k in BOOK_LEVEL})
+
+
+def _overrides_seen(record: Mapping[str, Any], keys: Iterable[str]) -> dict[str, str]:
+    """For each override key the chapter declares: the value it ran with (or the default)."""
+    applied = settings_of(record).get("overrides") or {}
+    declared = record.get("parameters") or {}
+    return {k: _canon(applied[k]) if k in applied else _DEFAULT for k in keys if k in declared}
 
 
 def stale_chapters(generated_dir: str | os.PathLike, stems: Iterable[str],
@@ -93,9 +122,11 @@ def stale_chapters(generated_dir: str | os.PathLike, stems: Iterable[str],
 
     A chapter is stale when it has no executed notebook in ``generated_dir``, when its notebook
     carries no record, when its last execution failed or was interrupted (the notebook in place is
-    then an older run), when its settings differ from ``expected`` (the keys of :data:`SETTINGS`
-    that are given; otherwise from the settings most chapters share), or, with ``keys``
-    (``{stem: content key}`` of the build just planned), when its record has another key.
+    then an older run), with ``keys`` (``{stem: content key}`` of the build just planned) when its
+    record has another key, or when its settings differ: profile, dataset and dataset arguments
+    from ``expected`` (those given) or else from the settings most chapters share; a ``-p``
+    override only where the chapter declares that parameter (against ``expected["overrides"]``
+    when given, else against the value most chapters declaring it ran with).
     """
     generated = Path(generated_dir)
     attempts = read_state(generated)["attempts"]
@@ -119,24 +150,42 @@ def stale_chapters(generated_dir: str | os.PathLike, stems: Iterable[str],
             records[stem] = record
     if not records:
         return stale
-    given = {k: v for k, v in (expected or {}).items() if k in SETTINGS and v is not None}
+    given = {k: v for k, v in (expected or {}).items() if k in BOOK_LEVEL and v is not None}
     if given:
         for stem, record in records.items():
             mine = settings_of(record)
-            diff = {k: mine.get(k) for k in given if _canon({k: mine.get(k)}) != _canon({k: given[k]})}
-            if diff:
+            if _book_level({**mine, **given}) != _book_level(mine):
                 stale[stem] = f"executed with {describe_settings(mine)}; this build asks for " \
                               f"{describe_settings({**mine, **given})}"
+    else:
+        counts = collections.Counter(_book_level(settings_of(r)) for r in records.values())
+        top = max(counts.values())
+        reference = next(_book_level(settings_of(r)) for r in records.values()
+                         if counts[_book_level(settings_of(r))] == top)
+        ref = next(settings_of(r) for r in records.values() if _book_level(settings_of(r)) == reference)
+        for stem, record in records.items():
+            if _book_level(settings_of(record)) != reference:
+                stale[stem] = f"executed with {describe_settings(settings_of(record))}; the other chapters with " \
+                              f"{describe_settings(ref)}"
+    fresh = {s: r for s, r in records.items() if s not in stale}
+    wanted = (expected or {}).get("overrides")
+    if wanted is not None:
+        for stem, record in fresh.items():
+            seen = _overrides_seen(record, set(wanted) | set(settings_of(record).get("overrides") or {}))
+            asked = {k: _canon(wanted[k]) if k in wanted else _DEFAULT for k in seen}
+            bad = {k: (v, asked[k]) for k, v in seen.items() if v != asked[k]}
+            if bad:
+                stale[stem] = "executed with " + ", ".join(f"{k} = {v}" for k, (v, _) in bad.items()) + \
+                              "; this build asks for " + ", ".join(f"{k} = {a}" for k, (_, a) in bad.items())
         return stale
-    counts = collections.Counter(_canon(settings_of(r)) for r in records.values())
-    first = _canon(settings_of(next(iter(records.values()))))
-    top = max(counts.values())
-    reference = first if counts[first] == top else next(c for c, n in counts.items() if n == top)
-    ref_settings = next(settings_of(r) for r in records.values() if _canon(settings_of(r)) == reference)
-    for stem, record in records.items():
-        if _canon(settings_of(record)) != reference:
-            stale[stem] = f"executed with {describe_settings(settings_of(record))}; the other chapters with " \
-                          f"{describe_settings(ref_settings)}"
+    all_keys = {k for r in fresh.values() for k in settings_of(r).get("overrides") or {}}
+    for k in sorted(all_keys):
+        seen = {s: _overrides_seen(r, [k]) for s, r in fresh.items()}
+        values = collections.Counter(v[k] for v in seen.values() if k in v)
+        top_value = values.most_common(1)[0][0]
+        for stem, v in seen.items():
+            if k in v and v[k] != top_value and stem not in stale:
+                stale[stem] = f"executed with -p {k} = {v[k]}; the other chapters declaring {k} with {top_value}"
     return stale
 
 
