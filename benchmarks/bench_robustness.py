@@ -97,7 +97,7 @@ def main():
     reduced = len(rb.PAPER_SIZES) - 1
     print(f"data {len(ratings):,} ratings, {ratings.user.nunique():,} users; {args.systems} systems x {args.folds} "
           f"folds ready in {t1 - t0:.1f} s; cube (judge + score 9 metrics) {t2 - t1:.1f} s")
-    total, areas = 0.0, []
+    total, areas, rows = 0.0, [], []
     for scenario in rb.SCENARIOS:   # timed one by one: their costs differ, so each is scaled on its own
         reps = 1 if scenario in ("popular-items", "large-users") else n_samples
         full_reps = 1 if reps == 1 else 50
@@ -111,6 +111,8 @@ def main():
         scaled = setup + (dt - setup) * full_reps / reps
         total += scaled
         areas.append(res.area())
+        rows.append([scenario, reduced * reps, round(dt, 1), reduced * full_reps, round(scaled, 1),
+                     "measured" if reps == full_reps else "scaled"])
         print(f"{scenario:>14}: {reduced * reps:4d} reduced test sets in {dt:6.1f} s -> "
               f"{reduced * full_reps:4d} in {scaled:6.1f} s ({'measured' if reps == full_reps else 'scaled'}; "
               f"set-up {setup:.1f} s)")
@@ -118,6 +120,13 @@ def main():
           f"{args.folds} folds x {args.systems} systems x 9 metrics): {total:.0f} s = {total / 60:.1f} min "
           f"(goal <= 10 min){'' if n_samples == 50 else f'; timed {n_samples} of 50 samples and scaled'}")
     print(pd.concat(areas).unstack("scenario").round(3))
+    from record import save_table
+
+    save_table("bench_robustness", "Robustness study: the five scenarios at the papers' sizes",
+               ["scenario", "reduced sets timed", "seconds", "reduced sets (full study)", "seconds (full study)", ""],
+               rows + [["all", "", "", "", round(total, 1), f"{total / 60:.1f} min"]],
+               [f"{len(ratings):,} ratings, {ratings.user.nunique():,} users (ML-1M-shaped, generated); "
+                f"{args.systems} systems x {args.folds} folds x 9 metrics; n_jobs={args.n_jobs} ({args.prefer})"])
 
 if __name__ == "__main__":
     main()
