@@ -248,6 +248,32 @@ def test_stale_chapters_are_named(tmp_path):
     assert "02" in msg and "\n" not in msg
 
 
+def test_overrides_count_only_where_a_chapter_declares_them(tmp_path):
+    import nbformat
+
+    gen = tmp_path / "generated"
+    gen.mkdir()
+
+    def put(stem, declared, applied):
+        nb = nbformat.v4.new_notebook()
+        nb.metadata["recmetrics"] = {"key": stem, "executed_at": "2025-01-01T00:00:00Z",
+                                     "parameters": {"profile": "quick", **{k: 0 for k in declared}},
+                                     "settings": {"profile": "quick", "dataset": "d", "dataset_args": {},
+                                                  "overrides": applied}}
+        nbformat.write(nb, str(gen / f"{stem}.ipynb"))
+
+    put("01", ["seed"], {})                      # does not declare n_samples: not stale
+    put("05", ["seed", "n_samples"], {"n_samples": 3})
+    put("06", ["seed", "n_samples"], {"n_samples": 3})
+    put("07", ["seed", "n_samples"], {})          # declares it but ran with the default
+    stale = state.stale_chapters(gen, ["01", "05", "06", "07"])
+    assert list(stale) == ["07"] and "n_samples" in stale["07"]
+    assert list(state.stale_chapters(gen, ["01", "05", "06", "07"], {"overrides": {"n_samples": 3}})) == ["07"]
+    assert set(state.stale_chapters(gen, ["01", "05", "06", "07"], {"overrides": {}})) == {"05", "06"}
+    assert state.book_settings([state.read_record(gen / f"{s}.ipynb") for s in ("01", "05")])["overrides"] == \
+        {"n_samples": 3}
+
+
 def test_appendix_page(tmp_path):
     from recmetrics.report import appendix
 
