@@ -81,6 +81,13 @@ def built_with(settings: Mapping[str, Any] | None) -> str:
     return text + "; the [reproducibility appendix](generated/appendix) lists everything it ran with."
 
 
+def _commits(now_: str, executed: set[str]) -> str:
+    if executed == {now_}:
+        return f"`{now_}` (the chapters were executed and this page built there)"
+    return f"`{now_}` when this page was built; the chapters were executed at " + \
+        ", ".join(f"`{c}`" for c in sorted(executed))
+
+
 def _cell(value: Any) -> str:
     text = value if isinstance(value, str) else repr(value)
     return "`" + text.replace("|", "\\|").replace("`", "'") + "`"
@@ -150,14 +157,12 @@ def appendix_markdown(records: Mapping[str, Mapping[str, Any]], *, vendored: Map
             ("chapters executed with", describe_settings(first) if first else "—"),
             ("recmetrics", f"{__version__}; package hash (every `*.py` under `recmetrics/`) "
                            + ", ".join(f"`{p[:16]}`" for p in packages)),
-            ("git commit of the checkout", f"`{commit}` when this page was built; the chapters were executed at "
-                                           + ", ".join(f"`{c}`" for c in sorted({str(r.get("commit", "?"))
-                                                                               for r in records.values()}))),
+            ("git commit of the checkout", _commits(commit, {str(r.get("commit", "?")) for r in records.values()})),
             ("Python / platform", f"{platform.python_version()} ({platform.python_implementation()}), "
                                   f"{platform.platform(terse=True)}, {os.cpu_count()} CPUs"),
             ("Dask scheduler", ", ".join(sorted({str(r.get('scheduler')) for r in records.values()
                                                  if r.get("scheduler")})) or "none (local joblib)")]
-    lines += _table(["", ""], rows)
+    lines += [f"* **{name}**: {value}" for name, value in rows] + [""]
     if len({json.dumps({k: settings_of(r).get(k) for k in BOOK_LEVEL}, sort_keys=True, default=str)
             for r in records.values()}) > 1:
         lines += ["```{warning}", "The chapters were not all executed with the same settings.", "```", ""]
@@ -167,10 +172,11 @@ def appendix_markdown(records: Mapping[str, Mapping[str, Any]], *, vendored: Map
         datasets.update(r.get("datasets") or {})
     lines += ["## Data", "", "The fingerprint is a SHA-256 of the ratings (rows in any order) and the item "
               "aspects as loaded; two builds with the same fingerprint ran on the same data.", ""]
-    lines += _table(["dataset", "arguments", "users", "items", "ratings", "fingerprint"],
-                    [(f"`{n}`", ", ".join(f"{k}={_cell(v)}" for k, v in (fp.get("args") or {}).items()) or "—",
-                      _num(fp.get("users")), _num(fp.get("items")), _num(fp.get("ratings")), f"`{fp.get('hash')}`")
-                     for n, fp in datasets.items()])
+    for n, fp in datasets.items():
+        args = ", ".join(f"{k}={_cell(v)}" for k, v in (fp.get("args") or {}).items())
+        lines.append(f"* `{n}` ({'arguments ' + args if args else 'no arguments'}): {_num(fp.get('users'))} users, "
+                     f"{_num(fp.get('items'))} items, {_num(fp.get('ratings'))} ratings; fingerprint `{fp.get('hash')}`")
+    lines.append("")
 
     lines += ["## Chapters", "", "Run time is the notebook's execution by papermill; a chapter executed before "
               "this build was kept because nothing it depends on changed (its notebook, parameters, data, "
