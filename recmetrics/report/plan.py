@@ -346,7 +346,10 @@ def make_plan(
                              f"would run on the cluster; declare `scheduler = None` and pass client=scheduler")
         scheduler = check_scheduler(scheduler)
 
-    fingerprints = {dataset: cache.dataset_fingerprint(dataset, dataset_args)}
+    # the data the chapters run on (loaded now: a bad name or argument fails before anything runs)
+    fingerprints = {}
+    if any("dataset" in specs for specs in declared.values()):
+        fingerprints[dataset] = cache.dataset_fingerprint(dataset, dataset_args)
     params: dict[str, dict] = {}
     for stem, specs in declared.items():
         p = notebook_parameters(profile, dataset, stem, specs)
