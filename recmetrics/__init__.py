@@ -24,6 +24,7 @@ _LAZY = {
     "widgets": "recmetrics.widgets",
     "meta": "recmetrics.meta",
     "protocols": "recmetrics.protocols",
+    "papers": "recmetrics.papers",
     "viz": "recmetrics.viz",
     "report": "recmetrics.report",
     "Run": "recmetrics.data.run:Run",

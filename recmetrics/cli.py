@@ -360,6 +360,12 @@ def _datasets(args) -> int:
 def _metrics(args) -> int:
     from . import metrics
 
+    if args.name:
+        from .metrics.reference import describe
+
+        texts = [describe(name) for name in args.name]  # every name checked before anything prints
+        print("\n\n".join(texts))
+        return 0
     t = metrics.table()
     rows = [("metric", "cut-off", "trec_eval", "description")] + [
         (r.metric, r.cutoff, r.trec_eval or "-", r.description) for r in t.itertuples(index=False)]
@@ -389,17 +395,39 @@ def _report(args) -> int:
         overrides = _assignments(args.param, "-p")
         if dataset_args and args.dataset is None:
             raise CliError("--dataset-arg needs --dataset NAME (the dataset the arguments are for)")
+        own = _own_runs(args)
         from .report import build
 
-        index = build(profile=args.profile, dataset=args.dataset, out=args.out,
-                      dataset_args=dataset_args or None, overrides=overrides or None, scheduler=args.scheduler,
-                      force=args.force, execute=not args.no_execute, progress=True)
+        if own:
+            if args.dataset is not None or dataset_args or args.scheduler:
+                raise CliError("--qrels/--runs build the book of your own runs: --dataset, --dataset-arg and "
+                               "--scheduler do not apply (the runs are given, nothing is fitted)")
+            index = build(profile=args.profile, out=args.out, overrides=overrides or None,
+                          execute=not args.no_execute, **own)
+        else:
+            index = build(profile=args.profile, dataset=args.dataset, out=args.out,
+                          dataset_args=dataset_args or None, overrides=overrides or None, scheduler=args.scheduler,
+                          force=args.force, execute=not args.no_execute, progress=True)
     except KeyboardInterrupt:
         print("recmetrics: interrupted: the chapters executed so far are kept, the one running was not saved",
               file=sys.stderr)
         return 130
     print(f"book built: {index}")
     return 0
+
+
+def _own_runs(args) -> dict:
+    """The own-runs book's arguments (``--qrels``, ``--runs``, ``--name``, ``--folds``, ``-l``), or
+    ``{}`` when neither ``--qrels`` nor ``--runs`` is given."""
+    if args.qrels is None and not args.runs:
+        for flag, value in (("--name", args.name), ("--folds", args.folds), ("-l/--threshold", args.threshold)):
+            if value is not None:
+                raise CliError(f"{flag} belongs to the book of your own runs: give --qrels FILE --runs FILE ...")
+        return {}
+    if args.qrels is None or not args.runs:
+        raise CliError("the book of your own runs needs both --qrels FILE and --runs FILE [FILE ...]")
+    runs = args.runs[0] if len(args.runs) == 1 and os.path.isdir(args.runs[0]) else list(args.runs)
+    return {"qrels": args.qrels, "runs": runs, "name": args.name, "folds": args.folds, "threshold": args.threshold}
 
 
 class _Once(argparse.Action):
@@ -468,7 +496,8 @@ def add_report(sub) -> None:
                    help="repeatable; set a parameter of every notebook that declares it (a Python literal, or a "
                         "bare word as a string), e.g. -p folds=3 -p \"systems=['Pop','Random']\"; checked against "
                         "the type of the notebook's default")
-    r.add_argument("--out", default=None, metavar="DIR", help="folder of the built site (default book/_build/html)")
+    r.add_argument("--out", default=None, metavar="DIR",
+                   help="folder of the built site (default book/_build/html; own runs: book/_build/runs/NAME/html)")
     r.add_argument("--force", action="store_true",
                    help="execute every chapter again, even those whose inputs did not change")
     r.add_argument("--no-execute", action="store_true",
@@ -477,6 +506,21 @@ def add_report(sub) -> None:
     r.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="run the studies on this Dask scheduler (e.g. tcp://127.0.0.1:8786; default: locally); "
                         "results are identical")
+    own = r.add_argument_group(
+        "the book of your own runs",
+        "instead of the chapters on a dataset: significance tests, discriminative power, robustness,\n"
+        "agreement and which metric to report, for runs made by any tool (rm.report.own_runs; built\n"
+        "into book/_build/runs/NAME/html unless --out)")
+    own.add_argument("--qrels", default=None, metavar="FILE",
+                     help="judgments: TREC qrels or a user,item,rating table (a {fold} template with --folds)")
+    own.add_argument("--runs", nargs="+", default=None, metavar="FILE",
+                     help="run files (TREC or user,item,score tables; each one system named after its file's "
+                          "stem), or one folder of them; {fold} templates with --folds")
+    own.add_argument("--name", default=None, metavar="LABEL", help="the book's label (default: the run names)")
+    own.add_argument("--folds", nargs="+", default=None, metavar="LABEL",
+                     help="fold labels substituted into the {fold} field of --qrels and --runs (default: one fold)")
+    own.add_argument("-l", "--threshold", type=float, default=None, metavar="N",
+                     help="relevance threshold (default 1 for TREC qrels, 4 for rating tables)")
     r.set_defaults(func=_report)
 
 
@@ -514,7 +558,9 @@ def add_commands(sub) -> None:
     d.add_argument("name", nargs="?")
     d.set_defaults(func=_datasets)
 
-    m = sub.add_parser("metrics", help="list the registered metrics")
+    m = sub.add_parser("metrics", help="list the registered metrics, or describe some (formula, citation, "
+                                       "parameters, range, the peer measure each equals)")
+    m.add_argument("name", nargs="*", help="metric names to describe (e.g. nDCG ERR-IA); none: list them all")
     m.set_defaults(func=_metrics)
 
     add_report(sub)

@@ -428,3 +428,10 @@ def test_ratings_file_header_one_name_short_is_an_error_naming_the_line(tmp_path
     later.write_text("user,item,rating\n1,10,4\n2,11,5,3\n")
     with pytest.raises(FormatError, match="line 3"):
         ds.load("ratings-file", path=later)
+
+
+def test_ratings_file_named_gz_but_plain_is_a_clear_error(tmp_path):
+    path = tmp_path / "plain.csv.gz"
+    path.write_text("user,item,rating\n1,2,4\n")
+    with pytest.raises(FormatError, match=r"plain.csv.gz: cannot decompress .*'\.gz'"):
+        ds.load("ratings-file", path=path)

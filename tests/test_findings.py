@@ -78,3 +78,7 @@ def test_not_testable_is_a_verdict():
     assert ev.verdict == "not testable"
     table = fd.assess([fd.Claim("x", "000", "x", "x", check=lambda r: ev)], {})
     assert list(table.verdict) == ["not testable"]
+
+
+def test_best_of_takes_any_labels():
+    assert fd.best_of({5: 0.9, 100: 0.5}, [5]) == ("agrees", "5 beat(s) every other entry beyond 2 standard errors")

@@ -210,7 +210,7 @@ def test_study_pooling_and_cache(small_study, data):
     again = study.Study(data, SYSTEMS, ["P", "nDCG", "RR"], [5, 15], k=3, seed=0, cache_dir=root / "runs",
                         progress=False)
     assert np.array_equal(again.cube, st.cube, equal_nan=True)
-    assert len(list((root / "studies").glob("*.npz"))) == 1
+    assert len(list((root / "runs" / "studies").glob("*.npz"))) == 1
 
 
 def test_study_bad_input(small_study, data):

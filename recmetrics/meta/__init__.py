@@ -23,7 +23,7 @@ _LAZY = {
     "Comparison": "compare",
 }
 _SUBMODULES = ("significance", "discriminative", "compare", "agreement", "robustness", "perturbations",
-               "axioms", "guidelines", "claims", "schroeder_claims", "findings")
+               "axioms", "guidelines", "claims", "schroeder_claims", "findings", "advice")
 # rm.meta.compare is the module (importing a submodule rebinds the package attribute, so a function of
 # the same name could not stay exported): call rm.meta.compare.compare(...)
 

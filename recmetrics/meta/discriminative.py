@@ -34,6 +34,27 @@ product, so every metric and every pair sees the same sign vectors.
 Checked against ``scipy.stats.permutation_test(..., permutation_type="samples")`` with the mean
 difference as statistic: equal on exact enumeration, within Monte Carlo error otherwise
 (``tests/test_discriminative.py``).
+
+Uncertainty of DP (:attr:`DiscriminativePower.dp_se`, :attr:`~DiscriminativePower.at_floor`)
+------------------------------------------------------------------------------------------
+A Monte Carlo p-value has variance ``p (1 − p) / B``, so DP = Σ p has the standard error
+``sqrt(Σ p (1 − p) / B)`` (pairs taken as independent; they share the sign vectors, so this is a
+reading, not a bound). A pair whose observed difference no sign vector reaches gets the smallest
+p the test can give, ``1 / (B + 1)``: when every pair of a metric is there, its DP is the *Monte
+Carlo floor* ``n_pairs / (B + 1)`` and says only "at least this discriminative" — two metrics at
+the floor cannot be ordered (2,000 permutations × 15 pairs floor DP at 0.0075). Exact enumeration
+has no Monte Carlo error (``dp_se = 0``).
+
+Pooling folds (an open choice)
+------------------------------
+With k-fold cross-validation a user is tested in several folds. :meth:`Study.scores
+<recmetrics.study.Study.scores>` offers ``pool="concat"`` (each (fold, user) is a unit: about k
+times as many paired units; the default) and ``pool="mean"`` (each user's scores averaged over the
+folds: one unit per user). Paper 000 (§4.1, §5) runs 5-fold cross-validation but does not say which
+it used. The choice moves DP a lot — ``concat`` roughly doubles the number of paired units (F1's DP
+0.072 with ``concat``, 0.126 with ``mean``: chapter 06's quick profile, movielens-small, 6 systems,
+2 folds, 2,000 permutations) — so the chapters run both, and a claim whose verdict flips with it is
+``inconclusive`` (:func:`recmetrics.papers.assess_choices`).
 """
 from __future__ import annotations
 
@@ -221,6 +242,8 @@ class DiscriminativePower:
     order); ``dp``: sum of the p-values = area under the p-value curve (Sakai; lower = more
     discriminative); ``curve``: the sorted p-values; ``share_significant``: share of pairs with
     ``p < alpha``; ``median_p``; ``n_permutations``: sign vectors used (``2**n_users`` when exact).
+    ``dp_se``, ``floor``, ``dp_floor`` and ``at_floor``: the Monte Carlo uncertainty of ``dp``
+    (module docstring).
     """
 
     pvalues: pd.DataFrame
@@ -237,6 +260,37 @@ class DiscriminativePower:
     @property
     def n_pairs(self) -> int:
         return len(self.pvalues)
+
+    @property
+    def dp_se(self) -> float:
+        """Monte Carlo standard error of :attr:`dp`: ``sqrt(Σ p (1 − p) / B)`` (0 when exact)."""
+        if self.exact:
+            return 0.0
+        p = np.asarray(self.pvalues["p"], dtype=np.float64)
+        return float(np.sqrt(np.sum(p * (1.0 - p)) / self.n_permutations))
+
+    @property
+    def floor(self) -> float:
+        """The smallest p-value the test can give: ``1 / (B + 1)`` (Monte Carlo), ``1 / 2**n`` (exact)."""
+        return 1.0 / self.n_permutations if self.exact else 1.0 / (self.n_permutations + 1.0)
+
+    @property
+    def dp_floor(self) -> float:
+        """The smallest DP the test can give: every pair at :attr:`floor`."""
+        return self.n_pairs * self.floor
+
+    @property
+    def at_floor(self) -> bool:
+        """Whether every pair's p-value is at :attr:`floor` (DP then only bounds the metric's power).
+
+        >>> import pandas as pd
+        >>> r = DiscriminativePower(pd.DataFrame({"a": [0, 0], "b": [1, 2], "p": [1 / 2001, 1 / 2001]}),
+        ...                         2 / 2001, None, 1.0, 1 / 2001, 0.05, 2000, False, "two-sided", 0)
+        >>> r.at_floor, round(r.dp_se, 6)
+        (True, 0.000707)
+        """
+        p = np.asarray(self.pvalues["p"], dtype=np.float64)
+        return bool(len(p)) and bool(np.all(p <= self.floor * (1 + 1e-9)))
 
 
 def _as_frame(scores, what: str) -> pd.DataFrame:
@@ -260,8 +314,9 @@ def discriminative_power(scores, n_permutations: int = 100_000, seed: int = 0,
     ``scores`` may also be a :class:`~recmetrics.study.Study`: with ``metric`` (e.g. ``"nDCG@100"``,
     or ``metric="nDCG", cutoff=100``) its systems × users scores of that metric, else every metric
     of the study at ``cutoff`` (the study's only cut-off when it has one) as a dict; ``pool`` says
-    how folds are pooled (:meth:`Study.scores`: ``"concat"`` pairs (fold, user) units, as the
-    papers do; ``"mean"`` averages each user over its folds).
+    how folds are pooled (:meth:`Study.scores`: ``"concat"`` pairs (fold, user) units, the default;
+    ``"mean"`` averages each user over its folds). Paper 000 does not say which it used: it is an
+    open choice that moves DP (module docstring, "Pooling folds").
     """
     if hasattr(scores, "all_scores") and hasattr(scores, "cube"):  # a Study
         study = scores  # it reports a metric or cut-off it does not have

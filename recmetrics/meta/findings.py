@@ -122,7 +122,7 @@ def best_of(values: Mapping[str, float], group: Iterable[str], se: Mapping[str, 
     if undecided:
         return "inconclusive", "within the noise: " + "; ".join(
             f"{m} {values[m]:.4g} vs {o} {values[o]:.4g}" for m, o in undecided)
-    return "agrees", f"{', '.join(group)} beat(s) every other entry beyond {z:g} standard errors"
+    return "agrees", f"{', '.join(map(str, group))} beat(s) every other entry beyond {z:g} standard errors"
 
 
 def not_testable(reason: str, value: float | None = None) -> "Evidence":
@@ -166,13 +166,21 @@ def agrees_if(condition: bool, value: float | None, detail: str, *, inconclusive
     return Evidence("agrees" if condition else "disagrees", value, detail)
 
 
-def assess(claims: Iterable[Claim], results: Mapping[str, Any], context: Mapping[str, Any] | None = None):
+def assess(claims: Iterable[Claim], results: Mapping[str, Any], context: Mapping[str, Any] | None = None,
+           deviations: Iterable[str] | None = None):
     """Run every claim's check on ``results``; one row per claim (a pandas DataFrame).
 
-    Columns: ``id, paper, claim, paper_evidence, verdict, value, our_evidence`` plus one column per
-    ``context`` entry (dataset, profile, ...), so a gathered table says where each verdict came from.
+    Columns: ``id, paper, claim, paper_evidence, verdict, value, our_evidence, deviations`` plus one
+    column per ``context`` entry (dataset, profile, ...), so a gathered table says where each verdict
+    came from. ``deviations``: where this run's set-up differs from the paper's (one string each,
+    e.g. from :func:`recmetrics.papers.deviations`); every row carries them, joined by ``"; "``
+    (empty when the run follows the paper).
     """
     import pandas as pd
+
+    if isinstance(deviations, str):
+        deviations = [deviations]
+    deviation_text = "; ".join(str(d) for d in (deviations or ()))
 
     rows = []
     seen = set()
@@ -189,9 +197,9 @@ def assess(claims: Iterable[Claim], results: Mapping[str, Any], context: Mapping
         value = None if ev.value is None or not math.isfinite(float(ev.value)) else float(ev.value)
         rows.append({"id": claim.id, "paper": claim.paper, "claim": claim.claim,
                      "paper_evidence": claim.paper_evidence, "verdict": ev.verdict, "value": value,
-                     "our_evidence": ev.detail, **dict(context or {})})
+                     "our_evidence": ev.detail, "deviations": deviation_text, **dict(context or {})})
     return pd.DataFrame(rows, columns=["id", "paper", "claim", "paper_evidence", "verdict", "value",
-                                       "our_evidence", *dict(context or {})])
+                                       "our_evidence", "deviations", *dict(context or {})])
 
 
 def findings_dir() -> Path:

@@ -116,6 +116,21 @@ def expected_reciprocal_rank(j, k, max_rating=0.0):
 @register("bpref", trec_eval="bpref",
           description="Bpref (Buckley & Voorhees 2004) over the top k, trec_eval's formulation (Eq. 9)")
 def bpref(j, k):
+    """Eq. 9 of Valcarce et al. (IRJ 2020; Eq. 6 of RecSys 2018), trec_eval's ``bpref``:
+
+    bpref_u@n = 1/|R_u| · Σ_{k ≤ n, L[k] ∈ R_u} (1 − min(|L^k ∩ N_u|, |R_u|) / min(|N_u|, |R_u|))
+
+    Only *judged* non-relevant items (N_u) above a relevant one count; unrated items are ignored,
+    whether they are read as outside the pool (trec_eval's default) or as pooled-but-unjudged (the
+    papers' reading, see :func:`inferred_ap`), so bpref has no ``unjudged`` parameter: both readings
+    give the same value (tested against trec_eval with every unrated item labelled −1).
+
+    >>> import recmetrics as rm, pandas as pd
+    >>> q = rm.Qrels(pd.DataFrame({"user": 1, "item": ["a", "b", "c"], "rating": [5, 1, 4]}))
+    >>> run = rm.Run.from_lists({1: ["x", "b", "a", "c"]})
+    >>> float(rm.evaluate(run, q, ["bpref"]).aggregate["bpref"])  # a: 1 − 1/1, c: 1 − 1/1
+    0.0
+    """
     k = j.cut(k)
     rows = j.hits.rows
     r = j.n_rel[rows]
@@ -124,18 +139,53 @@ def bpref(j, k):
     return safe_div(j.per_user(1.0 - penalty, j.rel_top(k)), j.n_rel)
 
 
-@register("infAP", trec_eval="infAP",
-          description="Inferred AP (Yilmaz & Aslam 2008) over the top k, trec_eval's formulation (Eq. 10-11)")
-def inferred_ap(j, k):
-    """Unjudged (non-pool) items above a relevant one count as non-relevant through the factor
-    judged_above / (i-1), as in trec_eval's m_infAP.c; Eq. 11 of the paper omits that factor,
-    which only matters when unjudged items are ranked above a relevant one. Items with a negative
-    label (pooled but unjudged, sampled pools) count in the pooled fraction, not the judged one,
-    as in m_infap.c."""
+#: readings of an unrated item for infAP: ``nonrelevant`` (trec_eval: outside the pool, so it
+#: counts as non-relevant through the judged-fraction factor) or ``pooled`` (the papers' reading:
+#: pooled but unjudged, so it is ignored — Eq. 11 of Valcarce et al. as printed)
+INFAP_UNJUDGED = ("nonrelevant", "pooled")
+
+
+@register("infAP", trec_eval="infAP", params={"unjudged": "nonrelevant"},
+          description="Inferred AP (Yilmaz & Aslam 2008) over the top k (Eq. 10-11); unjudged=nonrelevant: "
+                      "trec_eval's m_infAP.c (the default); unjudged=pooled: every unrated item pooled but "
+                      "unjudged, Eq. 11 as printed")
+def inferred_ap(j, k, unjudged="nonrelevant"):
+    """Inferred average precision, Eq. 10-11 of Valcarce et al. (IRJ 2020; Eq. 7-8 of RecSys 2018):
+
+    infAP_u@n = 1/|R_u| · Σ_{k ≤ n, L[k] ∈ R_u} E[P@k],
+    E[P@k] = 1/k + (k−1)/k · f · (|L^{k−1} ∩ R_u| + ε) / (|L^{k−1} ∩ R_u| + |L^{k−1} ∩ N_u| + 2ε),
+
+    ε = 1e-5, E[P@1] = 1. The open choice is how an item the user did not rate (no test rating) is
+    read, which sets the pooled fraction ``f`` of the k−1 items above:
+
+    * ``unjudged="nonrelevant"`` (default, trec_eval's ``m_infAP.c``; what ``rm.evaluate`` and the
+      command line compute): an unrated item is outside the pool, i.e. non-relevant, so
+      ``f = pooled above / (k−1)`` with "pooled" = judged items plus items labelled −1 in the qrels
+      (trec_eval's "pooled but unjudged"). Without −1 labels infAP then *equals* AP.
+    * ``unjudged="pooled"``: every unrated item is pooled but unjudged ("Bpref and InfAP ignore
+      unjudged documents", 000 §6.3.1), so ``f = 1``: Eq. 11 exactly as the papers print it, which
+      omits trec_eval's factor. Equal to trec_eval's infAP on qrels where every unrated item of the
+      list is labelled −1 (tested). A relevant item with nothing judged above it scores
+      1/k + (k−1)/k · ½ (the ε/2ε of Eq. 11).
+
+    The two readings agree when nothing unrated is ranked above a relevant item.
+
+    >>> import recmetrics as rm, pandas as pd
+    >>> q = rm.Qrels(pd.DataFrame({"user": 1, "item": ["a", "b"], "rating": [5, 1]}))
+    >>> run = rm.Run.from_lists({1: ["x", "a"]})
+    >>> ev = rm.evaluate(run, q, ["AP", "infAP", "infAP(unjudged=pooled)"])
+    >>> [round(float(v), 4) for v in ev.aggregate]  # AP = trec_eval's infAP = 1/2; Eq. 11: 1/2 + 1/2 · 1/2
+    [0.5, 0.5, 0.75]
+    """
+    if unjudged not in INFAP_UNJUDGED:
+        raise InputError(f"infAP: unjudged must be one of {INFAP_UNJUDGED}, got {unjudged!r}")
     k = j.cut(k)
-    i = j.hits.cols.astype(np.float64)  # 0-based rank, trec_eval's j
+    i = j.hits.cols.astype(np.float64)  # 0-based rank, trec_eval's j (= k − 1 of Eq. 11)
     judged_before = j.rel_before + j.nonrel_before
-    pooled_before = judged_before + j.unjudged_before  # negative labels: pooled but unjudged
+    if unjudged == "pooled":
+        pooled_before = i                              # everything above is in the pool: f = 1
+    else:
+        pooled_before = judged_before + j.unjudged_before  # negative labels: pooled but unjudged
     term = 1.0 / (i + 1) + (pooled_before / (i + 1)) * (
         (j.rel_before + INFAP_EPSILON) / (judged_before + 2 * INFAP_EPSILON))
     term = np.where(i == 0, 1.0, term)

@@ -1,7 +1,8 @@
 """One registry of metrics, and parseable names that round-trip to typed specs.
 
 Grammar: ``NAME[@K][(param=value, ...)]``, e.g. ``P@10``, ``nDCG@100``, ``RR``,
-``ab-nDCG@10(alpha=0.005,beta=0.5)``. Names are case-insensitive and have aliases
+``ab-nDCG@10(alpha=0.005,beta=0.5)``; ``NAME(param=value, ...)@K`` is read the same way
+(``infAP(unjudged=pooled)@100``). Names are case-insensitive and have aliases
 (``MAP`` -> ``AP``, ``MRR`` -> ``RR``); trec_eval names with a cut-off suffix are accepted too
 (``P_10``, ``ndcg_cut_10``, ``map_cut_100``, ``recall_5``).
 """
@@ -158,6 +159,9 @@ def get(name: str) -> MetricDef:
 
 
 _SPEC_RE = re.compile(r"^\s*(?P<name>[A-Za-z][\w\-\.]*?)(?:@(?P<k>[^()\s]+))?\s*(?:\((?P<params>.*)\))?\s*$")
+# the parameters may also come before the cut-off, ``infAP(unjudged=pooled)@100``: a Study appends
+# ``@k`` to the metric names it is given (``str(spec)`` writes them after the cut-off)
+_SPEC_RE_PARAMS_FIRST = re.compile(r"^\s*(?P<name>[A-Za-z][\w\-\.]*?)\s*\((?P<params>[^()]*)\)\s*@(?P<k>[^()\s]+)\s*$")
 
 
 def parse(text: "str | MetricSpec") -> MetricSpec:
@@ -179,7 +183,7 @@ def parse(text: "str | MetricSpec") -> MetricSpec:
         return text
     if not isinstance(text, str):
         raise InputError(f"a metric name must be a string like 'P@10', got {text!r}")
-    m = _SPEC_RE.match(text)
+    m = _SPEC_RE_PARAMS_FIRST.match(text) or _SPEC_RE.match(text)
     if not m:
         raise InputError(f"cannot parse metric {text!r}; expected NAME[@K][(param=value,...)], e.g. 'nDCG@10'")
     name, k_text, ptext = m.group("name"), m.group("k"), m.group("params")

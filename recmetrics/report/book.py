@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from ..errors import unknown_name
+from ..errors import InputError, unknown_name
 from .appendix import built_with, write_appendix
 from .execute import execute_plan, remove_orphans
 from .findings_page import write_findings_page
@@ -105,6 +105,12 @@ def build(
     quiet: bool = True,
     progress: bool = False,
     log: Callable[[str], None] | None = _log_default,
+    qrels=None,
+    runs=None,
+    study=None,
+    name: str | None = None,
+    folds=None,
+    threshold: float | None = None,
 ) -> Path:
     """Run the notebooks with ``profile``'s parameters on ``dataset`` and build the book.
 
@@ -118,6 +124,12 @@ def build(
     stale chapters. ``execute=False`` builds from the notebooks already in ``generated/``, under
     that same rule (``profile``, ``dataset``, ... when given must match theirs).
 
+    With ``qrels`` and ``runs`` (files, or a ``Qrels`` and ``{name: Run}``), or a ``study``, it
+    builds the meta-evaluation book of those runs instead (:func:`recmetrics.report.own_runs.build`:
+    ``name``, ``folds``, ``threshold`` as there; ``book_dir`` is that book's source folder;
+    ``dataset``, ``notebooks_dir`` and ``only`` do not apply; ``overrides`` are its notebooks'
+    ``parameters``).
+
     ``out``: directory of the HTML site (default ``book/_build/html``). ``book_dir`` and
     ``notebooks_dir`` default to the checkout's ``book/`` and ``notebooks/``; the executed
     notebooks go to ``book_dir/generated/``, the vendored JavaScript to
@@ -128,6 +140,18 @@ def build(
     ``check_offline`` (default) the build fails when a page or stylesheet still loads something
     from another host (:func:`external_assets`). Returns the path of the site's ``index.html``.
     """
+    if qrels is not None or runs is not None or study is not None:   # the own-runs book
+        from .own_runs import build as build_own_runs
+
+        for given, what in ((dataset, "dataset"), (dataset_args, "dataset_args"), (scheduler, "scheduler"),
+                            (notebooks_dir, "notebooks_dir"), (only, "only")):
+            if given:
+                raise InputError(f"{what} does not apply to the book of your own runs (qrels=/runs=/study=)")
+        check_out(out, book_dir)
+        return build_own_runs(qrels, runs, out, study=study, name=name, folds=folds, threshold=threshold,
+                              profile=profile or "quick", book_dir=book_dir, parameters=overrides,
+                              kernel_name=kernel_name, timeout=timeout, js_cache=js_cache,
+                              check_offline=check_offline, quiet=quiet, execute=execute, log=log)
     log = log or (lambda msg: None)
     book = Path(book_dir) if book_dir else default_book_dir()
     if not (book / "_config.yml").is_file() or not (book / "_toc.yml").is_file():

@@ -10,7 +10,8 @@ logged for :func:`~recmetrics.report.state.stale_chapters`. A progress bar (tqdm
 counts the chapters.
 
 Each kernel inherits ``RECMETRICS_FINDINGS_DIR`` (where :func:`recmetrics.meta.findings.save`
-writes the chapter's claims table: a scratch folder, moved to ``generated/findings/`` on success)
+writes the chapter's claims table, and :func:`recmetrics.report.results.save` its result tables
+beside it: a scratch folder, moved to ``generated/findings/`` and ``generated/results/`` on success)
 and ``RECMETRICS_META_RESULTS`` (``generated/meta/``, the meta-evaluation tables chapter 4's
 guide reads from chapters 5-7).
 """
@@ -195,7 +196,11 @@ def execute_plan(
     findings_dir.mkdir(exist_ok=True)
     meta_dir = out_dir / "meta"
     meta_dir.mkdir(exist_ok=True)
+    # the running chapter's findings (and, beside them, the results tables of recmetrics.report.results)
+    # go to a scratch folder, moved into generated/ only when the chapter completed
     scratch = out_dir / ".running" / "findings"
+    scratch_results = scratch.parent / "results"
+    results_dir = out_dir / "results"
     remove_orphans(out_dir, set(plan.keys) or {c.stem for c in plan.chapters})
     bar = None
     if progress:
@@ -233,8 +238,9 @@ def execute_plan(
                 from .appendix import git_commit
 
                 commit = git_commit()
-            if scratch.exists():
-                shutil.rmtree(scratch)
+            for folder in (scratch, scratch_results):
+                if folder.exists():
+                    shutil.rmtree(folder)
             scratch.mkdir(parents=True)
             settings = {**plan.settings, "overrides": {k: v for k, v in plan.overrides.items() if k in chapter.shown}}
             record = {"key": chapter.key, "settings": settings, "parameters": chapter.shown,
@@ -255,6 +261,9 @@ def execute_plan(
             (findings_dir / f"{chapter.stem}.json").unlink(missing_ok=True)
             for f in scratch.glob("*.json"):
                 os.replace(f, findings_dir / f.name)
+            for f in scratch_results.glob("*.json"):
+                results_dir.mkdir(exist_ok=True)
+                os.replace(f, results_dir / f.name)
             record_attempt(out_dir, chapter.stem, "ok", key=chapter.key, settings=plan.settings)
             seconds = read_record(path).get("seconds", 0.0)
             log(f"executed {chapter.source.name} in {seconds:.1f}s")
@@ -269,8 +278,9 @@ def execute_plan(
     finally:
         if bar is not None:
             bar.close()
-        if scratch.exists():
-            shutil.rmtree(scratch, ignore_errors=True)
+        for folder in (scratch, scratch_results):
+            if folder.exists():
+                shutil.rmtree(folder, ignore_errors=True)
     write_findings_page(out_dir)
     return done
 

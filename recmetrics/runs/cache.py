@@ -11,10 +11,18 @@ recommender sources and :mod:`recmetrics.data.run`, never this module).
 returns an identical :class:`~recmetrics.data.run.Run` (ids keep their dtype). Files are written
 atomically (temporary file + rename), so concurrent notebooks may share a cache.
 
+**Verified loads.** Each file carries the key it was written under and a content checksum
+(:func:`run_checksum` of the run, with the extra metadata and the key). :func:`load_run` recomputes
+the checksum of what it read and raises :class:`CacheError` when it differs, when the file is not
+the one the expected key names (a valid run of another system or fold copied over it) or when it
+cannot be read at all; :func:`~recmetrics.runs.run_systems` then refits the run and overwrites the
+file. Files of format 1 (written before checksums existed) load when read directly but are never
+trusted by the cache: it recomputes them.
+
 Location (:func:`default_cache_dir`): the ``cache_dir`` argument of
 :func:`~recmetrics.runs.run_systems`, else ``$RECMETRICS_CACHE``, else
 ``$XDG_CACHE_HOME/recmetrics/runs``, else ``~/.cache/recmetrics/runs``; the Study score cubes go
-to the sibling ``studies`` directory. Delete the directory to clear it.
+to its ``studies`` sub-directory (:mod:`recmetrics.study`). Delete the directory to clear it.
 """
 from __future__ import annotations
 
@@ -31,9 +39,17 @@ from ..cache import cache_dir
 from ..data.run import Run
 from ..errors import InputError
 
-__all__ = ["default_cache_dir", "ratings_hash", "system_spec", "cache_key", "save_run", "load_run"]
+__all__ = ["default_cache_dir", "ratings_hash", "system_spec", "cache_key", "save_run", "load_run", "run_checksum",
+           "array_checksum", "CacheError"]
 
-_FORMAT = 1
+#: format of the cached run files: 2 = content checksum and key in the metadata (1: neither)
+_FORMAT = 2
+_READABLE = (1, 2)
+
+
+class CacheError(InputError):
+    """A cached artefact cannot be trusted: unreadable, of an unknown format, not the artefact its
+    key names, or its content does not match its checksum. The caches recompute on this error."""
 
 
 def default_cache_dir() -> Path:
@@ -145,14 +161,75 @@ def cache_key(payload: dict) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:40]
 
 
-def save_run(run: Run, path, metadata: dict | None = None) -> Path:
+def _array_bytes(values) -> bytes:
+    """Canonical bytes of an array for checksums: its dtype, shape and values. Text and object
+    arrays are hashed as their strings (length-prefixed UTF-8), numbers as their machine bytes
+    with every NaN written as the same NaN."""
+    a = np.asarray(values)
+    head = f"{a.dtype.str}|{a.shape}|".encode()
+    if a.dtype.kind in "USO":
+        text = a.astype(str).ravel()
+        lengths = np.char.str_len(text).astype(np.int64) if text.size else np.zeros(0, np.int64)
+        return head + lengths.tobytes() + "".join(text.tolist()).encode("utf-8", "surrogatepass")
+    if a.dtype.kind == "f":
+        a = np.where(np.isnan(a), np.nan, a)
+    return head + np.ascontiguousarray(a).tobytes()
+
+
+def array_checksum(*parts) -> str:
+    """SHA-256 (32 hex digits) of arrays and strings, in order, each length-prefixed: the content
+    checksum of cached artefacts (strings as UTF-8, arrays by :func:`_array_bytes`).
+
+    >>> import numpy as np
+    >>> from recmetrics.runs.cache import array_checksum
+    >>> array_checksum(np.array([1.0, np.nan]), "key") == array_checksum(np.array([1.0, np.nan]), "key")
+    True
+    >>> array_checksum(np.array([1, 2])) == array_checksum(np.array([2, 1]))
+    False
+    """
+    h = hashlib.sha256()
+    for part in parts:
+        data = part.encode("utf-8", "surrogatepass") if isinstance(part, str) else _array_bytes(part)
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+    return h.hexdigest()[:32]
+
+
+def run_checksum(run: Run) -> str:
+    """Content checksum of a run (32 hex digits): its name, metadata (as JSON), users, items,
+    lengths and scores (``None`` and all-NaN scores differ). Equal runs give equal checksums
+    whatever the file they came from; any changed id, score, length or name changes it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import recmetrics as rm
+    >>> from recmetrics.runs.cache import run_checksum
+    >>> a = rm.Run(np.array([1, 2]), np.array([[10, 11], [12, 10]]), np.array([2, 2]), None, "pop")
+    >>> b = rm.Run(np.array([1, 2]), np.array([[10, 11], [12, 11]]), np.array([2, 2]), None, "pop")
+    >>> run_checksum(a) == run_checksum(a), run_checksum(a) == run_checksum(b)
+    (True, False)
+    """
+    meta = json.dumps(run.metadata, sort_keys=True, default=str)
+    scores = "none" if run.scores is None else np.asarray(run.scores, dtype=np.float64)
+    return array_checksum(str(run.name), meta, run.users, run.items,
+                          np.asarray(run.lengths, dtype=np.int64), scores)
+
+
+def _file_checksum(run: Run, extra: dict, key) -> str:
+    return array_checksum(run_checksum(run), json.dumps(extra, sort_keys=True, default=str), str(key))
+
+
+def save_run(run: Run, path, metadata: dict | None = None, *, key: str | None = None) -> Path:
     """Write a run as parquet, atomically, so that :func:`load_run` gives it back identical.
 
     One row per user: ``user``, ``length`` and the full ``items`` / ``scores`` rows of the
     ``(n_users, depth)`` matrices (padding included; NaN scores when the run has none). The
     schema metadata (key ``recmetrics``) holds the format version, the run's name, depth, id
-    dtypes and metadata, and ``metadata`` (e.g. fit times) as the ``extra`` that :func:`load_run`
-    returns. The parent directory is created; the file appears only once complete.
+    dtypes and metadata, ``metadata`` (e.g. fit times) as the ``extra`` that :func:`load_run`
+    returns, the cache ``key`` the file is written under (``None`` outside a cache) and the
+    content checksum that :func:`load_run` verifies. The parent directory is created; the file
+    appears only once complete.
 
     Returns the path written.
 
@@ -184,9 +261,11 @@ def save_run(run: Run, path, metadata: dict | None = None) -> Path:
         "items": pa.ListArray.from_arrays(offsets, pa.array(run.items.ravel())),
         "scores": pa.ListArray.from_arrays(offsets, pa.array(np.asarray(scores, dtype=np.float64).ravel())),
     })
+    extra = json.loads(json.dumps(metadata or {}, default=str))        # as load_run will read it back
     meta = {"format": _FORMAT, "name": run.name, "depth": depth, "has_scores": run.scores is not None,
             "user_dtype": run.users.dtype.str, "item_dtype": run.items.dtype.str,
-            "run_metadata": run.metadata, "extra": metadata or {}}
+            "run_metadata": run.metadata, "extra": extra, "key": key,
+            "checksum": _file_checksum(run, extra, key)}
     table = table.replace_schema_metadata({b"recmetrics": json.dumps(meta, default=str).encode()})
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".parquet")
     os.close(fd)
@@ -206,26 +285,43 @@ def _restore(values: np.ndarray, dtype_str: str) -> np.ndarray:
     return values.astype(dt)
 
 
-def load_run(path) -> tuple[Run, dict]:
+def load_run(path, *, key: str | None = None) -> tuple[Run, dict]:
     """Read a run written by :func:`save_run`; returns ``(run, extra metadata)``.
 
     The run is identical to the one saved (ids restored to their saved dtype, scores ``None`` when
-    the saved run had none). A file of another format version raises
-    :class:`~recmetrics.errors.InputError` naming the file. Example: see :func:`save_run`.
+    the saved run had none): its content checksum is recomputed and compared with the stored one.
+    With ``key`` (what the cache expects) the file must also have been written under that key.
+    Raises :class:`CacheError` (naming the file and the reason) for an unreadable or damaged file,
+    an unknown format version, a checksum or key mismatch, and for a format-1 file (no checksum)
+    when a ``key`` is expected. Example: see :func:`save_run`.
     """
-    import pyarrow.parquet as pq
+    try:
+        import pyarrow.parquet as pq
 
-    table = pq.read_table(path)
-    meta = json.loads(table.schema.metadata[b"recmetrics"])
-    if meta.get("format") != _FORMAT:
-        raise InputError(f"{path}: unsupported cached run format {meta.get('format')!r}")
-    depth = int(meta["depth"])
-    n_users = table.num_rows
-    users = _restore(table.column("user").to_numpy(zero_copy_only=False), meta["user_dtype"])
-    items = table.column("items").combine_chunks().flatten().to_numpy(zero_copy_only=False)
-    items = _restore(items, meta["item_dtype"]).reshape(n_users, depth)
-    scores = None
-    if meta["has_scores"]:
-        scores = table.column("scores").combine_chunks().flatten().to_numpy().reshape(n_users, depth)
-    run = Run(users, items, table.column("length").to_numpy(), scores, meta["name"], dict(meta["run_metadata"]))
-    return run, meta.get("extra", {})
+        table = pq.read_table(path)
+        meta = json.loads(table.schema.metadata[b"recmetrics"])
+        fmt = meta.get("format")
+    except Exception as exc:  # any damage: not a parquet file, no/garbled metadata, ...
+        raise CacheError(f"{path}: not a readable cached run ({type(exc).__name__}: {exc})") from exc
+    if fmt not in _READABLE:
+        raise CacheError(f"{path}: unsupported cached run format {fmt!r}")
+    if key is not None and fmt == 1:
+        raise CacheError(f"{path}: cached run of format 1 carries no checksum; it cannot be verified")
+    if key is not None and meta.get("key") != key:
+        raise CacheError(f"{path}: cached run written under key {meta.get('key')!r}, expected {key!r}")
+    try:
+        depth = int(meta["depth"])
+        n_users = table.num_rows
+        users = _restore(table.column("user").to_numpy(zero_copy_only=False), meta["user_dtype"])
+        items = table.column("items").combine_chunks().flatten().to_numpy(zero_copy_only=False)
+        items = _restore(items, meta["item_dtype"]).reshape(n_users, depth)
+        scores = None
+        if meta["has_scores"]:
+            scores = table.column("scores").combine_chunks().flatten().to_numpy().reshape(n_users, depth)
+        run = Run(users, items, table.column("length").to_numpy(), scores, meta["name"], dict(meta["run_metadata"]))
+        extra = meta.get("extra", {})
+    except Exception as exc:
+        raise CacheError(f"{path}: damaged cached run ({type(exc).__name__}: {exc})") from exc
+    if fmt != 1 and meta.get("checksum") != _file_checksum(run, extra, meta.get("key")):
+        raise CacheError(f"{path}: cached run does not match its checksum (damaged file)")
+    return run, extra

@@ -17,7 +17,7 @@ import pandas as pd
 from ..errors import InputError
 from .cache import ratings_hash
 
-__all__ = ["ratings_frame", "make_folds"]
+__all__ = ["ratings_frame", "make_folds", "fold_qrels"]
 
 
 def ratings_frame(ratings: Any) -> pd.DataFrame:
@@ -105,3 +105,26 @@ def make_folds(ratings, split: Any = "kfold", *, k: int = 5, seed: Any = 0, test
     out = splits.split(ratings, method, **params)
     folds = out if isinstance(out, list) else [out]
     return folds, {"method": method, **params, "data": ratings_hash(ratings)}
+
+
+def fold_qrels(test, threshold: float = 4.0):
+    """The judgments of a fold's test part: a ratings DataFrame becomes a
+    :class:`~recmetrics.data.qrels.Qrels` relevant at ``rating >= threshold``; a ``Qrels``
+    (judgments read from a qrels file) is returned as is when it has that threshold, else
+    re-thresholded with its ``max_rating`` and its handling of negative labels kept.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from recmetrics.runs.folds import fold_qrels
+    >>> q = fold_qrels(pd.DataFrame({"user": [1, 1], "item": [5, 6], "rating": [4.0, 2.0]}), 4)
+    >>> fold_qrels(q, 4) is q, fold_qrels(q, 2).n_relevant.tolist()
+    (True, [2])
+    """
+    from ..data.qrels import Qrels
+
+    if isinstance(test, Qrels):
+        if test.threshold == float(threshold):
+            return test
+        return Qrels(test.to_frame(), threshold, test.max_rating, negative=test.negative)
+    return Qrels(test, threshold=threshold)

@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..data.qrels import Qrels
 from ..errors import InputError
+from .folds import fold_qrels
 
 __all__ = ["evaluate_systems", "tail_folds", "evaluate_tail", "summarise"]
 
@@ -58,7 +59,7 @@ def evaluate_systems(runs, folds=None, metrics=("nDCG@100", "P@100"), threshold:
         if not (isinstance(fold, (int, np.integer)) and 0 <= fold < len(folds)):
             raise InputError(f"run of {system!r} is for fold {fold!r}, but only {len(folds)} folds were given")
         if fold not in qrels:
-            qrels[fold] = Qrels(folds[fold][1], threshold=threshold)
+            qrels[fold] = fold_qrels(folds[fold][1], threshold)
         per_user = evaluate(run, qrels[fold], specs, users=users, **context).per_user
         long = per_user.reset_index().melt(id_vars="user", var_name="metric", value_name="value")
         long.insert(0, "fold", int(fold))

@@ -22,8 +22,8 @@ from .. import __version__
 from ..data.qrels import Qrels
 from ..data.run import Run
 from ..errors import InputError
-from .cache import cache_key, default_cache_dir, load_run, save_run, system_spec
-from .folds import make_folds
+from .cache import CacheError, cache_key, default_cache_dir, load_run, save_run, system_spec
+from .folds import fold_qrels, make_folds
 from .scoring import evaluate_systems
 
 __all__ = ["Runs", "run_systems"]
@@ -90,11 +90,14 @@ class Runs(Mapping):
 
     def qrels(self, fold: int, threshold: float = 4.0) -> Qrels:
         """The judgments of one fold: its test ratings as :class:`~recmetrics.data.qrels.Qrels`,
-        relevant when ``rating >= threshold`` (default 4, on a 1-5 scale).
+        relevant when ``rating >= threshold`` (default 4, on a 1-5 scale). A fold whose test part
+        is already a ``Qrels`` (judgments read from a qrels file) is returned as is when its
+        threshold is ``threshold``, else re-thresholded (its ``max_rating`` and its handling of
+        negative labels kept).
 
         Example: ``runs.qrels(0).relevant_users`` are the users evaluated on fold 0.
         """
-        return Qrels(self.folds[fold][1], threshold=threshold)
+        return fold_qrels(self.folds[fold][1], threshold)
 
     def evaluate(self, metrics, threshold: float = 4.0, **kw) -> pd.DataFrame:
         """Shortcut for :func:`~recmetrics.runs.scoring.evaluate_systems` on these runs and their
@@ -145,7 +148,10 @@ def run_systems(ratings, systems: Sequence[str] | None = None, split: Any = "kfo
     Each run is cached under a key of the split parameters (with the data's hash), the fold, the
     system with all its hyper-parameters and a hash of its source, ``n``, ``exclude_seen`` and the
     package version (:mod:`recmetrics.runs.cache`); a second call loads the runs instead of
-    refitting (``timings.cached``). A cached file that cannot be read is recomputed.
+    refitting (``timings.cached``). A cached file is verified before it is used (its content
+    checksum and the key it was written under, :func:`~recmetrics.runs.cache.load_run`): one that
+    is damaged, unreadable, of the old unverified format or another run's file is refitted and
+    overwritten.
 
     Examples
     --------
@@ -181,7 +187,7 @@ def run_systems(ratings, systems: Sequence[str] | None = None, split: Any = "kfo
             key = cache_key({"split": split_params, "fold": f, "system": spec, "n": int(n),
                              "exclude_seen": bool(exclude_seen), "version": __version__})
             path = root / f"{key}.parquet"
-            tasks.append((rec.name, f, path))
+            tasks.append((rec.name, f, path, key))
 
     bar = None
     if progress:
@@ -189,12 +195,12 @@ def run_systems(ratings, systems: Sequence[str] | None = None, split: Any = "kfo
 
         bar = tqdm(total=len(tasks), desc="runs", unit="run")
     todo = []
-    for name, f, path in tasks:
+    for name, f, path, key in tasks:
         if cache and path.exists():
             try:
-                run, extra = load_run(path)
-            except Exception:  # a corrupt/foreign file: recompute it
-                todo.append((name, f, path))
+                run, extra = load_run(path, key=key)   # verified: checksum and key
+            except (CacheError, OSError):  # damaged, foreign or unverifiable (format 1): recompute it
+                todo.append((name, f, path, key))
                 continue
             runs[(name, f)] = run
             rows.append({"system": name, "fold": f, "fit_s": extra.get("fit_s", np.nan),
@@ -202,7 +208,7 @@ def run_systems(ratings, systems: Sequence[str] | None = None, split: Any = "kfo
             if bar is not None:
                 bar.update(1)
         else:
-            todo.append((name, f, path))
+            todo.append((name, f, path, key))
 
     def job(name, f):
         train, test = folds[f]
@@ -212,16 +218,16 @@ def run_systems(ratings, systems: Sequence[str] | None = None, split: Any = "kfo
     if client is not None and todo:
         from ..parallel import map_tasks
 
-        results = map_tasks(job, [(name, f) for name, f, _ in todo], client=client)
+        results = map_tasks(job, [(name, f) for name, f, _, _ in todo], client=client)
     elif n_jobs == 1 or len(todo) <= 1:
-        results = (job(name, f) for name, f, _ in todo)
+        results = (job(name, f) for name, f, _, _ in todo)
     else:
         from joblib import Parallel, delayed
 
-        results = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(job)(name, f) for name, f, _ in todo)
-    for (name, f, path), (run, times) in zip(todo, results):
+        results = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(job)(name, f) for name, f, _, _ in todo)
+    for (name, f, path, key), (run, times) in zip(todo, results):
         if cache:
-            save_run(run, path, metadata={**times, "system": name, "fold": f})
+            save_run(run, path, metadata={**times, "system": name, "fold": f}, key=key)
         runs[(name, f)] = run
         rows.append({"system": name, "fold": f, **times, "cached": False})
         if bar is not None:
@@ -229,7 +235,7 @@ def run_systems(ratings, systems: Sequence[str] | None = None, split: Any = "kfo
             bar.update(1)
     if bar is not None:
         bar.close()
-    ordered = {(name, f): runs[(name, f)] for name, f, _ in tasks}
+    ordered = {(name, f): runs[(name, f)] for name, f, _, _ in tasks}
     timings = pd.DataFrame(rows, columns=["system", "fold", "fit_s", "recommend_s", "cached"])
     order = {name: i for i, name in enumerate(names)}
     timings = timings.sort_values(["system", "fold"], key=lambda c: c.map(order) if c.name == "system" else c)

@@ -67,6 +67,11 @@ def _read_csv(path: Path, **kw: Any) -> pd.DataFrame:
                           "header name; a missing header name would shift every column)") from None
     except pd.errors.EmptyDataError:
         raise InputError(f"{path}: file is empty (expected ratings)") from None
+    except (OSError, EOFError) as e:  # gzip.BadGzipFile, a truncated .bz2/.xz, ...: the suffix promised a codec
+        if path.suffix.lower() not in (".gz", ".bz2", ".xz", ".zip", ".zst"):
+            raise
+        raise FormatError(f"{path}: cannot decompress ({e}); the file name ends in {path.suffix!r} but the "
+                          f"content is not in that format (rename it, or recompress it)") from None
     except pd.errors.ParserError as e:
         msg = str(e).replace("Error tokenizing data. C error: ", "").strip()
         raise FormatError(f"{path}: malformed line: {msg}") from None

@@ -1,0 +1,424 @@
+"""Check builders for claims that compare metrics or cut-offs (papers 003 and 000, and any like them).
+
+Each builder returns a ``check(results) -> Evidence`` for a :class:`~recmetrics.meta.findings.Claim`.
+Every comparison goes through the one verdict rule of :mod:`recmetrics.meta.findings` —
+:func:`~recmetrics.meta.findings.order`, :func:`~recmetrics.meta.findings.holds`,
+:func:`~recmetrics.meta.findings.best_of` — with the uncertainty the result has:
+
+* robustness (mean τ over a scenario's reduced sizes): the Monte Carlo standard error
+  :meth:`Robustness.area_se <recmetrics.meta.robustness.Robustness.area_se>` (NaN, i.e. none, for a
+  scenario with one sample);
+* discriminative power: the Monte Carlo standard error of DP, ``sqrt(Σ p(1−p)/B)``
+  (:attr:`DiscriminativePower.dp_se <recmetrics.meta.discriminative.DiscriminativePower.dp_se>`),
+  and the Monte Carlo floor: metrics (or cut-offs) whose every p-value is ``1/(B+1)`` cannot be
+  ordered among themselves, so a claim that needs to order them is ``inconclusive``;
+* Kendall's τ among rankings of the full test sets: exact numbers (no sampling here), compared
+  with the rule's floating-point tolerance only.
+
+A claim worded about a group ("Precision, F1 and NDCG show the best robustness") is tested as
+worded: every member against every non-member (:func:`best_of`). Results are read by key from the
+mapping a chapter passes to :func:`~recmetrics.meta.findings.assess`; metric names are reduced to
+their base (``"infAP(unjudged=pooled)@100"`` → ``"infAP"``), so a chapter passes one reading of
+each metric.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from ..meta.findings import NOISE_SE, Evidence, best_of, holds, not_testable, order
+
+__all__ = ["MIN_SYSTEMS", "base_name", "by_base", "few_systems", "robustness_area", "robustness_best",
+           "robustness_worst_everywhere", "robustness_among_least", "dp_best", "deeper_better",
+           "median_at_least", "geometric_beats_arithmetic", "lowest_mean_correlation", "lowest_values",
+           "per_user_f1_reading", "F1_PER_USER_REASON"]
+
+#: below this many systems a ranking τ moves in steps too coarse to support a verdict
+MIN_SYSTEMS = 5
+
+
+def base_name(name: Any) -> str:
+    """``"infAP(unjudged=pooled)@100"`` → ``"infAP"``; ``"nDCG@10"`` → ``"nDCG"``."""
+    return re.split(r"[@(]", str(name), maxsplit=1)[0].strip()
+
+
+def by_base(values) -> pd.Series:
+    """A Series indexed by metric base names (two readings of one metric would collide: an error)."""
+    s = pd.Series(values, dtype=np.float64) if not isinstance(values, pd.Series) else values.astype(np.float64)
+    names = [base_name(m) for m in s.index]
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise InputError(f"results name metric(s) {dup} twice (two readings?); pass one reading of each metric")
+    return pd.Series(s.to_numpy(), index=names, name=s.name)
+
+
+def few_systems(results: Mapping[str, Any]) -> Evidence | None:
+    """``inconclusive`` when ``results["n_systems"]`` is below :data:`MIN_SYSTEMS`, else None."""
+    n = results.get("n_systems")
+    if n is not None and n < MIN_SYSTEMS:
+        return Evidence("inconclusive", None, f"only {n} systems ranked (need {MIN_SYSTEMS}+ for a τ verdict)")
+    return None
+
+
+def robustness_area(rob, scenario: str, among: Sequence[str] | None = None) -> tuple[pd.Series, pd.Series]:
+    """Mean τ over the reduced sizes of ``scenario`` per metric and its Monte Carlo standard error
+    (only the metrics ``among``, when given: a paper's own metrics)."""
+    values = by_base(rob.area(scenario))
+    if among is not None:
+        values = values[[m for m in values.index if m in set(among)]]
+    if values.empty:
+        raise KeyError(f"robustness under {scenario}")
+    se = by_base(rob.area_se(scenario)).reindex(values.index)
+    return values, se
+
+
+def _lowest(values: Mapping, group: Sequence, se: Mapping | None) -> tuple[str, str]:
+    """:func:`best_of` for a claim that ``group`` has the *lowest* values (least robust, lowest τ):
+    in its detail "X beats Y" then means X is lower than Y, so it is said that way."""
+    verdict, detail = best_of(values, group, se, higher=False)
+    return verdict, detail.replace(" beats ", " is lower than ").replace(" beat(s) every other entry",
+                                                                         " lie(s) below every other entry")
+
+
+def _se_text(se: pd.Series, names: Iterable[str]) -> str:
+    finite = [float(se[n]) for n in names if n in se and np.isfinite(se[n])]
+    return f"Monte Carlo se up to {max(finite):.3g}" if finite else "one sample per size: no Monte Carlo se"
+
+
+def robustness_best(group: Sequence[str], scenario: str | Sequence[str], key: str = "robustness", *,
+                    among: Sequence[str] | None = None) -> Callable:
+    """``group`` is more robust than every other metric (of ``among``, default all) under
+    ``scenario`` — or under each of several scenarios — each pair beyond the noise. Several
+    scenarios: ``agrees`` when every one does, ``disagrees`` when one does, else ``inconclusive``."""
+    group = list(group)
+    scenarios = [scenario] if isinstance(scenario, str) else list(scenario)
+
+    def one(results, sc):
+        values, se = robustness_area(results[key], sc, among)
+        verdict, detail = best_of(values.to_dict(), group, se.to_dict())
+        top = values.sort_values(ascending=False)
+        return verdict, float(values[group].min()), (
+            f"mean τ under {sc} (best: {', '.join(f'{m} {v:.3f}' for m, v in top.iloc[:3].items())}; "
+            f"{_se_text(se, values.index)}): {detail}")
+
+    def check(results):
+        few = few_systems(results)
+        if few:
+            return few
+        parts = [one(results, sc) for sc in scenarios]
+        verdicts = [v for v, _, _ in parts]
+        verdict = ("disagrees" if "disagrees" in verdicts else
+                   "agrees" if all(v == "agrees" for v in verdicts) else "inconclusive")
+        detail = "; ".join(d for _, _, d in parts) if len(parts) == 1 else \
+            " | ".join(f"{sc}: {v} — {d}" for sc, (v, _, d) in zip(scenarios, parts))
+        return Evidence(verdict, min(x for _, x, _ in parts), detail)
+    return check
+
+
+def robustness_worst_everywhere(group: Sequence[str], scenarios: Sequence[str], key: str = "robustness", *,
+                                among: Sequence[str] | None = None) -> Callable:
+    """``group`` is the least robust (of ``among``, default all metrics) under every one of
+    ``scenarios`` (each pair beyond the noise).
+
+    ``agrees`` when it is in every scenario, ``disagrees`` when some other metric is clearly below a
+    member in some scenario, ``inconclusive`` otherwise."""
+    group = list(group)
+
+    def check(results):
+        few = few_systems(results)
+        if few:
+            return few
+        verdicts, parts = [], []
+        for sc in scenarios:
+            values, se = robustness_area(results[key], sc, among)
+            v, d = _lowest(values.to_dict(), group, se.to_dict())
+            verdicts.append(v)
+            parts.append(f"{sc}: {v}" + ("" if v == "agrees" else f" ({d})"))
+        verdict = ("disagrees" if "disagrees" in verdicts else
+                   "agrees" if all(v == "agrees" for v in verdicts) else "inconclusive")
+        return Evidence(verdict, float(sum(v == "agrees" for v in verdicts)),
+                        f"{', '.join(group)} least robust in {sum(v == 'agrees' for v in verdicts)} of "
+                        f"{len(scenarios)} scenarios — " + "; ".join(parts))
+    return check
+
+
+def robustness_among_least(group: Sequence[str], scenario: str, key: str = "robustness", slack: int = 1) -> Callable:
+    """"``group`` ranks among the least robust": each member is below all but at most ``slack`` of the
+    other metrics beyond the noise (``agrees``); some member is clearly above more than ``slack`` of
+    them (``disagrees``); otherwise ``inconclusive``."""
+    group = list(group)
+
+    def check(results):
+        few = few_systems(results)
+        if few:
+            return few
+        values, se = robustness_area(results[key], scenario)
+        others = [m for m in values.index if m not in group]
+        verdicts, parts = [], []
+        for m in group:
+            signs = [order(values[m], values[o], se.get(m), se.get(o)) for o in others]
+            above, below = sum(s > 0 for s in signs), sum(s < 0 for s in signs)
+            verdicts.append("disagrees" if above > slack else "agrees" if below >= len(others) - slack
+                            else "inconclusive")
+            parts.append(f"{m} {values[m]:.3f}: clearly below {below}, clearly above {above} of {len(others)} others")
+        verdict = ("disagrees" if "disagrees" in verdicts else
+                   "agrees" if all(v == "agrees" for v in verdicts) else "inconclusive")
+        return Evidence(verdict, float(values[group].max()),
+                        f"mean τ under {scenario} ({_se_text(se, values.index)}; 'among the least' = below all "
+                        f"but at most {slack} other metric(s) beyond {NOISE_SE:g} se): " + "; ".join(parts))
+    return check
+
+
+def _floor_members(values: pd.Series, floor: float | None) -> list:
+    if floor is None or not np.isfinite(floor):
+        return []
+    return [k for k, v in values.items() if v <= floor * (1 + 1e-9)]
+
+
+def dp_best(group: Sequence[Any] | Callable[[pd.Index], Sequence[Any]], key: str = "dp", *,
+            metrics: bool = True, what: str = "DP", among: Sequence[str] | None = None,
+            in_order: bool = False) -> Callable:
+    """``group`` has a lower DP (more discriminative) than every other entry, beyond the Monte
+    Carlo noise (``results[key + "_se"]``, optional). ``results[key + "_floor"]`` (optional) is the
+    DP of a metric whose every pair is at the Monte Carlo floor ``1/(B+1)``: a member and a
+    non-member both there cannot be ordered (``inconclusive``). ``group`` may be a function of the
+    entries (e.g. the cut-offs above 50). ``metrics=False`` keeps the index as it is (cut-offs).
+    ``among``: compare only these metrics (a paper's own). ``in_order``: the group's members are
+    also claimed in that order ("nDCG and precision (in this order)"): each must beat the next
+    beyond the noise for ``agrees``; a reversal beyond it ``disagrees``."""
+    def check(results):
+        few = few_systems(results)
+        if few:
+            return few
+        raw = pd.Series(results[key], dtype=np.float64)
+        se_raw = results.get(key + "_se")
+        se = pd.Series(se_raw, dtype=np.float64) if se_raw is not None else pd.Series(0.0, index=raw.index)
+        members = list(group(raw.index) if callable(group) else group)
+        if metrics:
+            values, se = by_base(raw), by_base(se)
+            if among is not None:
+                values = values[[m for m in values.index if m in set(among)]]
+        else:  # cut-offs: named "@5", "@10", ...
+            values = pd.Series(raw.to_numpy(), index=[f"@{c}" for c in raw.index])
+            se.index = [f"@{c}" for c in se.index]
+            members = [f"@{c}" for c in members]
+        se = se.reindex(values.index)
+        if not members:
+            return Evidence("inconclusive", None, f"no entry of {list(values.index)} is in the claimed group")
+        floor = results.get(key + "_floor")
+        at_floor = _floor_members(values, floor)
+        stuck = [m for m in members if m in at_floor]
+        rivals = [o for o in at_floor if o not in members]
+        top = values.sort_values()
+        head = f"{what} (lower is better; best: {', '.join(f'{m} {v:.4g}' for m, v in top.iloc[:3].items())})"
+        if stuck and rivals:
+            return Evidence("inconclusive", float(values[members].max()),
+                            f"{head}: {', '.join(map(str, stuck))} and {', '.join(map(str, rivals))} are all at the "
+                            f"Monte Carlo floor (every pair p = 1/(B+1), DP {floor:.4g}): the test cannot order them")
+        verdict, detail = best_of(values.to_dict(), members, se.to_dict(), higher=False)
+        if in_order and verdict != "disagrees":
+            steps = []
+            for a, b in zip(members, members[1:]):
+                both_floor = a in at_floor and b in at_floor
+                sign = 0 if both_floor else -order(values[a], values[b], se.get(a), se.get(b))
+                steps.append(sign)
+                detail += (f"; {a} before {b}: " + ("beyond the noise" if sign > 0 else "reversed beyond the noise"
+                                                     if sign < 0 else "within the noise"
+                                                     + (" (both at the floor)" if both_floor else "")))
+            if any(x < 0 for x in steps):
+                verdict = "disagrees"
+            elif verdict == "agrees" and not all(x > 0 for x in steps):
+                verdict = "inconclusive"
+        finite = se[np.isfinite(se)]
+        se_note = f"Monte Carlo se up to {finite.max():.3g}" if len(finite) and finite.max() > 0 else "exact"
+        return Evidence(verdict, float(values[members].max()), f"{head}, {se_note}: {detail}")
+    return check
+
+
+def deeper_better(key: str, what: str, *, larger_better: bool, metric: str = "") -> Callable:
+    """"Deeper cut-offs are better" on ``results[key]`` (Series cut-off → value) with its standard
+    errors ``results[key + "_se"]`` (optional) and floor ``results[key + "_floor"]`` (optional, DP).
+
+    ``agrees`` when the deepest cut-off beats the shallowest beyond the noise and no shallower
+    cut-off beats a deeper one beyond it; ``disagrees`` when the shallowest beats the deepest beyond
+    the noise; otherwise ``inconclusive`` (the detail names the reversals). The value is Spearman's
+    ρ between cut-off and quality (+1: quality rises with every step)."""
+    def check(results):
+        few = few_systems(results)
+        if few:
+            return few
+        s = pd.Series(results[key], dtype=np.float64).sort_index()
+        if len(s) < 2:
+            return Evidence("inconclusive", None, f"only {len(s)} cut-off(s)")
+        se_raw = results.get(key + "_se")
+        se = pd.Series(se_raw, dtype=np.float64).reindex(s.index) if se_raw is not None else pd.Series(0.0, s.index)
+        at_floor = set(_floor_members(s, results.get(key + "_floor")))
+        sign = 1 if larger_better else -1
+
+        def better(deep, shallow):  # +1: the deeper cut-off is better beyond the noise
+            if deep in at_floor and shallow in at_floor:
+                return 0
+            return sign * order(s[deep], s[shallow], se[deep], se[shallow])
+
+        cuts = list(s.index)
+        ends = better(cuts[-1], cuts[0])
+        reversals = [(a, b) for i, a in enumerate(cuts) for b in cuts[i + 1:] if better(b, a) < 0]
+        from scipy.stats import spearmanr
+
+        quality = s.to_numpy() * sign
+        rho = float(spearmanr(cuts, quality).statistic) if len(s) > 2 and np.ptp(quality) > 0 else float("nan")
+        finite = se[np.isfinite(se)]
+        detail = (f"{what}{' of ' + metric if metric else ''} @{cuts[0]} {s.iloc[0]:.4g}, @{cuts[-1]} {s.iloc[-1]:.4g}"
+                  f" ({'Monte Carlo se up to %.3g' % finite.max() if len(finite) and finite.max() > 0 else 'no se'}"
+                  f"{'; at the Monte Carlo floor: ' + ', '.join(f'@{c}' for c in sorted(at_floor)) if at_floor else ''});"
+                  f" Spearman ρ(cut-off, quality) {rho:.2f}")
+        if ends < 0:
+            return Evidence("disagrees", rho, f"{detail}; @{cuts[0]} beats @{cuts[-1]} beyond {NOISE_SE:g} se")
+        if ends > 0 and not reversals:
+            return Evidence("agrees", rho, f"{detail}; no shallower cut-off beats a deeper one beyond {NOISE_SE:g} se")
+        why = ("the ends differ within the noise" if ends == 0 else "") + \
+              (("; " if ends == 0 else "") + "shallower beats deeper beyond the noise at "
+               + ", ".join(f"@{a} > @{b}" for a, b in reversals[:5]) if reversals else "")
+        return Evidence("inconclusive", rho, f"{detail}; {why}")
+    return check
+
+
+def median_at_least(key: str, threshold: float, what: str) -> Callable:
+    """The median off-diagonal entry of the matrix ``results[key]`` is ≥ ``threshold`` (exact τ)."""
+    def check(results):
+        few = few_systems(results)
+        if few:
+            return few
+        t = pd.DataFrame(results[key]).to_numpy(dtype=np.float64)
+        off = t[~np.eye(len(t), dtype=bool)]
+        off = off[np.isfinite(off)]
+        if not len(off):
+            return Evidence("inconclusive", None, f"no finite {what}")
+        med = float(np.median(off))
+        return Evidence(holds(med, ">=", threshold), med,
+                        f"median {what} {med:.3f} (lowest {off.min():.3f}; claim: ≥ {threshold:g})")
+    return check
+
+
+def geometric_beats_arithmetic(metrics: Sequence[str], scenario: str) -> Callable:
+    """Each of ``metrics`` is more robust under ``scenario`` with the geometric mean than with the
+    arithmetic one (``results["robustness_geo"]`` vs ``results["robustness"]``), beyond the noise."""
+    metrics = list(metrics)
+
+    def check(results):
+        few = few_systems(results)
+        if few:
+            return few
+        g, gse = robustness_area(results["robustness_geo"], scenario)
+        a, ase = robustness_area(results["robustness"], scenario)
+        signs = {m: order(g[m], a[m], gse.get(m), ase.get(m)) for m in metrics}
+        verdict = ("disagrees" if any(v < 0 for v in signs.values()) else
+                   "agrees" if all(v > 0 for v in signs.values()) else "inconclusive")
+        return Evidence(verdict, float(min(g[m] - a[m] for m in metrics)),
+                        f"mean τ under {scenario}, geometric vs arithmetic ({_se_text(gse, metrics)}): "
+                        + "; ".join(f"G{m} {g[m]:.3f} vs {m} {a[m]:.3f} → "
+                                    f"{'higher' if signs[m] > 0 else 'lower' if signs[m] < 0 else 'within the noise'}"
+                                    for m in metrics))
+    return check
+
+
+def lowest_values(key: str, column: str, group: Sequence[str], what: str) -> Callable:
+    """``group`` has the lowest values of ``results[key][column]`` (exact numbers, e.g. τ between a
+    metric's arithmetic and geometric rankings)."""
+    group = list(group)
+
+    def check(results):
+        few = few_systems(results)
+        if few:
+            return few
+        table = results[key]
+        values = by_base(table[column] if isinstance(table, pd.DataFrame) else table)
+        verdict, detail = _lowest(values.to_dict(), group, None)
+        rest = values.drop(group)
+        return Evidence(verdict, float(values[group].max()),
+                        f"{what}: {', '.join(f'{m} {values[m]:.3f}' for m in group)}; the others "
+                        f"{rest.min():.3f} to {rest.max():.3f} (median {rest.median():.3f}) — {detail}")
+    return check
+
+
+def _tau_by_base(tau) -> pd.DataFrame:
+    t = pd.DataFrame(tau).astype(np.float64)
+    names = [base_name(m) for m in t.index]
+    if len(set(names)) != len(names) or [base_name(m) for m in t.columns] != names:
+        raise InputError(f"a τ matrix needs the same metrics, once each, on both axes; got {list(t.index)}")
+    t.index = t.columns = names
+    return t
+
+
+def lowest_mean_correlation(key: str, group: Sequence[str], prefix: str = "G") -> Callable:
+    """``group`` correlates worse with the other metrics than those do among themselves: each
+    metric's mean τ with the metrics outside ``group`` (itself excluded), lowest for the group
+    (exact τ, :func:`best_of`). The τ within the group is reported, not tested. ``results[key]``:
+    the metrics × metrics τ matrix (metric names, without the ``prefix`` used in the detail)."""
+    group = list(group)
+
+    def check(results):
+        few = few_systems(results)
+        if few:
+            return few
+        tau = _tau_by_base(results[key])
+        outside = [m for m in tau.index if m not in group]
+        mean_with_outside = {m: float(np.nanmean([tau.loc[m, o] for o in outside if o != m])) for m in tau.index}
+        verdict, detail = _lowest(mean_with_outside, group, None)
+        inside = [tau.loc[a, b] for i, a in enumerate(group) for b in group[i + 1:]]
+        return Evidence(verdict, float(max(mean_with_outside[m] for m in group)),
+                        "mean τ with the other metrics: " + ", ".join(f"{prefix}{m} {mean_with_outside[m]:.3f}" for m in group)
+                        + f"; the others {min(mean_with_outside[m] for m in outside):.3f} to "
+                        f"{max(mean_with_outside[m] for m in outside):.3f}"
+                        + (f"; within the group τ {', '.join(f'{t:.3f}' for t in inside)}" if inside else "")
+                        + f" — {detail}")
+    return check
+
+
+#: why a GF1 claim cannot be tested under the per-user reading of F1 (Eq. 3 per user, then the mean)
+F1_PER_USER_REASON = (
+    "per user F1@n = P@n·2n/(n+|R_u|), a factor no system changes, so under the per-user reading "
+    "(Eq. 3 per user, then the mean) the geometric GF1 is GP times a constant on every user with a hit: "
+    "GF1, GP and GRecall can differ only through which users have no hit (floored alike in all three), "
+    "so GF1 cannot behave unlike GP as the claim needs")
+
+
+def per_user_f1_reading(inner: Callable, reading_key: str = "f1_reading",
+                        other_key: str = "f1_aggregate_results") -> Callable:
+    """Wrap a GF1 claim's check: under the per-user reading of F1 (``results[reading_key]``, default
+    ``"per-user"``) the claim is ``not testable`` (:data:`F1_PER_USER_REASON`, with the measured
+    τ(GF1, GP) when ``results["tau_geo"]`` has both); the detail adds what the other reading — F1 of
+    the aggregated P and Recall, results in ``results[other_key]`` — gives. Under
+    ``"aggregate"`` the inner check decides."""
+    def check(results):
+        reading = results.get(reading_key, "per-user")
+        if reading == "aggregate":
+            return inner(results)
+        if reading != "per-user":
+            raise InputError(f"{reading_key} must be 'per-user' or 'aggregate', got {reading!r}")
+        few = few_systems(results)
+        if few:
+            return few
+        measured = ""
+        tau = results.get("tau_geo")
+        if tau is not None:
+            t = _tau_by_base(tau)
+            if "F1" in t.index and "P" in t.index:
+                measured = f" (here τ(GF1, GP) = {t.loc['F1', 'P']:.3f}"
+                if "Recall" in t.index:
+                    measured += f", τ(GF1, GRecall) = {t.loc['F1', 'Recall']:.3f}"
+                measured += ")"
+        other = ""
+        alt = results.get(other_key)
+        if alt is not None:
+            try:
+                ev = inner({**results, **alt})
+                other = f". Under the other reading (F1 of the aggregated P and Recall): {ev.verdict} — {ev.detail}"
+            except KeyError as exc:
+                other = f". The other reading (F1 of the aggregated P and Recall) was not computed for {exc.args[0]!r}"
+        return not_testable(F1_PER_USER_REASON + measured + other)
+    return check

@@ -1,0 +1,170 @@
+"""Paper 000: Valcarce, Bellogín, Parapar, Castells. *Assessing ranking metrics in top-N
+recommendation.* Information Retrieval Journal 23(4), 2020. Its set-up and the claims of §6
+(arithmetic mean: chapter ``06_comparing_metrics``) and §7 (geometric mean: chapter
+``07_arithmetic_vs_geometric``).
+
+Set-up (:data:`SETUP`), from §4-5: MovieLens 1M, LibraryThing, BeerAdvocate; 5-fold
+cross-validation on random splits; AllItems; the 21 systems of §5.3
+(:data:`recmetrics.recommenders.PAPER_SYSTEMS`); threshold 4; cut-off 100 (§6); nine metrics (§3.2)
+with bpref and infAP reading unrated items as unjudged ("Bpref and InfAP ignore unjudged
+documents", §6.3.1): ``options["infap"] = "pooled"``, ``infAP(unjudged=pooled)`` = Eq. 11 as printed; five incompleteness
+scenarios (§4.2) from 100 % to 1 % of the test set with 50 samples per size (§4.2.1; the step is
+not stated, the project reads 100, 90, …, 10, 5, 1 %) — except popular items, for which 000 states
+no sizes and repeats 003's text: 003's grid, 100 % → 80 % of the items in 1 % steps; a permutation test with 100,000 samples
+(§4.1). Open choices the paper leaves (``SETUP.options``): how the folds' users are pooled for
+the tests (``pool``: the chapters run ``concat`` and ``mean``; a verdict that flips with it is
+``inconclusive``), the floor of the geometric mean (``floor``: trec_eval's 1e-5, the paper used a
+trec_eval fork) and how GF1 is aggregated (``f1_reading``: Eq. 3 defines F1 per user, so
+``per-user``; the other reading, F1 of the aggregated P and Recall, is run alongside).
+
+Claims (:data:`CLAIMS`), each with the paper's words. Results a check reads:
+
+``dp``, ``dp_se``, ``dp_floor``   Series metric → DP at 100, its Monte Carlo se, the DP at the floor
+``robustness``                   :class:`~recmetrics.meta.robustness.Robustness`, arithmetic mean
+``robustness_geo``               the same with the geometric mean
+``tau_geo``                      τ matrix among the metrics' geometric orderings (Fig. 9)
+``mean_tau``                     DataFrame with column ``tau``: τ(arithmetic, geometric) per metric (§7.1)
+``f1_reading``                   ``"per-user"`` (default) or ``"aggregate"``: how GF1 was aggregated
+``f1_aggregate_results``         the ``tau_geo``/``mean_tau`` of the other reading (optional)
+``n_systems``                    number of systems ranked
+
+Example::
+
+    >>> from recmetrics import papers
+    >>> p = papers.get("000")
+    >>> p.SETUP.folds, p.SETUP.n_permutations, sorted(p.SETUP.robustness_sizes)[:2]
+    (5, 100000, ['large-users', 'popular-items'])
+"""
+from __future__ import annotations
+
+from ..meta.findings import Claim
+from ..recommenders import PAPER_SYSTEMS
+from .checks import (dp_best, geometric_beats_arithmetic, lowest_mean_correlation, lowest_values,
+                     per_user_f1_reading, robustness_among_least, robustness_best, robustness_worst_everywhere)
+from .setup import SetUp, grid
+
+__all__ = ["PAPER", "SETUP", "QUICK", "CLAIMS", "METRIC_CLAIMS", "GEOMETRIC_CLAIMS", "CHAPTERS",
+           "SCENARIOS", "PAPER_NUMBERS", "notebook_parameters"]
+
+PAPER = "000"
+SCENARIOS = ("ratings", "random-items", "popular-items", "random-users", "large-users")
+#: §4.2.1: "test sizes starting from 100 to 1%" (the step is not stated; the project's reading)
+_SIZES = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05, 0.01)
+#: popular items: 000 states no sizes; its §6.3.2 repeats 003 §7's text, and 003 §5 removes the most
+#: popular items from 100 % down to 80 % of the items in 1 % steps
+_POPULAR = grid(1.0, 0.80, 0.01)
+
+SETUP = SetUp(
+    paper=PAPER,
+    citation="Valcarce, Bellogín, Parapar, Castells. Assessing ranking metrics in top-N recommendation. "
+             "Information Retrieval Journal 23(4), 2020",
+    datasets=("movielens-1m", "librarything", "beeradvocate"),
+    systems=tuple(PAPER_SYSTEMS),
+    split="kfold",
+    folds=5,
+    cutoffs=(100,),
+    threshold=4.0,
+    metrics=("P", "Recall", "F1", "AP", "nDCG", "RR", "ERR", "bpref", "infAP"),
+    robustness_sizes={sc: (_POPULAR if sc == "popular-items" else _SIZES) for sc in SCENARIOS},
+    n_samples=50,
+    n_permutations=100_000,
+    aggregates=("arithmetic", "geometric"),
+    options={"pool": ("concat", "mean"), "infap": ("pooled",), "floor": (1e-5,), "f1_reading": ("per-user",)},
+    notes={
+        "datasets": "§5.1, Table 2",
+        "systems": "§5.3: 21 recommenders",
+        "split": "§5.1: standard 5-fold cross-validation, random splits",
+        "cutoffs": "§6: 'in the following experiments we use cut-offs of n=100'",
+        "threshold": "§3.2: τ = 4",
+        "metrics": "§3.2: P, Recall, F1, AP, NDCG, RR, ERR, Bpref, InfAP",
+        "infap": "§3.2 and §6.3.1 ('Bpref and InfAP ignore unjudged documents'): infAP(unjudged=pooled), Eq. 11 "
+                 "as printed",
+        "robustness_sizes": "§4.2.1: 'test sizes starting from 100 to 1%', the same for random items and random "
+                            "users (§4.2.2-4.2.3); the step is not stated — the project reads 100, 90, ..., 10, 5, 1%. "
+                            "Popular items: no sizes stated; §6.3.2 repeats 003 §7, whose grid is 100% → 80% of the "
+                            "items in 1% steps (003 §5), used here. Large users: no sizes stated; 100% → 1% as the "
+                            "random users",
+        "n_samples": "§4.2.1-4.2.2: 50 random samples of each size",
+        "n_permutations": "§4.1: 100,000 samples",
+        "pool": "not stated: the chapters run concat and mean; a verdict that flips with it is inconclusive",
+        "floor": "not stated: trec_eval's MIN_GEO_MEAN 1e-5 (the paper used rec_eval, a trec_eval fork)",
+        "f1_reading": "Eq. 3 defines F1 per user and §3.2 averages per-user values: per-user",
+    },
+    extra={"cutoff": 100},
+)
+
+#: numbers the paper reports that the chapters set theirs against (§7.1, MovieLens 1M)
+PAPER_NUMBERS = {"tau(F1, GF1)": 0.42, "tau(AP, GAP)": 0.92}
+
+#: the quick profile: the same design with few systems, two folds and thin grids
+QUICK = SETUP.replace(
+    systems=("Random", "Pop", "ItemKNN", "UserKNN", "PureSVD", "RP3beta"),
+    folds=2,
+    robustness_sizes={sc: ((1.0, 0.95, 0.9, 0.85, 0.8) if sc == "popular-items" else (1.0, 0.5, 0.2, 0.1, 0.05, 0.01))
+                      for sc in SCENARIOS},
+    n_samples=5,
+    n_permutations=2000,
+)
+
+METRIC_CLAIMS = [
+    Claim("dp-ndcg-top", PAPER, "NDCG shows the highest discriminative power",
+          "§6.2, Table 3: 'Overall, NDCG shows the highest discriminative power' (first on MovieLens and "
+          "LibraryThing, fifth on BeerAdvocate)", dp_best(["nDCG"])),
+    Claim("p-most-robust-ratings", PAPER, "Precision, F1 and NDCG show the best robustness to rating sparsity",
+          "§6.3.1, Fig. 3: 'Precision, F1, and NDCG show the best robustness trends on the three datasets'",
+          robustness_best(["P", "F1", "nDCG"], "ratings")),
+    Claim("mrr-err-least-robust", PAPER, "MRR and ERR rank among the least robust metrics",
+          "§6.3.1, Fig. 3: 'MRR and ERR are found to rank among the least robust metrics (except in "
+          "LibraryThing)'", robustness_among_least(["RR", "ERR"], "ratings")),
+    Claim("p-most-robust-popular", PAPER, "Precision is the most robust to removing popular items",
+          "§6.3.2, Fig. 6: 'Overall, Precision is the best metric in terms of robustness to popularity'",
+          robustness_best(["P"], "popular-items")),
+    Claim("mrr-err-worst-popular", PAPER, "MRR and ERR are the least robust to removing popular items",
+          "§6.3.2, Fig. 6: '... whereas MRR and ERR are the worst'",
+          robustness_worst_everywhere(["RR", "ERR"], ["popular-items"])),
+    Claim("large-users-utility-best", PAPER,
+          "When the largest users are removed, MRR, ERR, InfAP and Bpref are the most robust",
+          "§6.3.3, Fig. 8: 'MRR, ERR and, to a lesser degree, InfAP and Bpref show the best robustness. In "
+          "contrast, metrics such as Precision, F1 or NDCG ... present now lower robustness'",
+          robustness_best(["RR", "ERR", "infAP", "bpref"], "large-users")),
+]
+
+GEOMETRIC_CLAIMS = [
+    Claim("gf1-gmrr-poor-correlation", PAPER, "GF1 and GMRR correlate poorly with the other geometric metrics",
+          "§7.1, Fig. 9: 'all the (geometric) metrics are strongly correlated between each other except for GF1 "
+          "and GMRR, which tend to obtain low values with respect to any other metric except with each other'",
+          per_user_f1_reading(lowest_mean_correlation("tau_geo", ["F1", "RR"]))),
+    Claim("arith-geo-agree-but-f1-rr", PAPER, "Most metrics rank systems alike under both means, F1 and MRR do not",
+          "§7.1: 'most of the metrics show a strong correlation between their arithmetic and geometric "
+          "variations (... MAP and GMAP 0.92 in MovieLens) this is not true for GF1 and GMRR (... F1 and GF1 "
+          "is only 0.42 in MovieLens)'",
+          per_user_f1_reading(lowest_values("mean_tau", "tau", ["F1", "RR"],
+                                            "τ between a metric's arithmetic and geometric rankings"))),
+    Claim("gf1-gmrr-least-robust", PAPER, "GF1 and GMRR are the least robust geometric metrics in every scenario",
+          "§7.2, Figs. 10-14: 'In all the scenarios, GF1 and GMRR are now the least robust metrics'",
+          per_user_f1_reading(robustness_worst_everywhere(["F1", "RR"], SCENARIOS, key="robustness_geo"))),
+    Claim("gp-gndcg-large-users", PAPER, "GP and GNDCG are more robust than P and NDCG when large users are removed",
+          "§7.2, Fig. 14 vs Fig. 8: 'GP and GNDCG are more robust than P and NDCG when removing the users with "
+          "large user profiles'", geometric_beats_arithmetic(["P", "nDCG"], "large-users")),
+]
+
+CLAIMS = METRIC_CLAIMS + GEOMETRIC_CLAIMS
+#: the claims each chapter tests
+CHAPTERS = {"06_comparing_metrics": METRIC_CLAIMS, "07_arithmetic_vs_geometric": GEOMETRIC_CLAIMS}
+
+
+def notebook_parameters(profile: str) -> dict[str, dict]:
+    """``{notebook stem: {parameter: value}}`` of chapters 06 and 07 under ``profile`` (``"paper"``:
+    :data:`SETUP`; ``"quick"``: :data:`QUICK`, the notebooks' own defaults)."""
+    from . import _profile
+
+    s = _profile(profile, SETUP, QUICK)
+    common = {
+        "systems": None if s.systems == SETUP.systems else list(s.systems),
+        "split": s.split, "folds": s.folds, "metrics": list(s.metrics), "infap": s.options["infap"][0], "cutoff": s.extra["cutoff"],
+        "robustness_sizes": {k: list(v) for k, v in s.robustness_sizes.items()},
+        "n_samples": s.n_samples, "n_permutations": s.n_permutations, "pools": list(s.options["pool"]),
+    }
+    geometric = {**common, "floor": s.options["floor"][0], "f1_reading": s.options["f1_reading"][0]}
+    geometric.pop("n_permutations")  # chapter 07 runs no test: DP does not depend on the mean (§7)
+    return {"06_comparing_metrics": common, "07_arithmetic_vs_geometric": geometric}

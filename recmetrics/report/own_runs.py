@@ -1,0 +1,666 @@
+"""The meta-evaluation book of *your own* runs: ``recmetrics report --qrels FILE --runs FILE ...``.
+
+Runs from any tool (TREC run files or ``user,item,score[,rank]`` tables, read by
+:func:`recmetrics.runs.load_runs`; a run is named after its file's stem) and their judgments (a
+TREC qrels file or a ``user,item,rating`` table, :func:`recmetrics.data.io.read_qrels`) become a
+small book of five chapters, the notebooks in ``notebooks/runs/``:
+
+1. the systems compared, with paired significance tests and a multiple-comparison correction;
+2. the discriminative power of every metric at every cut-off;
+3. robustness to each incompleteness scenario;
+4. agreement among metrics, among cut-offs, and between the arithmetic and geometric means;
+5. which metric to report for these systems (:func:`recmetrics.meta.advice.advise`).
+
+The chapters of the main report that fit recommenders on a dataset (the zoo, the evaluation
+designs, ...) are left out, and the table of contents says so (a "Not in this book" part).
+
+API (the ``report`` command line calls these):
+
+* :func:`plan` validates the inputs (every file read once, before any notebook runs) and returns a
+  :class:`Plan`: the notebooks directory, the parameters every notebook receives (``source``, the
+  profile's settings), the intro page, the table of contents and the left-out page;
+* :func:`build` executes the notebooks of a plan with papermill (each into a temporary file moved
+  into place on success, so a failure never replaces the last good chapter) and builds the book;
+  ``rm.report.build(qrels=..., runs=...)`` and ``rm.report.build(study=...)`` call it.
+
+Folds: ``folds=None`` is one fold (one qrels file; each run file is one system). Runs made on k
+folds are given as path *templates* with a ``{fold}`` field and the fold labels, e.g.
+``plan("qrels.{fold}.txt", ["bm25.fold{fold}.trec", "pop.fold{fold}.trec"], folds=[0, 1, 2])``; the
+run name is the stem with the field (and a ``fold`` word and separator before it) removed (``bm25``).
+
+Inside the notebooks, :func:`load_study` turns the ``source`` parameter (paths only: JSON, shown
+under each chapter's title) into a :class:`~recmetrics.study.Study` with
+:meth:`~recmetrics.study.Study.from_runs`. A Study or in-memory runs given from Python are first
+written to files (:func:`export_study`; runs in the verified format of :func:`~recmetrics.runs.save_run`).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+from ..errors import InputError, unknown_name
+from .paths import ReportError, _log_default, default_book_dir, default_notebooks_dir
+
+__all__ = ["Plan", "plan", "build", "load_study", "export_study", "example_source", "describe",
+           "marked_means", "pvalue_curves", "OWN_PARAMETERS", "METRICS", "LEFT_OUT", "notebooks_dir"]
+
+#: the metrics of the own-runs book: the nine of Valcarce et al. (IRJ 2020 §5)
+METRICS = ["P", "Recall", "F1", "AP", "nDCG", "RR", "ERR", "bpref", "infAP"]
+
+#: settings per report profile (on top of ``recmetrics.report.PROFILES``' ``seed`` and ``cutoffs``)
+OWN_PARAMETERS: dict[str, dict[str, Any]] = {
+    "quick": {"metrics": METRICS, "n_permutations": 2000, "n_samples": 5,
+              "sizes": [1.0, 0.5, 0.2, 0.1, 0.05, 0.01]},
+    "paper": {"metrics": METRICS, "n_permutations": 100_000, "n_samples": 50,
+              "sizes": [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05, 0.01]},
+}
+
+#: chapters of the main report that are not in the own-runs book, and why (by notebook stem)
+LEFT_OUT: dict[str, str] = {
+    "01_dataset_overview": "describes a ratings dataset (its users, items, concentration and splits) and fits two "
+                           "baselines on it",
+    "02_recommender_zoo": "fits the recommender zoo on a dataset's training folds",
+    "03_unified_accuracy_diversity": "needs item aspects (genres) and systems fitted on the dataset",
+    "04_choosing_a_metric": "fits systems on a dataset to walk through Schröder et al.'s metric-choice guide",
+    "08_popularity_bias": "re-ranks target sets of items with fitted systems (the evaluation designs of paper 004)",
+}
+#: chapters of the main report whose analyses this book applies to your runs
+APPLIED = ("05_cutoffs", "06_comparing_metrics", "07_arithmetic_vs_geometric")
+_FOLD = "{fold}"
+
+
+def notebooks_dir() -> Path:
+    """``notebooks/runs/`` of the checkout: the chapters of the own-runs book."""
+    return default_notebooks_dir() / "runs"
+
+
+# ------------------------------------------------------------------------------------ sources
+def _run_name(path: str) -> str:
+    """A run's name: the file stem (as :func:`recmetrics.runs.load_runs` names it), with a
+    ``{fold}`` field, a ``fold`` word just before it and the separator before them removed
+    (``bm25.fold{fold}.trec`` and ``bm25_{fold}.trec`` are both ``bm25``)."""
+    from ..runs.files import _stem
+
+    name = _stem(Path(path))
+    return re.sub(r"[._\-]?(?:fold[._\-]?)?\{fold\}", "", name, flags=re.IGNORECASE) or name
+
+
+def _expand(template: str, folds: Sequence | None, what: str) -> list[str]:
+    path = str(Path(template).expanduser().resolve()) if _FOLD not in str(template) else str(template)
+    if folds is None:
+        if _FOLD in path:
+            raise InputError(f"{what} {template!r} has a {{fold}} field but no folds were given (--folds)")
+        return [path]
+    if _FOLD not in path:
+        raise InputError(f"{what} {template!r} has no {{fold}} field; with --folds every path names its fold, "
+                         "e.g. run.{fold}.trec")
+    return [str(Path(path.replace(_FOLD, str(f))).expanduser().resolve()) for f in folds]
+
+
+def _source_from_files(qrels, runs, folds, name, threshold) -> dict:
+    if isinstance(runs, (str, os.PathLike)):
+        runs = [runs]
+    runs = [str(r) for r in runs]
+    if not runs:
+        raise InputError("give at least 2 run files (--runs)")
+    if folds is not None:
+        folds = list(folds)
+        if not folds:
+            raise InputError("folds is an empty list; leave it out for one fold")
+        if len(set(map(str, folds))) != len(folds):
+            raise InputError(f"fold labels must be distinct, got {folds}")
+    qrels_paths = _expand(str(qrels), folds, "qrels path")
+    by_name: dict[str, list[str]] = {}
+    origin: dict[str, str] = {}
+    for r in runs:
+        n = _run_name(r)
+        if n in by_name:
+            raise InputError(f"two run files are named {n!r}: {origin[n]!r} and {r!r}; rename one (the name comes "
+                             "from the file stem)")
+        by_name[n], origin[n] = _expand(r, folds, "run path"), r
+    if len(by_name) < 2:
+        raise InputError(f"a meta-evaluation compares at least 2 runs, got {len(by_name)} ({', '.join(by_name)})")
+    for p in qrels_paths + [p for ps in by_name.values() for p in ps]:
+        if not Path(p).is_file():
+            raise InputError(f"file {p!r} does not exist (or is not a file)")
+    label = name or (", ".join(by_name) if len(by_name) <= 4 else f"{len(by_name)} runs")
+    return {"label": str(label), "qrels": qrels_paths, "runs": by_name,
+            "folds": None if folds is None else [str(f) for f in folds],
+            "threshold": None if threshold is None else float(threshold), "ratings": None, "format": "files"}
+
+
+def export_study(study, directory: str | os.PathLike, name: str | None = None) -> dict:
+    """Write a :class:`~recmetrics.study.Study`'s runs, judgments and ratings to ``directory``
+    and return the ``source`` that :func:`load_study` reads back into an equal Study (same runs,
+    judgments, threshold and user profiles; same cube).
+
+    Runs go to ``<system>.fold<f>.parquet`` in :func:`~recmetrics.runs.save_run`'s verified format
+    (exact ids, order and scores), judgments to ``qrels.fold<f>.parquet`` (``user, item, rating``)
+    and the ratings (user profiles of the large-users scenario) to ``ratings.parquet``.
+    """
+    from ..runs.cache import save_run
+
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    qrels, runs = [], {}
+    for f in range(study.n_folds):
+        p = out / f"qrels.fold{f}.parquet"
+        study.qrels[f].to_frame().to_parquet(p, index=False)
+        qrels.append(str(p.resolve()))
+    judgments = [{"max_rating": float(q.max_rating), "negative": q.negative} for q in study.qrels]
+    for i, s in enumerate(study.systems):
+        safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(s)) or "run"
+        paths = []
+        for f in range(study.n_folds):
+            p = out / f"{i:02d}-{safe}.fold{f}.parquet"
+            save_run(study.runs[(s, f)], p)
+            paths.append(str(p.resolve()))
+        runs[str(s)] = paths
+    ratings = out / "ratings.parquet"
+    study.ratings[[c for c in ("user", "item", "rating") if c in study.ratings.columns]].to_parquet(ratings, index=False)
+    return {"label": str(name or study.dataset), "qrels": qrels, "runs": runs,
+            "folds": [str(f) for f in range(study.n_folds)], "threshold": float(study.threshold),
+            "ratings": str(ratings.resolve()), "format": "export", "judgments": judgments}
+
+
+def _read_run(path: str, name: str):
+    """A run file: recmetrics' own verified parquet (:func:`save_run`) or any tool's run file."""
+    from ..data.io import read_run
+
+    if path.endswith(".parquet"):
+        import pyarrow.parquet as pq
+
+        meta = pq.read_schema(path).metadata or {}
+        if b"recmetrics" in meta:
+            from ..runs.cache import load_run
+
+            run, _ = load_run(path)
+            run.name = name
+            return run
+    return read_run(path, name=name)
+
+
+def _read_source(source: Mapping) -> tuple[dict, list, Any]:
+    """``({name: [Run per fold]}, [Qrels per fold], ratings or None)`` from a ``source``."""
+    import pandas as pd
+
+    from ..data.io import read_qrels, read_table
+    from ..data.qrels import Qrels
+
+    if not isinstance(source, Mapping) or not {"qrels", "runs"} <= set(source):
+        raise InputError("source must be a dict with 'qrels' and 'runs' (see recmetrics.report.own_runs.plan)")
+    threshold = source.get("threshold")
+    qrels = []
+    for f, p in enumerate(source["qrels"]):
+        if source.get("format") == "export":                 # judgments of a Study, exactly as it held them
+            kw = (source.get("judgments") or [{}] * len(source["qrels"]))[f]
+            qrels.append(Qrels(pd.read_parquet(p), threshold=threshold, **kw))
+        else:
+            qrels.append(read_qrels(p, threshold=threshold))
+    runs = {name: [_read_run(p, name) for p in paths] for name, paths in source["runs"].items()}
+    ratings = source.get("ratings")
+    if ratings is not None:
+        ratings = pd.read_parquet(ratings) if str(ratings).endswith(".parquet") else read_table(ratings)
+    return runs, qrels, ratings
+
+
+def load_study(source: Mapping | None, metrics: Sequence[str] = METRICS, cutoffs: Sequence[int] = (5, 10, 20), *,
+               progress: bool = False):
+    """The :class:`~recmetrics.study.Study` of a ``source`` (from :func:`plan`, :func:`export_study`
+    or :func:`example_source`): runs and judgments read from its files, scored at every metric and
+    cut-off (:meth:`Study.from_runs <recmetrics.study.Study.from_runs>`, labelled with the source's
+    label). The judgments' threshold is the source's, else the file's (1 for TREC qrels, 4 for
+    rating tables).
+
+    Example: ``study = load_study(plan("qrels.txt", ["a.trec", "b.trec"]).source, ["nDCG"], [10])``.
+    """
+    from ..study import Study
+
+    if source is None:
+        raise InputError("no source: build this book with recmetrics report --qrels FILE --runs FILE ..., or set "
+                         "source = example_source(directory)")
+    runs, qrels, ratings = _read_source(source)
+    thr = source.get("threshold")
+    return Study.from_runs(runs, qrels, list(metrics), list(cutoffs), ratings=ratings, threshold=thr,
+                           progress=progress, dataset=str(source.get("label", "runs")))
+
+
+def example_source(directory: str | os.PathLike, dataset: str = "movielens-small",
+                   systems: Sequence[str] = ("Random", "Pop", "UserKNN", "PureSVD"), n: int = 100,
+                   seed: int = 0, test_size: float = 0.2) -> dict:
+    """Runs written from the embedded data, as another tool would hand them over: a per-user holdout
+    split of ``dataset`` (``test_size``, ``seed``), each of ``systems`` fitted on the training part
+    and written as a TREC run file (``<system>.trec``, top ``n``), the test ratings as a
+    ``user,item,rating`` CSV (``qrels.csv``, relevant at rating >= 4). Returns their ``source``
+    (what :func:`plan` returns for these files). Used by the book when no runs are given and by the
+    end-to-end test.
+    """
+    from .. import recommenders
+    from ..data import datasets, splits
+    from ..data.io import write_trec_run
+
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    ratings = datasets.load(dataset).ratings
+    train, test = splits.holdout(ratings, test_size=test_size, seed=seed)
+    test[["user", "item", "rating"]].to_csv(out / "qrels.csv", index=False)
+    users = test["user"].unique()
+    paths = []
+    for spec in systems:
+        rec = recommenders.create(spec).fit(train)
+        safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", rec.name)
+        paths.append(write_trec_run(rec.recommend(users, n=n), out / f"{safe}.trec", tag=safe))
+    return _source_from_files(out / "qrels.csv", paths, None, f"{dataset} example runs", None)
+
+
+# ------------------------------------------------------------------------------------ tables
+def describe(study):
+    """One row per system and fold: users with a list, evaluated users (with a relevant judgment),
+    evaluated users without a list (they score 0: the coverage shortfall), list depth and mean list
+    length.
+
+    Example: ``describe(load_study(source))``.
+    """
+    import pandas as pd
+
+    rows = []
+    for s in study.systems:
+        for f in range(study.n_folds):
+            run, j = study.runs[(s, f)], study.judged(s, f)
+            rows.append({"system": s, "fold": f, "users in run": len(run), "evaluated users": len(j),
+                         "evaluated without a list": int((~j.in_run).sum()), "depth": run.depth,
+                         "mean list length": float(run.lengths.mean()) if len(run) else 0.0})
+    frame = pd.DataFrame(rows).set_index(["system", "fold"])
+    return frame.droplevel("fold") if study.n_folds == 1 else frame
+
+
+def marked_means(comparison, digits: int = 4):
+    """A :class:`~recmetrics.meta.compare.Comparison`'s means with, in each cell, the letters of
+    the systems that system beats significantly on that metric (corrected p < alpha and a higher
+    mean), as in ranx's report: ``"0.2100 > b, c"``; column ``#`` gives each system's letter."""
+    import pandas as pd
+
+    letters, beats = comparison.letters, comparison.beats()
+    order = list(comparison.means.index)
+    cells = {}
+    for m in comparison.means.columns:
+        col = []
+        for s in order:
+            won = sorted(beats[(s, m)], key=order.index)
+            col.append(f"{comparison.means.loc[s, m]:.{digits}f}" + (f" > {', '.join(letters[x] for x in won)}"
+                                                                      if won else ""))
+        cells[m] = col
+    table = pd.DataFrame(cells, index=comparison.means.index)
+    table.insert(0, "#", [letters[s] for s in order])
+    return table
+
+
+def pvalue_curves(dp_results: Mapping[str, Any]):
+    """Tidy p-value curves of ``{candidate: DiscriminativePower}``: ``metric, pair, p`` with each
+    candidate's p-values sorted decreasing (Sakai's curves, for :func:`recmetrics.viz.pvalue_curves`)."""
+    import numpy as np
+    import pandas as pd
+
+    return pd.concat([pd.DataFrame({"metric": m, "pair": np.arange(1, len(r.pvalues) + 1),
+                                    "p": np.sort(np.asarray(r.pvalues["p"], dtype=float))[::-1]})
+                      for m, r in dp_results.items()], ignore_index=True)
+
+
+# ------------------------------------------------------------------------------------ plan
+@dataclass
+class Plan:
+    """What :func:`build` executes: ``notebooks`` (paths, in execution order), ``parameters`` (the
+    values every notebook may receive; each gets the names its ``parameters`` cell declares),
+    ``source`` (the runs and judgments, paths only), ``profile``, ``label``, ``summary`` (what
+    validation read: systems, folds, users, judgments) and the generated pages (:meth:`intro`,
+    :meth:`toc`, :meth:`left_out`)."""
+
+    notebooks: list
+    parameters: dict
+    source: dict
+    profile: str
+    label: str
+    summary: dict = field(default_factory=dict)
+
+    @property
+    def notebooks_dir(self) -> Path:
+        return Path(self.notebooks[0]).parent
+
+    def notebook_parameters(self, notebook) -> dict:
+        """The parameters ``notebook`` receives: those of :attr:`parameters` its ``parameters``
+        cell declares."""
+        import papermill
+
+        declared = set(papermill.inspect_notebook(str(notebook)).keys())
+        return {k: v for k, v in self.parameters.items() if k in declared}
+
+    def intro(self) -> str:
+        """The book's root page: what was meta-evaluated, with which settings, and the chapters."""
+        s, p = self.summary, self.parameters
+        folds = s.get("folds", 1)
+        runs = "\n".join(f"| `{name}` | {', '.join(f'`{Path(x).name}`' for x in paths)} | {s['users'].get(name, '')} | "
+                         f"{s['depth'].get(name, '')} |" for name, paths in self.source["runs"].items())
+        qrels = ", ".join(f"`{Path(q).name}`" for q in self.source["qrels"])
+        return "\n".join([
+            f"# Meta-evaluation of {self.label}",
+            "",
+            f"This book meta-evaluates **{len(self.source['runs'])} runs** against the judgments in {qrels} "
+            f"({s.get('judgments', 0):,} judgments of {s.get('judged_users', 0):,} users, "
+            f"{s.get('relevant_users', 0):,} of them with a relevant item; relevant when rating ≥ "
+            f"{s.get('threshold', 0):g}; {folds} fold{'s' if folds != 1 else ''}). It was built with the "
+            f"`{self.profile}` profile: cut-offs {p.get('cutoffs')}, {p.get('n_permutations', 0):,} permutations "
+            f"per test, {p.get('n_samples')} samples per reduced test size, seed {p.get('seed')}.",
+            *_depth_note(s, p),
+            "",
+            "| run | file(s) | users with a list | depth |",
+            "|---|---|---|---|",
+            runs,
+            "",
+            "Chapters: **1** the systems compared, with paired significance tests and a multiple-comparison "
+            "correction · **2** the discriminative power of every metric and cut-off · **3** robustness to each "
+            "kind of incomplete judgments · **4** agreement among metrics, cut-offs and between the arithmetic "
+            "and geometric means · **5** which metric to report for these systems. Every number is computed by "
+            "`recmetrics` from the files above when the book is built.",
+            "",
+            "The chapters of the main report that fit recommenders on a dataset are not in this book "
+            "(see *Not in this book* in the table of contents).",
+            "",
+        ])
+
+    def left_out(self) -> str:
+        """The "Not in this book" page: the main report's chapters left out, and why."""
+        rows, applied = [], []
+        main = default_notebooks_dir()
+        for nb in sorted(main.glob("[0-9]*.ipynb")):
+            title = _title(nb)
+            if nb.stem in APPLIED:
+                applied.append(title)
+            else:
+                rows.append(f"| {title} | {LEFT_OUT.get(nb.stem, 'needs a dataset to fit recommenders on')} |")
+        parts = ["# Not in this book", "",
+                 "The report on the embedded datasets has more chapters. These need a dataset to fit "
+                 "recommenders on (or its item aspects), which runs made by another tool do not carry, so they "
+                 "are left out here:", "", "| chapter | why it is left out |", "|---|---|", *rows, ""]
+        if applied:
+            parts += [f"The analyses of {', '.join(applied)} are applied to your runs in chapters 1-5 of this book; "
+                      "their checks of the papers' claims are not, since those claims are about the papers' systems.",
+                      ""]
+        return "\n".join(parts)
+
+    def toc(self) -> str:
+        """The ``_toc.yml`` of the book: the chapters, then a *Not in this book* part."""
+        return "\n".join([
+            "# Generated by recmetrics.report.own_runs: the own-runs book",
+            "format: jb-book",
+            "root: intro",
+            "parts:",
+            "  - caption: Your runs",
+            "    chapters:",
+            *[f"      - file: generated/{Path(nb).stem}" for nb in self.notebooks],
+            "  - caption: \"Not in this book: chapters that fit recommenders on a dataset\"",
+            "    chapters:",
+            "      - file: left_out",
+            "",
+        ])
+
+
+def _depth_note(summary: Mapping, parameters: Mapping) -> list[str]:
+    """A sentence when some run is shorter than the deepest cut-off (scored as trec_eval does)."""
+    depth, cut = summary.get("depth", {}), max(parameters.get("cutoffs") or [0])
+    short = [f"`{n}` ({d})" for n, d in depth.items() if d < cut]
+    if not short:
+        return []
+    return ["", f"Runs shorter than the deepest cut-off ({cut}): {', '.join(short)}. Their missing positions "
+                "count as non-relevant, as in trec_eval, so their scores at deeper cut-offs measure the shorter list."]
+
+
+def _title(notebook: Path) -> str:
+    try:
+        cells = json.loads(notebook.read_text(encoding="utf-8")).get("cells", [])
+    except (OSError, ValueError):
+        return notebook.stem
+    for cell in cells:
+        if cell.get("cell_type") == "markdown":
+            text = "".join(cell.get("source", []))
+            for line in text.splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return notebook.stem
+
+
+def _summary(source: Mapping) -> dict:
+    """Read every file of ``source`` once (so bad input fails before any notebook runs) and
+    summarise what the book will compare."""
+    from ..data.run import Run
+    from ..study import _as_run_mapping
+
+    runs, qrels, _ = _read_source(source)
+    mapping, systems = _as_run_mapping(runs, len(qrels))
+    for (name, f), run in mapping.items():
+        if not isinstance(run, Run) or not len(run):  # pragma: no cover - the readers reject empty files
+            raise InputError(f"run {name!r} (fold {f}) holds no list")
+    thr = {q.threshold for q in qrels}
+    return {"systems": systems, "folds": len(qrels), "judgments": sum(len(q) for q in qrels),
+            "judged_users": sum(len(q.users) for q in qrels),
+            "relevant_users": sum(len(q.relevant_users) for q in qrels), "threshold": min(thr),
+            "users": {s: sum(len(mapping[(s, f)]) for f in range(len(qrels))) for s in systems},
+            "depth": {s: max(mapping[(s, f)].depth for f in range(len(qrels))) for s in systems}}
+
+
+def plan(qrels=None, runs=None, *, study=None, name: str | None = None, folds: Sequence | None = None,
+         threshold: float | None = None, profile: str = "quick", work_dir: str | os.PathLike | None = None,
+         parameters: Mapping[str, Any] | None = None) -> Plan:
+    """Validate the inputs of an own-runs book and say what to execute.
+
+    Parameters
+    ----------
+    qrels : the judgments: a path (TREC qrels, or a ``user,item,rating`` CSV/TSV/parquet table), a
+        path template with ``{fold}`` (with ``folds``), or a :class:`~recmetrics.data.qrels.Qrels` /
+        test-ratings DataFrame (written to ``work_dir``)
+    runs : run files (TREC or ``user,item,score[,rank]``; one system each, named after the stem), a
+        directory of them (the qrels file excepted), templates with ``{fold}``, or ``{name: Run}``
+        (written to ``work_dir``)
+    study : instead of ``qrels`` and ``runs``, a :class:`~recmetrics.study.Study` (exported with
+        :func:`export_study` to ``work_dir``; the book uses its metrics and cut-offs)
+    name : the label of the book (default: the run names)
+    folds : fold labels substituted into ``{fold}`` (default: one fold)
+    threshold : relevance threshold (default: 1 for TREC qrels, 4 for rating tables; a Study's own)
+    profile : ``"quick"`` or ``"paper"`` (:data:`OWN_PARAMETERS`, with ``seed`` and ``cutoffs`` of
+        ``recmetrics.report.PROFILES``)
+    work_dir : where in-memory inputs are written (required for them)
+    parameters : overrides of the notebooks' parameters (e.g. ``{"cutoffs": [10, 100]}``); an
+        unknown name raises :class:`~recmetrics.errors.UnknownNameError`
+
+    Returns a :class:`Plan`. Every file is read once here: a missing file, a malformed line
+    (:class:`~recmetrics.errors.FormatError` with ``path:line``), two runs with one name, fewer than
+    2 runs or a run missing on a fold fail before any notebook runs.
+    """
+    import copy
+
+    import pandas as pd
+
+    from ..data.qrels import Qrels
+    from .profiles import PROFILES
+
+    if profile not in PROFILES or profile not in OWN_PARAMETERS:
+        raise unknown_name("report profile", str(profile), set(PROFILES) & set(OWN_PARAMETERS))
+    if study is not None:
+        if qrels is not None or runs is not None:
+            raise InputError("give either study= or qrels= and runs=, not both")
+        if work_dir is None:
+            raise InputError("a Study is written to files for the notebooks: give work_dir=")
+        source = export_study(study, Path(work_dir) / "source", name)
+    else:
+        if qrels is None or runs is None:
+            raise InputError("the own-runs book needs the judgments (qrels=) and at least 2 runs (runs=)")
+        in_memory = isinstance(qrels, (Qrels, pd.DataFrame)) or isinstance(runs, Mapping)
+        if in_memory:
+            if work_dir is None:
+                raise InputError("in-memory qrels or runs are written to files for the notebooks: give work_dir=")
+            if folds is not None:
+                raise InputError("in-memory qrels and runs are one fold; give files with {fold} for several folds")
+            source = _export_inputs(qrels, runs, Path(work_dir) / "source", name, threshold)
+        else:
+            if isinstance(runs, (str, os.PathLike)) and Path(runs).expanduser().is_dir():
+                runs = _run_files(Path(runs).expanduser(), exclude=qrels)
+            source = _source_from_files(qrels, runs, folds, name, threshold)
+    summary = _summary(source)
+    params: dict[str, Any] = {k: copy.deepcopy(PROFILES[profile][k]) for k in ("seed", "cutoffs") if k in PROFILES[profile]}
+    params.update(copy.deepcopy(OWN_PARAMETERS[profile]))
+    params["profile"] = profile
+    if study is not None:                   # the Study's own metrics and cut-offs (its runs are that deep)
+        params["metrics"], params["cutoffs"] = list(study.metrics), list(study.cutoffs)
+    nbs = sorted(p for p in notebooks_dir().glob("[0-9]*.ipynb"))
+    if not nbs:
+        raise ReportError(f"no own-runs notebook in {notebooks_dir()}")
+    if parameters:
+        import papermill
+
+        declared = set().union(*(papermill.inspect_notebook(str(nb)).keys() for nb in nbs))
+        unknown = [k for k in parameters if k not in declared]
+        if unknown:
+            raise unknown_name("own-runs notebook parameter", unknown[0], declared - {"source"})
+        params.update(copy.deepcopy(dict(parameters)))
+    params["source"] = source
+    return Plan([str(p) for p in nbs], params, source, profile, source["label"], summary)
+
+
+def _run_files(directory: Path, exclude=None) -> list[str]:
+    """The run files of a directory, as :func:`recmetrics.runs.load_runs` picks them, without the
+    judgments file ``exclude`` when it lies there too."""
+    from ..runs.files import RUN_SUFFIXES
+
+    skip = Path(str(exclude)).expanduser().resolve() if exclude is not None else None
+    runs = sorted(str(q) for q in directory.iterdir() if q.is_file() and not q.name.startswith(".")
+                  and q.name.lower().endswith(RUN_SUFFIXES) and q.resolve() != skip)
+    if not runs:
+        raise InputError(f"directory {str(directory)!r} holds no run file (looked for {', '.join(RUN_SUFFIXES)})")
+    return runs
+
+
+def _export_inputs(qrels, runs, directory: Path, name, threshold) -> dict:
+    """In-memory judgments (a Qrels, a ratings DataFrame or a file) and runs (``{name: Run}`` or
+    files) of one fold, written where the notebooks read them back exactly."""
+    import pandas as pd
+
+    from ..data.io import read_qrels
+    from ..data.qrels import Qrels
+    from ..data.run import Run
+    from ..runs.cache import save_run
+
+    directory.mkdir(parents=True, exist_ok=True)
+    if isinstance(qrels, pd.DataFrame):
+        qrels = Qrels(qrels, threshold=4.0 if threshold is None else threshold)
+    elif not isinstance(qrels, Qrels):
+        qrels = read_qrels(str(qrels), threshold=threshold)
+    threshold = qrels.threshold if threshold is None else float(threshold)
+    qpath = directory / "qrels.parquet"
+    qrels.to_frame().to_parquet(qpath, index=False)
+    if isinstance(runs, Mapping):
+        paths = {}
+        for i, (n, run) in enumerate(runs.items()):
+            if not isinstance(run, Run):
+                raise InputError(f"run {n!r} is a {type(run).__name__}, not a Run (read files with rm.study.load_runs)")
+            safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(n)) or "run"
+            named = Run(run.users, run.items, run.lengths, run.scores, str(n), dict(run.metadata))
+            paths[str(n)] = [str(save_run(named, directory / f"{i:02d}-{safe}.parquet").resolve())]
+    else:
+        files = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
+        paths = _source_from_files(qpath, files, None, name, threshold)["runs"]
+    if len(paths) < 2:
+        raise InputError(f"a meta-evaluation compares at least 2 runs, got {len(paths)} ({', '.join(paths)})")
+    label = name or (", ".join(paths) if len(paths) <= 4 else f"{len(paths)} runs")
+    return {"label": str(label), "qrels": [str(qpath.resolve())], "runs": paths, "folds": None,
+            "threshold": threshold, "ratings": None, "format": "export",
+            "judgments": [{"max_rating": float(qrels.max_rating), "negative": qrels.negative}]}
+
+
+# ------------------------------------------------------------------------------------ build
+def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=None, name: str | None = None,
+          folds: Sequence | None = None, threshold: float | None = None, profile: str = "quick",
+          book_dir: str | os.PathLike | None = None, parameters: Mapping[str, Any] | None = None,
+          kernel_name: str | None = None, timeout: float | None = None, js_cache: str | os.PathLike | None = None,
+          check_offline: bool = True, quiet: bool = True, execute: bool = True,
+          log: Callable[[str], None] | None = _log_default) -> Path:
+    """Build the own-runs book: :func:`plan`, execute its notebooks, build the site; returns the
+    path of ``index.html``.
+
+    ``book_dir`` (default ``book/_build/runs/<label>/src``) receives the book's sources: the
+    configuration of the main book with this book's title, the generated intro, table of contents
+    and *Not in this book* page, and the executed notebooks in ``generated/``; in-memory inputs
+    are written to ``book_dir/source``. ``out`` (default ``book/_build/runs/<label>/html``) is
+    the site. Each notebook is executed into a temporary file that replaces the chapter only when
+    it completed. ``execute=False`` rebuilds the site from the chapters already executed. Other
+    arguments as :func:`plan` and :func:`recmetrics.report.build`.
+    """
+    from .execute import execute_notebook
+    from .offline import external_assets
+    from .profiles import executed_parameters
+    from .vendor import vendor_js
+    from .book import build_book
+
+    log = log or (lambda msg: None)
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", str(name or "runs")).strip("-") or "runs"
+    base = default_book_dir() / "_build" / "runs" / slug
+    book = Path(book_dir) if book_dir else base / "src"
+    out_dir = Path(out) if out else base / "html"
+    if out_dir.exists() and not out_dir.is_dir():
+        raise InputError(f"--out {str(out_dir)!r} is a file; give a directory for the site")
+    p = plan(qrels, runs, study=study, name=name, folds=folds, threshold=threshold, profile=profile,
+             work_dir=book, parameters=parameters)
+    _write_book_sources(book, p)
+    generated = book / "generated"
+    generated.mkdir(parents=True, exist_ok=True)
+    wanted = {Path(nb).name for nb in p.notebooks}
+    for stale in generated.glob("*.ipynb"):
+        if stale.name not in wanted:
+            stale.unlink()
+    if execute:
+        for nb in p.notebooks:
+            nb = Path(nb)
+            params = p.notebook_parameters(nb)
+            tmp = generated / f".partial-{nb.name}"
+            t0 = time.perf_counter()
+            log(f"executing {nb.name}")
+            try:
+                execute_notebook(nb, tmp, params, kernel_name=kernel_name, timeout=timeout,
+                                 shown_parameters=executed_parameters(nb, params, profile=profile), log=log)
+                os.replace(tmp, generated / nb.name)
+            finally:
+                tmp.unlink(missing_ok=True)
+            log(f"executed {nb.name} in {time.perf_counter() - t0:.1f}s")
+    missing = [Path(nb).name for nb in p.notebooks if not (generated / Path(nb).name).exists()]
+    if missing:
+        raise ReportError(f"chapter(s) {', '.join(missing)} were never executed; build with execute=True")
+    vendor_js(generated / "_vendor", cache=js_cache, log=log)
+    index = build_book(book, out_dir, quiet=quiet, log=log)
+    leaks = external_assets(index.parent) if check_offline else {}
+    if leaks:
+        raise ReportError("the built pages load assets from other hosts (they would not render offline): "
+                          + "; ".join(f"{k}: {', '.join(v)}" for k, v in leaks.items()))
+    return index
+
+
+def _write_book_sources(book: Path, p: Plan) -> None:
+    """The book folder: the main book's configuration (title changed) and static files, and the
+    generated intro, table of contents and *Not in this book* page."""
+    import yaml
+
+    main = default_book_dir()
+    book.mkdir(parents=True, exist_ok=True)
+    config = yaml.safe_load((main / "_config.yml").read_text(encoding="utf-8"))
+    config["title"] = f"recmetrics: meta-evaluation of {p.label}"
+    config.setdefault("latex", {}).setdefault("latex_documents", {})["targetname"] = "recmetrics-runs.tex"
+    (book / "_config.yml").write_text("# Generated by recmetrics.report.own_runs from book/_config.yml\n"
+                                      + yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    if (main / "static").is_dir():
+        shutil.copytree(main / "static", book / "static", dirs_exist_ok=True)
+    (book / "_toc.yml").write_text(p.toc(), encoding="utf-8")
+    (book / "intro.md").write_text(p.intro(), encoding="utf-8")
+    (book / "left_out.md").write_text(p.left_out(), encoding="utf-8")

@@ -1,0 +1,66 @@
+"""Numbers the chapters computed that other pages reuse (the metric reference, the explorers).
+
+A chapter saves a small table with :func:`save` — e.g. the discriminative power of each metric,
+its robustness, the axioms it satisfies — as ``<RECMETRICS_FINDINGS_DIR>/../results/<kind>-<dataset>.json``
+(beside the findings the report gathers); :func:`load` reads them back as ``{kind: {dataset:
+{metric: value}}}``. Outside a report build (no ``RECMETRICS_FINDINGS_DIR``) the files go to
+``./results``.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+__all__ = ["KINDS", "results_dir", "save", "load"]
+
+#: what a chapter may save: ``dp`` (DP per metric), ``robustness`` (mean τ per metric),
+#: ``axioms`` (per metric: {axiom: verdict}; dataset-free, saved under dataset "-")
+KINDS = ("dp", "robustness", "axioms")
+
+
+def results_dir() -> Path:
+    """``$RECMETRICS_FINDINGS_DIR/../results`` during a report build, else ``./results``."""
+    findings = os.environ.get("RECMETRICS_FINDINGS_DIR")
+    return Path(findings).parent / "results" if findings else Path("results")
+
+
+def save(kind: str, values: Mapping[str, Any], dataset: str = "-", *, directory: str | os.PathLike | None = None) -> Path:
+    """Save ``{metric: value}`` (a dict or a pandas Series) of ``kind`` computed on ``dataset``.
+
+    Metric names are reduced to their base name (``nDCG@100`` → ``nDCG``) when the cut-off is the
+    only difference, as the reference page lists metrics by name. Non-finite numbers are dropped.
+    """
+    from ..errors import InputError
+
+    if kind not in KINDS:
+        raise InputError(f"results kind must be one of {KINDS}, got {kind!r}")
+    items = dict(values.items()) if hasattr(values, "items") else dict(values)
+    clean: dict[str, Any] = {}
+    for metric, value in items.items():
+        name = str(metric).split("@")[0].split("(")[0]
+        if isinstance(value, Mapping):
+            clean[name] = {str(k): str(v) for k, v in value.items()}
+        elif value is not None and math.isfinite(float(value)):
+            clean[name] = float(value)
+    path = Path(directory) if directory is not None else results_dir()
+    path.mkdir(parents=True, exist_ok=True)
+    out = path / f"{kind}-{dataset}.json"
+    out.write_text(json.dumps({"kind": kind, "dataset": dataset, "values": clean}, indent=1), encoding="utf-8")
+    return out
+
+
+def load(directory: str | os.PathLike | None = None) -> dict:
+    """Every saved table as ``{kind: {dataset: {metric: value}}}`` (``axioms``: ``{metric: {axiom: verdict}}``)."""
+    path = Path(directory) if directory is not None else results_dir()
+    out: dict = {}
+    for file in sorted(path.glob("*.json")) if path.is_dir() else []:
+        data = json.loads(file.read_text(encoding="utf-8"))
+        kind, dataset = data.get("kind"), data.get("dataset", "-")
+        if kind == "axioms":
+            out.setdefault("axioms", {}).update(data.get("values", {}))
+        elif kind in KINDS:
+            out.setdefault(kind, {})[dataset] = data.get("values", {})
+    return out

@@ -1,0 +1,462 @@
+"""recmetrics.papers: set-ups as data, deviations, the claims of papers 003/000 decided by the one verdict
+rule with their uncertainty (group claims as worded, Monte Carlo floors, fold pooling, GF1 readings)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import recmetrics as rm
+from recmetrics import papers
+from recmetrics.errors import InputError, UnknownNameError
+from recmetrics.meta import findings
+from recmetrics.meta.robustness import Robustness
+from recmetrics.papers import checks, setup, tables
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+METRICS = ["P", "Recall", "F1", "AP", "nDCG", "RR", "ERR", "bpref", "infAP"]
+
+
+def claim(paper, cid):
+    return [c for c in papers.get(paper).CLAIMS if c.id == cid]
+
+
+def verdict(paper, cid, results):
+    return findings.assess(claim(paper, cid), results).verdict.iloc[0]
+
+
+def robustness(taus: dict, spread: float = 0.0, n: int = 20, scenarios=("ratings",), seed: int = 0, default=0.8):
+    """A Robustness with mean τ per metric exactly ``taus`` (others ``default``), sd ``spread`` over
+    ``n`` samples at two sizes; ``spread=0`` gives one sample per size (no Monte Carlo se)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for sc in scenarios:
+        for m in METRICS:
+            rows.append((sc, 1.0, 0, f"{m}@100", 1.0, 0.1))
+            for size in (0.5, 0.2):
+                if spread:
+                    z = rng.standard_normal(n)
+                    z = (z - z.mean()) / z.std(ddof=1)
+                    rows += [(sc, size, r, f"{m}@100", taus.get(m, default) + spread * z[r], 0.05) for r in range(n)]
+                else:
+                    rows.append((sc, size, 0, f"{m}@100", taus.get(m, default), 0.05))
+    return Robustness(pd.DataFrame(rows, columns=["scenario", "size", "sample", "metric", "tau", "mean_value"]),
+                      pd.DataFrame())
+
+
+# ------------------------------------------------------------------ registry, set-ups, notebook parameters
+def test_registry_and_setups():
+    assert {"000", "003"} <= set(papers.PAPERS)
+    with pytest.raises(UnknownNameError):
+        papers.get("999")
+    for pid in ("000", "003"):
+        mod = papers.get(pid)
+        assert mod.PAPER == pid and mod.SETUP.paper == pid
+        assert list(mod.SETUP.systems) == rm.recommenders.PAPER_SYSTEMS
+        ids = [c.id for c in mod.CLAIMS]
+        assert len(ids) == len(set(ids)) and all(c.paper == pid for c in mod.CLAIMS)
+        assert sorted(c.id for cs in mod.CHAPTERS.values() for c in cs) == sorted(ids)
+    assert len(papers.claims()) == len(papers.get("000").CLAIMS) + len(papers.get("003").CLAIMS)
+
+
+def test_003_grids_are_the_papers():
+    """003 §5: sparsity 100 % → 5 % in 5 % steps; popularity 100 % → 80 % of the items in 1 % steps."""
+    sizes = papers.get("003").SETUP.robustness_sizes
+    assert sizes["ratings"] == tuple(round(1 - 0.05 * i, 10) for i in range(20))
+    assert sizes["popular-items"][0] == 1.0 and sizes["popular-items"][-1] == 0.8 and len(sizes["popular-items"]) == 21
+    assert np.allclose(np.diff(sizes["popular-items"]), -0.01)
+    params = papers.notebook_parameters("paper")["05_cutoffs"]["robustness_sizes"]
+    assert params["popular-items"][-1] == 0.8 and min(params["ratings"]) == 0.05
+    assert papers.get("000").SETUP.robustness_sizes["popular-items"] == sizes["popular-items"]  # 000 repeats 003
+    assert papers.get("000").SETUP.robustness_sizes["ratings"][-1] == 0.01
+
+
+def test_grid_helpers():
+    assert setup.grid(1.0, 0.8, 0.05) == (1.0, 0.95, 0.9, 0.85, 0.8)
+    with pytest.raises(InputError):
+        setup.grid(1.0, 0.8, 0.03)
+    assert setup.describe_grid([1.0, 0.99, 0.98]) == "1 → 0.98 in steps of 0.01, 3 sizes"
+
+
+@pytest.mark.parametrize("stem", ["05_cutoffs", "06_comparing_metrics", "07_arithmetic_vs_geometric"])
+def test_quick_parameters_are_the_notebook_defaults(stem):
+    """The notebooks' own defaults are the quick profile of their paper's set-up (no drift)."""
+    nb = json.loads((NOTEBOOKS / f"{stem}.ipynb").read_text(encoding="utf-8"))
+    cell = next(c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", []))
+    namespace: dict = {}
+    exec("".join(cell["source"]), namespace)
+    quick = papers.notebook_parameters("quick")[stem]
+    for name, value in quick.items():
+        assert name in namespace, f"{stem} does not declare {name}"
+        assert namespace[name] == value, (stem, name)
+    paper = papers.notebook_parameters("paper")[stem]
+    assert set(paper) == set(quick) and all(name in namespace for name in paper)
+    # the report passes only the names papermill reads from the parameters cell (a second "=" on a
+    # line, e.g. "infAP(unjudged=pooled)", hides it)
+    papermill = pytest.importorskip("papermill")
+    declared = set(papermill.inspect_notebook(str(NOTEBOOKS / f"{stem}.ipynb")))
+    assert set(quick) <= declared, set(quick) - declared
+
+
+def test_notebook_parameters_rejects_unknown_profile():
+    with pytest.raises(UnknownNameError):
+        papers.notebook_parameters("fast")
+
+
+def test_deviations_name_every_difference():
+    s = papers.get("003").SETUP
+    assert papers.deviations(s, {"dataset": "movielens-1m", "systems": list(s.systems), "split": "holdout",
+                                 "n_samples": 50, "n_permutations": 100_000, "cutoffs": list(s.cutoffs),
+                                 "robustness_sizes": s.robustness_sizes, "pool": ["concat", "mean"]}) == []
+    dev = papers.deviations(s, {"dataset": "movielens-small", "systems": ["Random", "Pop", "UserKNN"],
+                                "n_samples": 5, "n_permutations": 2000, "split": "kfold",
+                                "robustness_sizes": {"popular-items": [1.0, 0.5, 0.01]}, "pool": ["sum"]})
+    text = "\n".join(dev)
+    assert "movielens-small" in text and "2 of the paper's 21" in text and "not in the paper: UserKNN" in text
+    assert "samples per size: 5 (the paper: 50)" in text and "permutations: 2,000 (the paper: 100,000)" in text
+    assert "popular-items grid: 1 → 0.01, 3 sizes (the paper: 1 → 0.8 in steps of 0.01, 21 sizes)" in text
+    assert "split: kfold" in text and "pool: sum" in text
+    with pytest.raises(InputError):
+        papers.deviations(s, ["dataset"])
+
+
+def test_assess_carries_deviations():
+    c = findings.Claim("x", "003", "w", "e", check=lambda r: findings.Evidence("agrees", 1.0, "d"))
+    t = findings.assess([c], {}, deviations=["dataset: toy", "systems: 2 of 21"])
+    assert t.deviations.iloc[0] == "dataset: toy; systems: 2 of 21"
+    assert findings.assess([c], {}).deviations.iloc[0] == ""
+
+
+# ------------------------------------------------------------------ one verdict rule, as worded
+def test_group_claim_is_tested_as_worded():
+    """000 §6.3.1: 'Precision, F1, and NDCG show the best robustness' — P alone on top is not enough."""
+    good = {"robustness": robustness({"P": 0.95, "F1": 0.94, "nDCG": 0.93}), "n_systems": 21}
+    assert verdict("000", "p-most-robust-ratings", good) == "agrees"
+    f1_low = {"robustness": robustness({"P": 0.95, "F1": 0.5, "nDCG": 0.93}), "n_systems": 21}
+    t = findings.assess(claim("000", "p-most-robust-ratings"), f1_low)
+    assert t.verdict.iloc[0] == "disagrees" and "beats F1" in t.our_evidence.iloc[0]
+
+
+def test_exact_tie_at_the_top_is_inconclusive():
+    """A tie (one sample per size, no se) used to count as 'most robust'."""
+    tied = {"robustness": robustness({"P": 0.9, "AP": 0.9}, scenarios=("popular-items",)), "n_systems": 21}
+    assert verdict("000", "p-most-robust-popular", tied) == "inconclusive"
+    clear = {"robustness": robustness({"P": 0.9}, scenarios=("popular-items",)), "n_systems": 21}
+    assert verdict("000", "p-most-robust-popular", clear) == "agrees"
+
+
+def test_noise_is_checked_against_every_rival():
+    """The top rival is clearly beaten, a lower one is within its (larger) noise: inconclusive."""
+    rows = []
+    rng = np.random.default_rng(1)
+    for m in METRICS:
+        rows.append(("popular-items", 1.0, 0, f"{m}@100", 1.0, 0.1))
+        mean, sd = {"P": (0.90, 0.001), "AP": (0.88, 0.001), "RR": (0.87, 0.2)}.get(m, (0.5, 0.001))
+        for size in (0.5, 0.2):
+            z = rng.standard_normal(20)
+            z = (z - z.mean()) / z.std(ddof=1)
+            rows += [("popular-items", size, r, f"{m}@100", mean + sd * z[r], 0.05) for r in range(20)]
+    rob = Robustness(pd.DataFrame(rows, columns=["scenario", "size", "sample", "metric", "tau", "mean_value"]),
+                     pd.DataFrame())
+    t = findings.assess(claim("000", "p-most-robust-popular"), {"robustness": rob, "n_systems": 21})
+    assert t.verdict.iloc[0] == "inconclusive" and "RR" in t.our_evidence.iloc[0]
+
+
+def test_among_the_least_robust():
+    words = "mrr-err-least-robust"
+    assert verdict("000", words, {"robustness": robustness({"RR": 0.5, "ERR": 0.55}), "n_systems": 21}) == "agrees"
+    # one other metric as low as them: still "among" the least robust
+    assert verdict("000", words, {"robustness": robustness({"RR": 0.5, "ERR": 0.55, "bpref": 0.4}),
+                                  "n_systems": 21}) == "agrees"
+    assert verdict("000", words, {"robustness": robustness({"RR": 0.95, "ERR": 0.55}), "n_systems": 21}) == "disagrees"
+    noisy = {"robustness": robustness({"RR": 0.79, "ERR": 0.78}, spread=0.05), "n_systems": 21}
+    assert verdict("000", words, noisy) == "inconclusive"
+
+
+def test_dp_claim_at_the_monte_carlo_floor_is_inconclusive():
+    """2,000 permutations × 15 pairs: DP floor 15/2001. nDCG at the floor, P one pair above it —
+    within the Monte Carlo noise, so nDCG is not 'the most discriminative' here."""
+    floor = 15 / 2001
+    dp = pd.Series({m: 1.0 + i for i, m in enumerate(METRICS)})
+    dp["nDCG"], dp["P"] = floor, floor + 2 / 2001
+    se = pd.Series(0.001, index=METRICS)
+    res = {"dp": dp, "dp_se": se, "dp_floor": floor, "n_systems": 21}
+    assert verdict("000", "dp-ndcg-top", res) == "inconclusive"
+    both = {**res, "dp": dp.copy()}
+    both["dp"]["P"] = floor
+    t = findings.assess(claim("000", "dp-ndcg-top"), both)
+    assert t.verdict.iloc[0] == "inconclusive" and "floor" in t.our_evidence.iloc[0]
+    clear = {**res, "dp": dp.copy()}
+    clear["dp"]["P"] = 0.5
+    assert verdict("000", "dp-ndcg-top", clear) == "agrees"
+    worse = {**res, "dp": dp.copy()}
+    worse["dp"]["nDCG"] = 3.0
+    assert verdict("000", "dp-ndcg-top", worse) == "disagrees"
+
+
+def test_dp_uncertainty_of_a_result():
+    p = np.array([0.01, 0.5, 1 / 2001])
+    r = rm.meta.discriminative.DiscriminativePower(pd.DataFrame({"a": [0, 0, 1], "b": [1, 2, 2], "p": p}), p.sum(),
+                                                    np.sort(p), 1 / 3, 0.01, 0.05, 2000, False, "two-sided", 0)
+    assert r.dp_se == pytest.approx(np.sqrt(np.sum(p * (1 - p)) / 2000))
+    assert not r.at_floor and r.dp_floor == pytest.approx(3 / 2001)
+    ev = tables.dp_evidence({"nDCG@100": r, "P@100": r})
+    assert ev["dp_floor"] == pytest.approx(3 / 2001) and ev["dp_se"]["P@100"] == pytest.approx(r.dp_se)
+
+
+def test_real_dp_results_feed_the_claim():
+    rng = np.random.default_rng(0)
+    base = rng.random((6, 40))
+    scores = {m: pd.DataFrame(base + rng.normal(0, s, base.shape)) for m, s in zip(METRICS, np.linspace(0.01, 1, 9))}
+    res = rm.meta.discriminative_power(scores, n_permutations=500, seed=0)
+    ev = tables.dp_evidence({f"{m}@100": r for m, r in res.items()})
+    t = findings.assess(claim("000", "dp-ndcg-top"), {**ev, "n_systems": 6})
+    assert t.verdict.iloc[0] == "disagrees" and "Monte Carlo se" in t.our_evidence.iloc[0]  # P's noise is smallest
+    _, _, table = tables.dp_summary(res, "toy")
+    assert ("toy", "MC se") in table.columns and ("toy", "at floor") in table.columns
+
+
+def test_deeper_cutoffs_decided_against_noise():
+    c = "deeper-cutoffs-robust"
+    flat = {"cutoff_robustness": pd.Series([0.958, 0.956, 0.955], index=[5, 50, 100]),
+            "cutoff_robustness_se": pd.Series([0.004, 0.004, 0.004], index=[5, 50, 100]), "n_systems": 21}
+    assert verdict("003", c, flat) == "inconclusive"
+    steep = {**flat, "cutoff_robustness": pd.Series([0.90, 0.93, 0.96], index=[5, 50, 100])}
+    assert verdict("003", c, steep) == "agrees"
+    down = {**flat, "cutoff_robustness": pd.Series([0.96, 0.93, 0.90], index=[5, 50, 100])}
+    assert verdict("003", c, down) == "disagrees"
+    reversal = {**flat, "cutoff_robustness": pd.Series([0.90, 0.99, 0.96], index=[5, 50, 100])}
+    t = findings.assess(claim("003", c), reversal)
+    assert t.verdict.iloc[0] == "inconclusive" and "@50 > @100" in t.our_evidence.iloc[0]
+    # a float-noise difference decides nothing (no se given)
+    tiny = {"cutoff_robustness": pd.Series([0.9, 0.9 + 2e-16], index=[5, 100]), "n_systems": 21}
+    assert verdict("003", c, tiny) == "inconclusive"
+
+
+def test_popularity_half_of_the_cutoff_claim_is_checked():
+    """003 §6, Fig. 3: the popularity half of 'deeper cut-offs are more robust' has its own claim."""
+    c = claim("003", "deeper-cutoffs-robust-popularity")
+    assert c and "popular" in c[0].claim
+    res = {"cutoff_popularity": pd.Series([0.5, 0.6, 0.7], index=[5, 50, 100]), "n_systems": 21}
+    assert findings.assess(c, res).verdict.iloc[0] == "agrees"
+    missing = findings.assess(c, {"n_systems": 21})
+    assert missing.verdict.iloc[0] == "inconclusive" and "cutoff_popularity" in missing.our_evidence.iloc[0]
+
+
+def test_deeper_dp_claim_as_worded_above_50():
+    c = "deeper-cutoffs-dp"
+    dp = pd.Series([3.0, 2.0, 1.5, 0.5, 0.4], index=[5, 10, 20, 60, 100])
+    assert verdict("003", c, {"cutoff_dp": dp, "n_systems": 21}) == "agrees"
+    dp_mixed = pd.Series([3.0, 0.3, 1.5, 0.5, 0.4], index=[5, 10, 20, 60, 100])
+    assert verdict("003", c, {"cutoff_dp": dp_mixed, "n_systems": 21}) == "disagrees"
+    floor = 15 / 2001
+    at_floor = pd.Series([3.0, 2.0, floor, floor, floor], index=[5, 10, 50, 60, 100])
+    t = findings.assess(claim("003", c), {"cutoff_dp": at_floor, "cutoff_dp_floor": floor, "n_systems": 21})
+    assert t.verdict.iloc[0] == "inconclusive" and "floor" in t.our_evidence.iloc[0]
+
+
+def test_cutoffs_correlate_threshold_is_exact():
+    tau = pd.DataFrame(np.full((3, 3), 0.85 - 1e-16))
+    assert verdict("003", "cutoffs-correlate", {"cutoff_tau": tau, "n_systems": 21}) == "agrees"
+    assert verdict("003", "cutoffs-correlate", {"cutoff_tau": tau - 0.1, "n_systems": 21}) == "disagrees"
+
+
+def test_verdicts_are_stable_under_tiny_perturbations():
+    rob = robustness({"P": 0.95, "F1": 0.94, "nDCG": 0.93})
+    jittered = Robustness(rob.samples.assign(tau=rob.samples.tau + np.random.default_rng(3).normal(0, 1e-12, len(rob.samples))),
+                          rob.full)
+    for cid in ("p-most-robust-ratings", "mrr-err-least-robust"):
+        assert verdict("000", cid, {"robustness": rob, "n_systems": 21}) == \
+            verdict("000", cid, {"robustness": jittered, "n_systems": 21})
+
+
+def test_fold_pooling_flip_is_inconclusive():
+    dp = pd.Series({m: 1.0 + i for i, m in enumerate(METRICS)})
+    dp["nDCG"] = 0.1
+    other = dp.copy()
+    other["nDCG"] = 5.0
+    t = papers.assess_choices(claim("000", "dp-ndcg-top"),
+                              {"concat": {"dp": dp, "n_systems": 21}, "mean": {"dp": other, "n_systems": 21}})
+    assert t.verdict.iloc[0] == "inconclusive" and "flips with pool" in t.our_evidence.iloc[0]
+    assert t.pool_verdicts.iloc[0] == "concat: agrees; mean: disagrees"
+    same = papers.assess_choices(claim("000", "dp-ndcg-top"),
+                                 {"concat": {"dp": dp, "n_systems": 21}, "mean": {"dp": dp * 2, "n_systems": 21}},
+                                 deviations=["toy"])
+    assert same.verdict.iloc[0] == "agrees" and same.deviations.iloc[0] == "toy"
+
+
+# ------------------------------------------------------------------ GF1 (000 §7)
+def test_gf1_claims_are_not_testable_under_the_per_user_reading():
+    tau = pd.DataFrame(0.9, index=METRICS, columns=METRICS)
+    tau.loc[["F1", "RR"], :] = tau.loc[:, ["F1", "RR"]] = 0.1
+    mean_tau = pd.DataFrame({"tau": [0.1 if m in ("F1", "RR") else 0.9 for m in METRICS]}, index=METRICS)
+    rob = robustness({"F1": 0.3, "RR": 0.3}, scenarios=papers.get("000").SCENARIOS)
+    res = {"tau_geo": tau, "mean_tau": mean_tau, "robustness_geo": rob, "robustness": rob, "n_systems": 21}
+    gf1 = ["gf1-gmrr-poor-correlation", "arith-geo-agree-but-f1-rr", "gf1-gmrr-least-robust"]
+    table = findings.assess([c for c in papers.get("000").CLAIMS if c.id in gf1], res)
+    assert (table.verdict == "not testable").all()
+    assert table.our_evidence.str.contains("2n/(n+|R_u|)", regex=False).all()
+    assert table.our_evidence.iloc[0].count("τ(GF1, GP) = 0.100") == 1
+    agg = findings.assess([c for c in papers.get("000").CLAIMS if c.id in gf1], {**res, "f1_reading": "aggregate"})
+    assert (agg.verdict == "agrees").all(), agg[["id", "our_evidence"]]
+    with_other = findings.assess([c for c in papers.get("000").CLAIMS if c.id == gf1[0]],
+                                 {**res, "f1_aggregate_results": {"tau_geo": tau}})
+    assert "Under the other reading" in with_other.our_evidence.iloc[0] and "agrees" in with_other.our_evidence.iloc[0]
+
+
+def test_per_user_gf1_is_gp_times_a_constant():
+    """F1_u = P_u · 2n/(n + |R_u|): without zeros GF1/GP is one constant, so they rank alike."""
+    from recmetrics.metrics.aggregate import aggregate, f1_of_means
+
+    rng = np.random.default_rng(0)
+    n, n_rel = 100, rng.integers(1, 50, size=30)
+    hits = np.minimum(rng.integers(1, 20, size=(8, 30)), n_rel)
+    p, r = hits / n, hits / n_rel
+    f1 = 2 * p * r / (p + r)
+    assert np.allclose(f1, p * 2 * n / (n + n_rel))
+    ratio = np.log(aggregate(f1, "geometric", axis=1)) - np.log(aggregate(p, "geometric", axis=1))
+    assert np.ptp(ratio) < 1e-12
+    other = f1_of_means(p, r, "geometric", axis=1)
+    gp, gr = aggregate(p, "geometric", axis=1), aggregate(r, "geometric", axis=1)
+    assert np.allclose(other, 2 * gp * gr / (gp + gr))
+    assert f1_of_means(np.zeros((1, 3)), np.zeros((1, 3)))[0] == 0.0
+
+
+# ------------------------------------------------------------------ chapters' helpers on a real study
+@pytest.fixture(scope="module")
+def small_study():
+    from test_recommenders import synthetic  # the generated ratings of the recommender tests
+
+    return rm.study.Study(synthetic(seed=3), ["Random", "Pop", "UserKNN", "ItemKNN", "PureSVD(k=8)"],
+                          ["P", "Recall", "F1", "RR", "infAP(unjudged=pooled)"], [10], k=2, seed=0, cache=False,
+                          progress=False)
+
+
+def test_study_takes_the_papers_infap_reading(small_study):
+    s = small_study.scores("infAP(unjudged=pooled)", 10)
+    assert s.shape[0] == 5 and np.isfinite(s.to_numpy()).all()
+
+
+def test_per_scenario_grids_and_gf1_readings(small_study):
+    from recmetrics.papers import experiments
+
+    rob = experiments.robustness(small_study, {"ratings": [1.0, 0.5], "popular-items": [1.0, 0.9, 0.8]}, 2, 0,
+                                 metrics=["P"], progress=False)
+    sizes = rob.samples.groupby("scenario")["size"].unique()
+    assert sorted(sizes["popular-items"]) == [0.8, 0.9, 1.0] and sorted(sizes["ratings"]) == [0.5, 1.0]
+    table = experiments.gf1_readings(small_study, 10, [1e-5, 1e-2])
+    assert list(table.reading) == ["per-user", "per-user", "aggregate", "aggregate"]
+    agg = experiments.geometric_agreement(small_study, 10, f1_reading="aggregate")
+    assert set(agg) == {"tau_geo", "mean_tau"} and agg["tau_geo"].shape == (5, 5)
+    with pytest.raises(InputError):
+        experiments.system_table(small_study, 10, f1_reading="mean")
+
+
+def test_old_import_path_still_works():
+    from recmetrics.meta import claims as old
+
+    assert old.METRIC_CLAIMS is papers.get("000").METRIC_CLAIMS and old.CUTOFF_CLAIMS is papers.get("003").CUTOFF_CLAIMS
+    assert callable(old.dp_summary) and old.MIN_SYSTEMS == checks.MIN_SYSTEMS
+
+
+def test_markdown_of_the_paper_chapters_types_no_measured_number_or_verdict():
+    import re
+
+    for stem in ("05_cutoffs", "06_comparing_metrics", "07_arithmetic_vs_geometric"):
+        nb = json.loads((NOTEBOOKS / f"{stem}.ipynb").read_text(encoding="utf-8"))
+        for c in nb["cells"]:
+            if c["cell_type"] != "markdown":
+                continue
+            text = re.sub(r"`[^`]*`|\$[^$]*\$|(Eqs?|Figs?|Tables?)\.?\s*[\d.]+(\s*[,–-]\s*[\d.]+)*|§\s*[\d.]+", "",
+                          "".join(c["source"]))
+            assert not re.search(r"\d+\.\d+", text), (stem, text)
+            assert not re.search(r"\b(agrees?|disagrees?)\b", text, re.I), (stem, text)
+
+
+# ------------------------------------------------------------------ infAP's readings against trec_eval
+@pytest.mark.parametrize("seed,threshold", [(0, 4.0), (1, 3.5)])
+def test_infap_papers_reading_is_trec_eval_with_every_unrated_item_pooled(seed, threshold):
+    """infAP(unjudged=pooled) = trec_eval's infAP when every unrated item of a list is labelled −1
+    (pooled, unjudged) — Eq. 11 as printed; bpref is the same under both readings; the default
+    (trec_eval on the plain qrels) equals AP when there are no −1 labels."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    from conftest import make_case
+
+    qrels_df, run_df = make_case(seed)
+    qrels_df = qrels_df[qrels_df.iloc[:, 2] >= 0]
+    ours = rm.evaluate(rm.Run.from_frame(run_df), rm.Qrels(qrels_df, threshold=threshold),
+                       ["infAP(unjudged=pooled)", "infAP", "AP", "bpref"], users="relevant").per_user
+    ours = ours.rename(columns={"infAP(unjudged='pooled')": "infAP(unjudged=pooled)"})
+    qrels, run = {}, {}
+    for u, i, r in qrels_df.itertuples(index=False):
+        qrels.setdefault(str(u), {})[str(i)] = int(round(2 * r))
+    for u, i, s in run_df.itertuples(index=False):
+        run.setdefault(str(u), {})[str(i)] = float(s)
+        if str(u) in qrels:
+            qrels[str(u)].setdefault(str(i), -1)   # every unrated item of the list: pooled but unjudged
+    pooled = pytrec_eval.RelevanceEvaluator(qrels, {"infAP", "bpref"},
+                                            relevance_level=int(round(2 * threshold))).evaluate(run)
+    compared = 0
+    for user, row in ours.iterrows():
+        if str(user) not in pooled:
+            continue
+        assert row["infAP(unjudged=pooled)"] == pytest.approx(pooled[str(user)]["infAP"], abs=1e-9), user
+        assert row["bpref"] == pytest.approx(pooled[str(user)]["bpref"], abs=1e-9), user
+        compared += 1
+    assert compared > 100
+    assert np.allclose(ours["infAP"], ours["AP"], atol=1e-9)          # trec_eval's reading: infAP is AP
+    assert np.abs(ours["infAP(unjudged=pooled)"] - ours["AP"]).max() > 0.1
+
+
+def test_infap_reading_parameter():
+    assert str(rm.metrics.registry.parse("infAP(unjudged=pooled)@100")) == "infAP@100(unjudged='pooled')"
+    with pytest.raises(InputError):
+        rm.evaluate(rm.Run.from_lists({1: ["a"]}), rm.Qrels(pd.DataFrame({"user": [1], "item": ["a"], "rating": [5]})),
+                    ["infAP(unjudged=maybe)"])
+
+
+def test_study_cache_tells_the_infap_readings_apart(tmp_path):
+    """The score cube's cache key names each metric with its parameters: a cube of trec_eval's infAP
+    is never loaded for infAP(unjudged=pooled)."""
+    from test_recommenders import synthetic
+
+    kw = dict(k=2, seed=0, cache_dir=tmp_path / "runs", progress=False)
+    a = rm.study.Study(synthetic(seed=3), ["Pop", "UserKNN"], ["AP", "infAP"], [10], **kw)
+    b = rm.study.Study(synthetic(seed=3), ["Pop", "UserKNN"], ["AP", "infAP(unjudged=pooled)"], [10], **kw)
+    assert np.allclose(a.scores("infAP", 10).to_numpy(), a.scores("AP", 10).to_numpy())
+    assert not np.allclose(b.scores("infAP(unjudged=pooled)", 10).to_numpy(), b.scores("AP", 10).to_numpy())
+
+
+def test_003_metric_claims_among_its_seven_metrics():
+    """003 §7 compares seven metrics: F1 and ERR (000's additions) do not take part."""
+    scen = ("ratings", "popular-items")
+    rob = robustness({"P": 0.95, "F1": 0.99, "ERR": 0.1, "RR": 0.3}, scenarios=scen)
+    assert verdict("003", "p-most-robust-003", {"robustness": rob, "n_systems": 21}) == "agrees"
+    assert verdict("003", "mrr-least-robust-003", {"robustness": rob, "n_systems": 21}) == "agrees"
+    only_sparsity = robustness({"P": 0.95}, scenarios=("ratings",))
+    t = findings.assess(claim("003", "p-most-robust-003"), {"robustness": only_sparsity, "n_systems": 21})
+    assert t.verdict.iloc[0] == "inconclusive" and "popular-items" in t.our_evidence.iloc[0]
+    dp = pd.Series({m: 5.0 for m in METRICS})
+    dp["nDCG"], dp["P"], dp["F1"] = 0.1, 0.5, 0.01
+    assert verdict("003", "dp-ndcg-p-top-003", {"dp": dp, "n_systems": 21}) == "agrees"
+    swapped = dp.copy()
+    swapped["nDCG"], swapped["P"] = 0.5, 0.1
+    assert verdict("003", "dp-ndcg-p-top-003", {"dp": swapped, "n_systems": 21}) == "disagrees"
+    close = dp.copy()
+    close["P"] = 0.1 + 1e-3
+    assert verdict("003", "dp-ndcg-p-top-003", {"dp": close, "dp_se": pd.Series(0.01, index=METRICS),
+                                                "n_systems": 21}) == "inconclusive"
+
+
+def test_papers_package_imports_lightly():
+    import subprocess
+    import sys
+
+    code = ("import sys, recmetrics as rm; rm.papers; from recmetrics.papers import deviations, SetUp; "
+            "print(sorted(m for m in ('pandas', 'numpy', 'scipy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parent.parent)
+    assert out.stdout.strip() == "[]", out.stdout
