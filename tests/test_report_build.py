@@ -461,3 +461,21 @@ def test_tiny_book_builds_with_appendix_and_no_stray_folder(tmp_path, kernel_env
     report.build(book_dir=project["book"], notebooks_dir=project["notebooks"], out=site, log=log.append)
     assert not [m for m in log if m.startswith("executing ")], log
     print(f"unchanged tiny book rebuilt in {time.perf_counter() - t0:.1f}s")
+
+
+def test_paper_profile_takes_the_papers_set_ups_and_drops_nothing(monkeypatch):
+    """05-07 run the papers' set-ups (recmetrics.papers), and a profile value a notebook does not
+    declare is an error (it used to be dropped silently: the paper profile's `sizes` after the
+    notebooks moved to `robustness_sizes`)."""
+    from recmetrics import papers
+    from recmetrics.report import profiles
+
+    p = report.make_plan("paper", "movielens-small")
+    for stem, values in papers.notebook_parameters("paper").items():
+        chapter = next(c for c in p.chapters if c.stem == stem)
+        assert {k: chapter.parameters[k] for k in values} == values, stem
+    assert not set(profiles.NOTEBOOK_PARAMETERS["paper"]) & set(papers.notebook_parameters("paper"))
+    bogus = {**profiles.NOTEBOOK_PARAMETERS["paper"], "01_dataset_overview": {"sizes": [1.0]}}
+    monkeypatch.setitem(profiles.NOTEBOOK_PARAMETERS, "paper", bogus)
+    with pytest.raises(report.ReportError, match="01_dataset_overview's sizes, which the notebook does not declare"):
+        report.make_plan("paper", "movielens-small")

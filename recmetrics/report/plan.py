@@ -34,7 +34,7 @@ from typing import Any, Iterable, Mapping
 from ..errors import InputError, unknown_name
 from . import cache
 from .paths import ReportError, default_book_dir, default_notebooks_dir
-from .profiles import DEPENDS, NOTEBOOK_PARAMETERS, PROFILES, notebook_parameters
+from .profiles import DEPENDS, PROFILES, notebook_parameters, notebook_values
 
 #: Parameters the report sets itself (from ``--profile``, ``--dataset``, ``--dataset-arg`` and
 #: ``--scheduler``); ``-p`` cannot set them.
@@ -157,7 +157,7 @@ def _none_allowed(stem: str, key: str, default) -> bool:
     if default is None:
         return True
     for profile, values in PROFILES.items():
-        per_nb = NOTEBOOK_PARAMETERS.get(profile, {}).get(stem, {})
+        per_nb = notebook_values(profile, stem)
         if key in per_nb and per_nb[key] is None or key in values and values[key] is None:
             return True
     return False
@@ -330,6 +330,11 @@ def make_plan(
 
     notebooks = {p.stem: _read(p) for p in sources}
     declared = {p.stem: _declared(p) for p in sources}
+    for stem, specs in declared.items():
+        unheard = sorted(set(notebook_values(profile, stem)) - set(specs))
+        if unheard:  # the chapter would silently run with its own defaults for these
+            raise ReportError(f"profile {profile!r} sets {stem}'s {', '.join(unheard)}, which the notebook does not "
+                              f"declare in its parameters cell; fix NOTEBOOK_PARAMETERS / recmetrics.papers or the notebook")
     overrides = check_overrides(dict(overrides or {}), declared)
     check_out(out, book)
     if dataset_args:

@@ -37,7 +37,10 @@ PROFILE_HELP: dict[str, str] = {
 }
 
 #: Per-notebook overrides: ``{profile: {notebook stem: {parameter: value}}}`` (applied after
-#: :data:`PROFILES`). Notebooks added to ``notebooks/`` put their profile-specific settings here.
+#: :data:`PROFILES`). Notebooks added to ``notebooks/`` put their profile-specific settings here,
+#: unless a paper module of :mod:`recmetrics.papers` runs the chapter (then its set-up gives them:
+#: :func:`notebook_values`). Every value must be a parameter the notebook declares (checked by
+#: :func:`recmetrics.report.plan.make_plan`: a value the notebook would not receive is an error).
 NOTEBOOK_PARAMETERS: dict[str, dict[str, dict[str, Any]]] = {
     "quick": {
         "02_recommender_zoo": {"folds": 2, "systems": ["Random", "Pop", "UserKNN", "RM2", "HT", "EASE", "PureSVD", "WRMF"]},
@@ -55,18 +58,38 @@ NOTEBOOK_PARAMETERS: dict[str, dict[str, dict[str, Any]]] = {
         "08_popularity_bias": {"users": None, "removed": [0.0, 0.2, 0.4, 0.6, 0.8], "sizes": [100, 200, 400, 800],
                                "alphas": [0.0, 0.5, 1.0, 1.5, 2.0],
                                "sweep_systems": ["Random", "Pop", "UserKNN", "PureSVD", "pLSA"]},
-        # 003 §6 / 000 §4-7: 5 folds, the 21 systems, 100% .. 1% test sizes, 50 samples, 100,000 permutations
-        "05_cutoffs": {"folds": 5, "systems": None, "cutoff_grid": [5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100],
-                       "sizes": [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05, 0.01], "n_samples": 50,
-                       "n_permutations": 100_000},
-        "06_comparing_metrics": {"folds": 5, "systems": None,
-                                 "sizes": [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05, 0.01],
-                                 "n_samples": 50, "n_permutations": 100_000},
-        "07_arithmetic_vs_geometric": {"folds": 5, "systems": None,
-                                       "sizes": [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05, 0.01],
-                                       "n_samples": 50, "n_permutations": 100_000},
+        # 05-07: the papers' set-ups, from recmetrics.papers (see notebook_values)
     },
 }
+
+
+def _paper_values(profile: str) -> dict[str, dict[str, Any]]:
+    """The chapters' parameters derived from the papers' set-ups (:func:`recmetrics.papers.notebook_parameters`)."""
+    if profile not in _PAPER_VALUES:
+        from .. import papers
+
+        _PAPER_VALUES[profile] = papers.notebook_parameters(profile)
+    return _PAPER_VALUES[profile]
+
+
+_PAPER_VALUES: dict[str, dict[str, dict[str, Any]]] = {}
+
+
+def notebook_values(profile: str, stem: str) -> dict[str, Any]:
+    """The per-notebook values of ``profile`` for notebook ``stem`` (a copy): the papers' set-ups
+    for the chapters a paper module runs (:mod:`recmetrics.papers`), else :data:`NOTEBOOK_PARAMETERS`.
+    A chapter set by both is an error (one definition per value)."""
+    if profile not in PROFILES:
+        raise unknown_name("report profile", profile, PROFILES)
+    from_papers = _paper_values(profile).get(stem, {})
+    typed = NOTEBOOK_PARAMETERS.get(profile, {}).get(stem, {})
+    both = sorted(set(from_papers) & set(typed))
+    if both:
+        from .paths import ReportError
+
+        raise ReportError(f"profile {profile!r} sets {stem}'s {', '.join(both)} twice: in NOTEBOOK_PARAMETERS and "
+                          f"in recmetrics.papers; keep one")
+    return copy.deepcopy({**from_papers, **typed})
 
 
 #: Chapters that read other chapters' results: ``{notebook stem: stems it reads}``. The report
@@ -93,7 +116,7 @@ def notebook_parameters(
         raise ValueError(f"dataset must be a non-empty dataset name, got {dataset!r}")
     stem = Path(notebook).stem
     params: dict[str, Any] = copy.deepcopy(PROFILES[profile])
-    params.update(copy.deepcopy(NOTEBOOK_PARAMETERS.get(profile, {}).get(stem, {})))
+    params.update(notebook_values(profile, stem))
     params["dataset"] = dataset
     params["profile"] = profile
     if declared is None:
