@@ -266,7 +266,8 @@ def test_overrides_count_only_where_a_chapter_declares_them(tmp_path):
     put("05", ["seed", "n_samples"], {"n_samples": 3})
     put("06", ["seed", "n_samples"], {"n_samples": 3})
     put("07", ["seed", "n_samples"], {})          # declares it but ran with the default
-    stale = state.stale_chapters(gen, ["01", "05", "06", "07"])
+    put("08", ["seed"], {"focus": "AP"})          # an override recorded where no chapter declares it
+    stale = state.stale_chapters(gen, ["01", "05", "06", "07", "08"])
     assert list(stale) == ["07"] and "n_samples" in stale["07"]
     assert list(state.stale_chapters(gen, ["01", "05", "06", "07"], {"overrides": {"n_samples": 3}})) == ["07"]
     assert set(state.stale_chapters(gen, ["01", "05", "06", "07"], {"overrides": {}})) == {"05", "06"}

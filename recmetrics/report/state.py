@@ -182,6 +182,8 @@ def stale_chapters(generated_dir: str | os.PathLike, stems: Iterable[str],
     for k in sorted(all_keys):
         seen = {s: _overrides_seen(r, [k]) for s, r in fresh.items()}
         values = collections.Counter(v[k] for v in seen.values() if k in v)
+        if not values:  # no chapter declares it
+            continue
         top_value = values.most_common(1)[0][0]
         for stem, v in seen.items():
             if k in v and v[k] != top_value and stem not in stale:
@@ -192,6 +194,6 @@ def stale_chapters(generated_dir: str | os.PathLike, stems: Iterable[str],
 def stale_message(stale: Mapping[str, str]) -> str:
     """One line naming the stale chapters and why, and what to run."""
     listed = "; ".join(f"{stem}: {why}" for stem, why in stale.items())
-    return (f"not building the book: {len(stale)} chapter(s) did not complete under the same settings as the "
-            f"others ({listed}); run `recmetrics report` with the settings you want (it executes only what "
-            f"changed)")
+    return (f"not building the book: a book is built only from chapters that all completed under one profile and "
+            f"dataset, and {len(stale)} chapter(s) are stale ({listed}); run `recmetrics report` with the settings "
+            f"you want (it executes only what changed)")
