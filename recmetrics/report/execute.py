@@ -281,6 +281,8 @@ def execute_plan(
         for folder in (scratch, scratch_results):
             if folder.exists():
                 shutil.rmtree(folder, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            scratch.parent.rmdir()  # .running/, when nothing else is in it
     write_findings_page(out_dir)
     return done
 
