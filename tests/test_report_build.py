@@ -294,7 +294,7 @@ def test_appendix_page(tmp_path):
                         "versions": {"python": "3.11.0", "numpy": "2.0"}}}
     text = appendix.appendix_markdown(records, benchmarks=appendix.benchmark_tables(results), commit="abc")
     for piece in ("# Reproducibility", "recmetrics report --profile quick --dataset movielens-1m --dataset-arg path=/d",
-                  "`" + "f" * 32 + "`", "1,000,209 ratings", "arguments path=`/d`", "seed = 7", "12.5 s", "| numpy | 2.0 |",
+                  "`" + "f" * 32 + "`", "1,000,209 ratings", "arguments path=`/d`", "seed=7", "12.5 s", "| numpy | 2.0 |",
                   "### metrics vs pytrec_eval", "| pytrec_eval | 4.33 |", "max |diff| 5.55e-17", "### 01_a",
                   "`['Pop', 'Random']`"):
         assert piece in text, piece

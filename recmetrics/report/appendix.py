@@ -182,12 +182,16 @@ def appendix_markdown(records: Mapping[str, Mapping[str, Any]], *, vendored: Map
               "this build was kept because nothing it depends on changed (its notebook, parameters, data, "
               "the package or the dependency versions).", ""]
     rows = []
+    several = len(packages) > 1  # chapters executed under different package sources: say which
     for stem, r in records.items():
         params = r.get("parameters") or {}
-        seeds = ", ".join(f"{k} = {v!r}" for k, v in params.items() if "seed" in k) or "—"
-        rows.append((stem, r.get("executed_at", "?"), f"{_num(r.get('seconds'))} s", seeds,
-                     ", ".join(r.get("depends") or {}) or "—", f"`{str(r.get('package', '?'))[:16]}`"))
-    lines += _table(["chapter", "executed (UTC)", "run time", "seeds", "reads", "package hash"], rows)
+        seeds = ", ".join(f"{k}={v!r}" for k, v in params.items() if "seed" in k) or "—"
+        when = str(r.get("executed_at", "?")).replace("T", " ").rstrip("Z")[:16]
+        row = [stem, when, f"{_num(r.get('seconds'))} s", seeds,
+               ", ".join(d.split("_")[0] for d in r.get("depends") or {}) or "—"]
+        rows.append(row + ([f"`{str(r.get('package', '?'))[:12]}`"] if several else []))
+    lines += _table(["chapter", "executed (UTC)", "run time", "seeds", "reads"] + (["package"] if several else []),
+                    rows)
     total = sum(float(r.get("seconds") or 0) for r in records.values())
     lines += [f"Total execution time of the chapters: {total:,.0f} s.", ""]
     for stem, r in records.items():
