@@ -1,11 +1,16 @@
 # Two commands do all set-up on a fresh machine (see README):
-#   make report   -> builds the venv if needed, runs every notebook with papermill, builds the book
+#   make report   -> builds the venv if needed, runs the notebooks that changed with papermill, builds the book
 #   make test     -> builds the venv if needed, runs the test suite
 PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
 PROFILE ?= quick
 DATASET ?= movielens-small
+# optional: SCHEDULER=tcp://host:8786 (a Dask cluster), FORCE=1 (execute every chapter again),
+# REPORT_ARGS='-p folds=3 --out DIR' (any other `recmetrics report` option)
+SCHEDULER ?=
+FORCE ?=
+REPORT_ARGS ?=
 
 .PHONY: setup report test bench clean
 
@@ -19,7 +24,8 @@ $(VENV)/.installed: pyproject.toml
 setup: $(VENV)/.installed
 
 report: setup
-	$(VENV)/bin/recmetrics report --profile $(PROFILE) --dataset $(DATASET)
+	$(VENV)/bin/recmetrics report --profile $(PROFILE) --dataset $(DATASET) \
+		$(if $(SCHEDULER),--scheduler $(SCHEDULER)) $(if $(FORCE),--force) $(REPORT_ARGS)
 
 test: setup
 	$(PY) -m pytest -q

@@ -132,6 +132,14 @@ def main(argv=None):
     print(f"values: {len(common)} summary measures compared ({', '.join(common)}), max |diff| = {diff:.2e}")
     if diff > 1e-9 or set(a) != set(b):
         raise SystemExit(f"values differ: {a} vs {b}")
+    from record import save_table
+
+    save_table("bench_cli", "Command line: recmetrics evaluate vs trec_eval 10.0 (whole process)",
+               ["tool", "wall s (best)", "peak MB", "x trec_eval (wall)"],
+               [["recmetrics evaluate", round(ours["wall"], 2), round(ours["rss_mb"]), round(ours["wall"] / ref["wall"], 2)],
+                ["trec_eval 10.0", round(ref["wall"], 2), round(ref["rss_mb"]), 1.0]],
+               [f"run {n_run:,} lines, qrels {n_q:,} lines; measures {' '.join(MEASURES)}; best of {args.repeat}",
+                f"{len(common)} summary measures compared, max |difference| = {diff:.2e}"], argv=argv)
 
 
 if __name__ == "__main__":

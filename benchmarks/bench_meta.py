@@ -104,6 +104,18 @@ def main(argv=None) -> int:
 
     print(f"ratio ranx / recmetrics:  {t_ranx_scaled / t_rm:10,.0f}×")
     print(f"ratio scipy / recmetrics: {t_scipy_scaled / t_rm:10,.0f}×")
+    from record import save_table
+
+    save_table("bench_meta", "Discriminative power: recmetrics vs ranx and scipy permutation tests",
+               ["tool", f"seconds, all {n_tests} tests", "x recmetrics"],
+               [["recmetrics discriminative_power", round(t_rm, 2), 1.0],
+                ["ranx fisher_randomization_test (scaled)", *([None, None] if np.isnan(t_ranx_scaled) else
+                                                              [round(t_ranx_scaled), round(t_ranx_scaled / t_rm)])],
+                ["scipy.stats.permutation_test (scaled)", round(t_scipy_scaled), round(t_scipy_scaled / t_rm)]],
+               [f"{args.systems} systems ({n_pairs} pairs) x {args.metrics} metrics, {args.users:,} users, "
+                f"B = {B:,} permutations; recmetrics measured whole (signs included)",
+                f"ranx: {args.ranx_pairs} pairs at {args.ranx_permutations:,} permutations timed, scaled to B and "
+                f"to every test; scipy: 1 pair at {args.scipy_resamples:,} resamples, scaled"], argv=argv)
 
     if not args.skip_float32:
         m0 = scores["metric1"]  # a tied (0.1-grid) metric: the case where precision matters

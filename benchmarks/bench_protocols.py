@@ -31,6 +31,7 @@ def main() -> None:
     train, test = rm.splits.holdout(data.ratings, 0.2, seed=0)
     print(f"{data!r}; design {args.design}")
     total = 0.0
+    rows = []
     print(f"{'system':<14}{'fit s':>8}{'eval s':>8}{'sets':>8}{'P@10':>8}{'nDCG@10':>9}")
     for name in systems:
         t0 = time.perf_counter()
@@ -45,7 +46,14 @@ def main() -> None:
         total += t2 - t1
         print(f"{name:<14}{t1 - t0:8.2f}{t2 - t1:8.2f}{r.metadata['n_sets']:8d}"
               f"{r.aggregate['P@10']:8.4f}{r.aggregate['nDCG@10']:9.4f}", flush=True)
+        rows.append([name, round(t1 - t0, 2), round(t2 - t1, 2), int(r.metadata["n_sets"]),
+                     round(float(r.aggregate["P@10"]), 4), round(float(r.aggregate["nDCG@10"]), 4)])
     print(f"total evaluation time {total:.1f} s over {len(systems)} systems")
+    from record import save_table
+
+    save_table("bench_protocols", f"Evaluation designs: {args.design} on movielens-small",
+               ["system", "fit s", "evaluate s", "target sets", "P@10", "nDCG@10"], rows,
+               [f"holdout 20 %, seed 0; total evaluation time {total:.1f} s over {len(rows)} systems"])
 
 
 if __name__ == "__main__":

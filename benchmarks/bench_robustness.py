@@ -115,7 +115,7 @@ def main():
     print(f"data {len(ratings):,} ratings, {ratings.user.nunique():,} users; {args.systems} systems x {args.folds} "
           f"folds ready in {t1 - t0:.1f} s; cube (judge + score 9 metrics) {t2 - t1:.1f} s; load average "
           f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    total, cpu_total, n_sets, areas, ses = 0.0, 0.0, 0, [], []
+    total, cpu_total, n_sets, areas, ses, rows = 0.0, 0.0, 0, [], [], []
     for scenario, grid in grids.items():   # timed one by one: their costs differ, so each is scaled on its own
         reduced = sum(1 for x in grid if x < 1.0)
         det = scenario in ("popular-items", "large-users")
@@ -135,6 +135,8 @@ def main():
         n_sets += reduced * full_reps
         areas.append(res.area())
         ses.append(res.area_se())
+        rows.append([scenario, reduced * reps, round(dt, 1), reduced * full_reps, round(scaled, 1),
+                     "measured" if reps == full_reps else "scaled"])
         print(f"{scenario:>14}: {reduced * reps:5d} reduced test sets in {dt:6.1f} s (cpu {dc:6.1f} s) -> "
               f"{reduced * full_reps:5d} in {scaled:6.1f} s (cpu {scaled_cpu:6.1f} s; "
               f"{'measured' if reps == full_reps else 'scaled'}; set-up {setup:.1f} s); load average "
@@ -147,6 +149,14 @@ def main():
     print("mean tau over each grid (area), and its Monte Carlo se:")
     print(pd.concat(areas).unstack("scenario").round(3))
     print(pd.concat(ses).unstack("scenario").round(4))
+    from record import save_table
+
+    save_table("bench_robustness", "Robustness study: the five scenarios on the papers' grids",
+               ["scenario", "reduced sets timed", "seconds", "reduced sets (full study)", "seconds (full study)", ""],
+               rows + [["all", "", "", n_sets, round(total, 1), f"{total / 60:.1f} min"]],
+               [f"{len(ratings):,} ratings, {ratings.user.nunique():,} users (ML-1M-shaped, generated); "
+                f"{args.systems} systems x {args.folds} folds x 9 metrics; grids of paper {args.grids}; "
+                f"tie_break={args.tie_break}; n_jobs={args.n_jobs}"])
 
 
 if __name__ == "__main__":

@@ -50,6 +50,13 @@ def main(argv=None):
     t = t.join(quality)
     t.index = [f"{s}{' *' if s in rm.recommenders.PAPER_SYSTEMS else ''}" for s in t.index]
     print(t.round({"fit_s": 2, "recommend_s": 2, "total_s": 2, "per_fold_s": 2, "nDCG@100": 3, "P@10": 3}).to_string())
+    from record import save_table
+
+    save_table("bench_zoo", f"Recommender zoo: fit + top-{args.n} on {args.dataset}, {args.folds} folds",
+               ["system", "family", "fit s", "recommend s", "nDCG@100", "P@10"],
+               [[s, r.family, round(r.fit_s, 2), round(r.recommend_s, 2), round(r["nDCG@100"], 3), round(r["P@10"], 3)]
+                for s, r in t.iterrows()],
+               [f"* = in PAPER_SYSTEMS; wall time incl. splitting {wall:.1f} s, n_jobs={args.n_jobs}"], argv=argv)
     print(f"\nsum of fit+recommend: {t.total_s.sum():.1f} s; wall time incl. splitting: {wall:.1f} s "
           f"({wall / 60:.2f} min; goal <= 10 min)")
 

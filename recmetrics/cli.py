@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 
 from .errors import InputError, RecmetricsError
 
@@ -300,12 +301,155 @@ def _metrics(args) -> int:
     return 0
 
 
-def _report(args) -> int:
-    from .report import build
+def _assignments(items, flag: str) -> dict:
+    """``KEY=VALUE`` arguments of a repeatable flag -> dict (a key given twice is an error)."""
+    from .report.plan import parse_assignment
 
-    index = build(profile=args.profile, dataset=args.dataset, out=args.out, execute=not args.no_execute)
+    out: dict = {}
+    for text in items or []:
+        key, value = parse_assignment(text, flag)
+        if key in out:
+            raise CliError(f"{flag} {key}=... given twice ({out[key]!r} and {value!r})")
+        out[key] = value
+    return out
+
+
+def _report(args) -> int:
+    try:
+        if args.no_execute and (args.force or args.scheduler):
+            raise CliError("--no-execute builds the book from the chapters already executed: "
+                           "it takes no --force or --scheduler")
+        dataset_args = _assignments(args.dataset_arg, "--dataset-arg")
+        overrides = _assignments(args.param, "-p")
+        if dataset_args and args.dataset is None:
+            raise CliError("--dataset-arg needs --dataset NAME (the dataset the arguments are for)")
+        own = _own_runs(args)
+        from .report import build
+
+        if own:
+            if args.dataset is not None or dataset_args or args.scheduler:
+                raise CliError("--qrels/--runs build the book of your own runs: --dataset, --dataset-arg and "
+                               "--scheduler do not apply (the runs are given, nothing is fitted)")
+            index = build(profile=args.profile, out=args.out, overrides=overrides or None,
+                          execute=not args.no_execute, **own)
+        else:
+            index = build(profile=args.profile, dataset=args.dataset, out=args.out,
+                          dataset_args=dataset_args or None, overrides=overrides or None, scheduler=args.scheduler,
+                          force=args.force, execute=not args.no_execute, progress=True)
+    except KeyboardInterrupt:
+        print("recmetrics: interrupted: the chapters executed so far are kept, the one running was not saved",
+              file=sys.stderr)
+        return 130
     print(f"book built: {index}")
     return 0
+
+
+def _own_runs(args) -> dict:
+    """The own-runs book's arguments (``--qrels``, ``--runs``, ``--name``, ``--folds``, ``-l``), or
+    ``{}`` when neither ``--qrels`` nor ``--runs`` is given."""
+    if args.qrels is None and not args.runs:
+        for flag, value in (("--name", args.name), ("--folds", args.folds), ("-l/--threshold", args.threshold)):
+            if value is not None:
+                raise CliError(f"{flag} belongs to the book of your own runs: give --qrels FILE --runs FILE ...")
+        return {}
+    if args.qrels is None or not args.runs:
+        raise CliError("the book of your own runs needs both --qrels FILE and --runs FILE [FILE ...]")
+    runs = args.runs[0] if len(args.runs) == 1 and os.path.isdir(args.runs[0]) else list(args.runs)
+    return {"qrels": args.qrels, "runs": runs, "name": args.name, "folds": args.folds, "threshold": args.threshold}
+
+
+class _Once(argparse.Action):
+    """An option that may be given once (a second value would silently replace the first)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if getattr(namespace, self.dest) is not None:
+            parser.error(f"{option_string} given twice ({getattr(namespace, self.dest)!r} and {values!r}); "
+                         f"a book is built on one {self.metavar.lower()}")
+        setattr(namespace, self.dest, values)
+
+
+_REPORT_EPILOG = "\0recmetrics-report-epilog"
+
+
+def _report_epilog() -> str:
+    """The profiles, datasets and notebook parameters ``report --help`` lists (loaded on demand)."""
+    from .data import datasets
+    from .report.profiles import PROFILE_HELP, PROFILES
+
+    lines = ["profiles:"] + [f"  {name:<8} {PROFILE_HELP.get(name, '')}" for name in PROFILES]
+    table = datasets.list()
+    lines += ["", "datasets (--dataset NAME; `recmetrics datasets NAME` describes one and its arguments):"]
+    lines += ["  " + ln for ln in _fit([(r.name, r.description) for r in table.itertuples(index=False)],
+                                       width=78).splitlines()]
+    try:
+        import papermill
+
+        from .report.paths import default_notebooks_dir
+
+        names = sorted({n for nb in sorted(default_notebooks_dir().glob("*.ipynb"))
+                        for n in papermill.inspect_notebook(str(nb))} - {"dataset", "profile"})
+        lines += ["", "parameters the notebooks declare (-p KEY=VALUE):",
+                  textwrap.fill(", ".join(names), 78, initial_indent="  ", subsequent_indent="  ")]
+    except (ImportError, OSError):  # no notebooks next to the package: nothing to list
+        pass
+    lines += ["", textwrap.fill(
+        "A chapter is executed again only when its notebook, its parameters, the data, the package or the "
+        "dependency versions changed (--force: every chapter); an unchanged build takes seconds. Every "
+        "error is one line on stderr with exit status 2; Ctrl-C exits with 130.", 78)]
+    return "\n".join(lines)
+
+
+class _ReportHelp(argparse.RawDescriptionHelpFormatter):
+    """Help of ``report``: its epilog (datasets, parameters) is computed only when help is shown."""
+
+    def add_text(self, text):
+        super().add_text(_report_epilog() if text == _REPORT_EPILOG else text)
+
+
+def add_report(sub) -> None:
+    r = sub.add_parser(
+        "report", help="run every analysis notebook and build the book", formatter_class=_ReportHelp,
+        description="Execute the analysis notebooks (notebooks/*.ipynb) with papermill under a profile and\n"
+                    "a dataset, then build the Jupyter Book site, which renders offline. Every argument is\n"
+                    "checked before any notebook runs.",
+        epilog=_REPORT_EPILOG)
+    r.add_argument("--profile", default=None, metavar="NAME",
+                   help="parameter profile of every chapter (default quick; listed below)")
+    r.add_argument("--dataset", default=None, metavar="NAME", action=_Once,
+                   help="registered dataset the chapters run on (default movielens-small; listed below)")
+    r.add_argument("--dataset-arg", action="append", default=[], metavar="KEY=VALUE",
+                   help="repeatable; an argument of the dataset's loader, e.g. --dataset movielens-1m "
+                        "--dataset-arg path=DIR (passed to the notebooks as dataset_args)")
+    r.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="repeatable; set a parameter of every notebook that declares it (a Python literal, or a "
+                        "bare word as a string), e.g. -p folds=3 -p \"systems=['Pop','Random']\"; checked against "
+                        "the type of the notebook's default")
+    r.add_argument("--out", default=None, metavar="DIR",
+                   help="folder of the built site (default book/_build/html; own runs: book/_build/runs/NAME/html)")
+    r.add_argument("--force", action="store_true",
+                   help="execute every chapter again, even those whose inputs did not change")
+    r.add_argument("--no-execute", action="store_true",
+                   help="build the book from the chapters already executed in book/generated/ (refused, naming "
+                        "them, when they did not all complete under one profile and dataset)")
+    r.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run the studies on this Dask scheduler (e.g. tcp://127.0.0.1:8786; default: locally); "
+                        "results are identical")
+    own = r.add_argument_group(
+        "the book of your own runs",
+        "instead of the chapters on a dataset: significance tests, discriminative power, robustness,\n"
+        "agreement and which metric to report, for runs made by any tool (rm.report.own_runs; built\n"
+        "into book/_build/runs/NAME/html unless --out)")
+    own.add_argument("--qrels", default=None, metavar="FILE",
+                     help="judgments: TREC qrels or a user,item,rating table (a {fold} template with --folds)")
+    own.add_argument("--runs", nargs="+", default=None, metavar="FILE",
+                     help="run files (TREC or user,item,score tables; each one system named after its file's "
+                          "stem), or one folder of them; {fold} templates with --folds")
+    own.add_argument("--name", default=None, metavar="LABEL", help="the book's label (default: the run names)")
+    own.add_argument("--folds", nargs="+", default=None, metavar="LABEL",
+                     help="fold labels substituted into the {fold} field of --qrels and --runs (default: one fold)")
+    own.add_argument("-l", "--threshold", type=float, default=None, metavar="N",
+                     help="relevance threshold (default 1 for TREC qrels, 4 for rating tables)")
+    r.set_defaults(func=_report)
 
 
 def add_evaluate(sub) -> None:
@@ -347,13 +491,7 @@ def add_commands(sub) -> None:
     m.add_argument("name", nargs="*", help="metric names to describe (e.g. nDCG ERR-IA); none: list them all")
     m.set_defaults(func=_metrics)
 
-    r = sub.add_parser("report", help="run every analysis notebook and build the book")
-    r.add_argument("--profile", choices=["quick", "paper"], default="quick")
-    r.add_argument("--dataset", default="movielens-small")
-    r.add_argument("--out", default=None, help="folder of the built site (default book/_build/html)")
-    r.add_argument("--no-execute", action="store_true",
-                   help="rebuild the book from the notebooks already executed in book/generated/")
-    r.set_defaults(func=_report)
+    add_report(sub)
 
     from .meta.compare import add_parser as add_compare  # argparse set-up only; the analysis loads on use
 

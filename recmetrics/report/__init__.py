@@ -32,25 +32,40 @@
 Importing this module is cheap: papermill, nbformat, altair and jupyter-book load inside the
 functions that need them.
 
-Modules: :mod:`.profiles` (profiles, per-notebook parameters), :mod:`.execute` (papermill),
-:mod:`.offline` (vendored ``vegaEmbed`` outputs, remote-asset scan), :mod:`.vendor` (JavaScript),
+Only what changed is executed again: every chapter's content key (:mod:`.cache`: its notebook,
+parameters, data fingerprint, package sources, dependency versions, and the keys of the chapters it
+reads) is stored in the executed notebook; a failed chapter never replaces the last good one, and
+the book is built only from chapters that all completed under one profile and dataset
+(:mod:`.state`). Every build writes a reproducibility appendix (:mod:`.appendix`).
+
+Modules: :mod:`.profiles` (profiles, per-notebook parameters, chapter dependencies), :mod:`.plan`
+(argument checks, execution order, content keys), :mod:`.cache` (content hashes), :mod:`.execute`
+(papermill), :mod:`.state` (chapter records, stale chapters), :mod:`.appendix`, :mod:`.offline`
+(vendored ``vegaEmbed`` outputs, remote-asset scan), :mod:`.vendor` (JavaScript),
 :mod:`.kernel` (the chapters' kernel start-up: quiet, pandas showing whole tables),
 :mod:`.findings_page`, :mod:`.book` (Sphinx build and :func:`build`), :mod:`.paths`.
 """
 from __future__ import annotations
 
+from .appendix import write_appendix
 from .book import build, build_book
-from .execute import execute_notebook, execute_notebooks, printed_tracebacks
+from .execute import execute_notebook, execute_notebooks, execute_plan, printed_tracebacks
 from .findings_page import write_findings_page
 from .offline import EMBED_OPTIONS, embed_html, external_assets, offline_outputs
 from .paths import ReportError, default_book_dir, default_notebooks_dir, js_cache_dir, repo_root
-from .profiles import (NOTEBOOK_PARAMETERS, PROFILES, executed_parameters, hide_default_parameters,
+from .plan import Plan, make_plan
+from .profiles import (DEPENDS, NOTEBOOK_PARAMETERS, PROFILES, executed_parameters, hide_default_parameters,
                        notebook_parameters, parameters_markdown, show_parameters)
 from .vendor import MATHJAX_JS, NPM_PACKAGES, REQUIRE_JS, VEGA_BUNDLE, WIDGETS_JS, WIDGETS_SETUP_JS, vendor_js
 
 __all__ = [
     "PROFILES",
     "NOTEBOOK_PARAMETERS",
+    "DEPENDS",
+    "Plan",
+    "make_plan",
+    "execute_plan",
+    "write_appendix",
     "NPM_PACKAGES",
     "ReportError",
     "build",

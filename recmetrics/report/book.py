@@ -1,29 +1,40 @@
 """Build the Jupyter Book site (Sphinx in a subprocess) and the whole report (:func:`build`)."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
-from ..errors import unknown_name
-from .execute import execute_notebooks
+from ..errors import InputError, unknown_name
+from .appendix import built_with, write_appendix
+from .execute import execute_plan, remove_orphans
 from .findings_page import write_findings_page
 from .offline import external_assets
-from .paths import ReportError, _log_default, default_book_dir
+from .paths import ReportError, _log_default, default_book_dir, default_notebooks_dir
+from .plan import check_dataset, check_out, make_plan
 from .profiles import PROFILES
+from .state import book_settings, read_record, stale_chapters, stale_message
 from .vendor import vendor_js
 
 _SPHINX_RUNNER = r"""
+import json
 import sys
 from pathlib import Path
+import myst_nb.sphinx_ext
 from jupyter_book.sphinx import build_sphinx
 src, out, doctrees, quiet = Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] == "1"
+extra = json.loads(sys.argv[5])
+# myst-nb writes the notebooks' image outputs to <out>/../jupyter_execute; an absolute name keeps that
+# scratch folder inside the book's _build/ instead of beside the user's --out folder
+myst_nb.sphinx_ext.OUTPUT_FOLDER = str(Path(doctrees).parent / "jupyter_execute")
 result = build_sphinx(
     src, out, doctreedir=doctrees, noconfig=True, path_config=str(src / "_config.yml"),
-    confoverrides={"external_toc_path": (src / "_toc.yml").as_posix(), "latex_individualpages": False},
+    confoverrides={"external_toc_path": (src / "_toc.yml").as_posix(), "latex_individualpages": False,
+                   "nb_execution_cache_path": str(Path(doctrees).parent / ".jupyter_cache"), **extra},
     builder="html", quiet=quiet, keep_going=True,
 )
 if isinstance(result, BaseException):
@@ -37,21 +48,26 @@ def build_book(
     out: str | os.PathLike | None = None,
     *,
     quiet: bool = True,
+    substitutions: Mapping[str, str] | None = None,
     log: Callable[[str], None] | None = _log_default,
 ) -> Path:
     """Build the HTML site of ``book_dir`` into ``out`` (default ``book_dir/_build/html``).
 
     Runs jupyter-book's Sphinx build in a subprocess (a clean docutils state each time) with the
-    notebooks' execution off; returns the path of ``index.html``.
+    notebooks' execution off; returns the path of ``index.html``. ``substitutions``: MyST
+    substitutions (``{{ name }}`` in the pages), e.g. the introduction's ``built_with``. Sphinx's
+    scratch folders (doctrees, myst-nb's ``jupyter_execute``) stay in ``book_dir/_build/``,
+    whatever ``out`` is.
     """
     log = log or (lambda msg: None)
     book_dir = Path(book_dir) if book_dir else default_book_dir()
-    out = Path(out) if out else book_dir / "_build" / "html"
+    out = Path(out).expanduser() if out else book_dir / "_build" / "html"
     doctrees = book_dir / "_build" / ".doctrees"  # kept outside the site, whatever `out` is
+    extra = {"myst_substitutions": dict(substitutions)} if substitutions else {}
     t0 = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-c", _SPHINX_RUNNER, str(book_dir.resolve()), str(out.resolve()),
-         str(doctrees.resolve()), "1" if quiet else "0"],
+         str(doctrees.resolve()), "1" if quiet else "0", json.dumps(extra)],
         capture_output=True, text=True,
     )
     if proc.returncode != 0:
@@ -69,10 +85,14 @@ def build_book(
 
 
 def build(
-    profile: str = "quick",
-    dataset: str = "movielens-small",
+    profile: str | None = None,
+    dataset: str | None = None,
     out: str | os.PathLike | None = None,
     *,
+    dataset_args: Mapping[str, Any] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    scheduler: str | None = None,
+    force: bool = False,
     book_dir: str | os.PathLike | None = None,
     notebooks_dir: str | os.PathLike | None = None,
     only: Iterable[str] | None = None,
@@ -80,8 +100,10 @@ def build(
     kernel_name: str | None = None,
     timeout: float | None = None,
     js_cache: str | os.PathLike | None = None,
+    benchmarks_dir: str | os.PathLike | None = None,
     check_offline: bool = True,
     quiet: bool = True,
+    progress: bool = False,
     log: Callable[[str], None] | None = _log_default,
     qrels=None,
     runs=None,
@@ -92,41 +114,82 @@ def build(
 ) -> Path:
     """Run the notebooks with ``profile``'s parameters on ``dataset`` and build the book.
 
+    Every argument is checked before any notebook runs (:func:`recmetrics.report.plan.make_plan`:
+    profile, dataset and its ``dataset_args``, ``-p`` ``overrides``, ``out``, ``scheduler``).
+    A chapter is executed again only when its notebook, parameters, data, the package or the
+    dependency versions changed (its content key, :mod:`.cache`), or with ``force``; chapters that
+    read others' results run after them (:data:`~recmetrics.report.profiles.DEPENDS`). The book is
+    built only when every chapter completed under the same settings
+    (:func:`~recmetrics.report.state.stale_chapters`); otherwise :class:`ReportError` names the
+    stale chapters. ``execute=False`` builds from the notebooks already in ``generated/``, under
+    that same rule (``profile``, ``dataset``, ... when given must match theirs).
+
     With ``qrels`` and ``runs`` (files, or a ``Qrels`` and ``{name: Run}``), or a ``study``, it
     builds the meta-evaluation book of those runs instead (:func:`recmetrics.report.own_runs.build`:
     ``name``, ``folds``, ``threshold`` as there; ``book_dir`` is that book's source folder;
-    ``dataset``, ``notebooks_dir`` and ``only`` do not apply).
+    ``dataset``, ``notebooks_dir`` and ``only`` do not apply; ``overrides`` are its notebooks'
+    ``parameters``).
 
     ``out``: directory of the HTML site (default ``book/_build/html``). ``book_dir`` and
     ``notebooks_dir`` default to the checkout's ``book/`` and ``notebooks/``; the executed
-    notebooks go to ``book_dir/generated/`` and the vendored JavaScript to
-    ``book_dir/generated/_vendor/``. ``execute=False`` rebuilds the book from the notebooks
-    already in ``generated/``. With ``check_offline`` (default) the build fails when a page or
-    stylesheet still loads something from another host (:func:`external_assets`). Returns the
-    path of the site's ``index.html``.
+    notebooks go to ``book_dir/generated/``, the vendored JavaScript to
+    ``book_dir/generated/_vendor/``, the reproducibility appendix to
+    ``book_dir/generated/appendix.md`` (with the benchmark tables of ``benchmarks_dir``, default
+    ``benchmarks/results``). ``scheduler``: a Dask scheduler address passed to the notebooks that
+    declare ``scheduler``. ``progress``: a progress bar over the notebooks (stderr). With
+    ``check_offline`` (default) the build fails when a page or stylesheet still loads something
+    from another host (:func:`external_assets`). Returns the path of the site's ``index.html``.
     """
     if qrels is not None or runs is not None or study is not None:   # the own-runs book
         from .own_runs import build as build_own_runs
 
+        for given, what in ((dataset, "dataset"), (dataset_args, "dataset_args"), (scheduler, "scheduler"),
+                            (notebooks_dir, "notebooks_dir"), (only, "only")):
+            if given:
+                raise InputError(f"{what} does not apply to the book of your own runs (qrels=/runs=/study=)")
+        check_out(out, book_dir)
         return build_own_runs(qrels, runs, out, study=study, name=name, folds=folds, threshold=threshold,
-                              profile=profile, book_dir=book_dir, kernel_name=kernel_name, timeout=timeout,
-                              js_cache=js_cache, check_offline=check_offline, quiet=quiet, execute=execute, log=log)
-    if profile not in PROFILES:
-        raise unknown_name("report profile", profile, PROFILES)
+                              profile=profile or "quick", book_dir=book_dir, parameters=overrides,
+                              kernel_name=kernel_name, timeout=timeout, js_cache=js_cache,
+                              check_offline=check_offline, quiet=quiet, execute=execute, log=log)
     log = log or (lambda msg: None)
     book = Path(book_dir) if book_dir else default_book_dir()
     if not (book / "_config.yml").is_file() or not (book / "_toc.yml").is_file():
         raise ReportError(f"{book} is not a Jupyter Book folder (need _config.yml and _toc.yml)")
     generated = book / "generated"
     if execute:
-        execute_notebooks(profile, dataset, notebooks_dir=notebooks_dir, generated_dir=generated,
-                          only=only, kernel_name=kernel_name, timeout=timeout, log=log)
-    elif not any(generated.glob("*.ipynb")):
-        raise ReportError(f"no executed notebook in {generated}; run with execute=True first")
+        plan = make_plan(profile or "quick", dataset if dataset is not None else "movielens-small",
+                         dataset_args=dataset_args, overrides=overrides, scheduler=scheduler,
+                         notebooks_dir=notebooks_dir, generated_dir=generated, only=only, out=out, book_dir=book,
+                         kernel_name=kernel_name)
+        vendored = vendor_js(generated / "_vendor", cache=js_cache, log=log)  # before the notebooks: fails fast
+        execute_plan(plan, force=force, kernel_name=kernel_name, timeout=timeout, progress=progress, log=log)
+        stems, expected, keys = list(plan.keys), plan.settings, plan.keys
     else:
-        write_findings_page(generated)
-    vendor_js(generated / "_vendor", cache=js_cache, log=log)
-    index = build_book(book, out, quiet=quiet, log=log)
+        keys = None
+        if profile is not None and profile not in PROFILES:
+            raise unknown_name("report profile", str(profile), PROFILES)
+        if dataset is not None:
+            dataset = check_dataset(dataset)
+        check_out(out, book)
+        nb_dir = Path(notebooks_dir) if notebooks_dir else default_notebooks_dir()
+        stems = sorted(p.stem for p in nb_dir.glob("*.ipynb") if not p.name.startswith((".", "_")))
+        if not any(generated.glob("*.ipynb")):
+            raise ReportError(f"no executed notebook in {generated}; run the report without --no-execute first")
+        expected = {"profile": profile, "dataset": dataset, "dataset_args": dataset_args, "overrides": overrides}
+        stale = stale_chapters(generated, stems, expected)
+        if stale:
+            raise ReportError(stale_message(stale))
+        remove_orphans(generated, set(stems))
+        vendored = vendor_js(generated / "_vendor", cache=js_cache, log=log)
+    if execute:
+        stale = stale_chapters(generated, stems, expected, keys)
+        if stale:  # e.g. a chapter left out by `only` that was executed with other inputs
+            raise ReportError(stale_message(stale))
+    write_findings_page(generated)
+    settings = book_settings(r for r in (read_record(generated / f"{s}.ipynb") for s in stems) if r)
+    write_appendix(generated, stems, vendored=vendored, benchmarks_dir=benchmarks_dir)
+    index = build_book(book, out, quiet=quiet, log=log, substitutions={"built_with": built_with(settings)})
     leaks = external_assets(index.parent) if check_offline else {}
     if leaks:
         raise ReportError(

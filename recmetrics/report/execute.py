@@ -1,18 +1,44 @@
-"""Execute the notebooks with papermill (widget state stored, charts made offline, parameters shown)."""
+"""Execute the notebooks with papermill: only what changed, in dependency order, never over a good chapter.
+
+:func:`execute_plan` walks a :class:`~recmetrics.report.plan.Plan` (chapters in dependency order,
+each with its content key): a chapter whose executed copy in ``generated/`` carries the same key
+is kept as it is; the others are executed by :func:`execute_notebook` into
+``generated/.running/``, made offline (vendored ``vegaEmbed``), given their parameters table and
+their record (:mod:`.state`), and only then moved into place. A chapter that fails is moved to
+``generated/.failed/`` instead, so the last good chapter is never overwritten; the attempt is
+logged for :func:`~recmetrics.report.state.stale_chapters`. A progress bar (tqdm, on stderr)
+counts the chapters.
+
+Each kernel inherits ``RECMETRICS_FINDINGS_DIR`` (where :func:`recmetrics.meta.findings.save`
+writes the chapter's claims table, and :func:`recmetrics.report.results.save` its result tables
+beside it: a scratch folder, moved to ``generated/findings/`` and ``generated/results/`` on success)
+and ``RECMETRICS_META_RESULTS`` (``generated/meta/``, the meta-evaluation tables chapter 4's
+guide reads from chapters 5-7).
+"""
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import shutil
+import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
-from ..errors import unknown_name
 from .findings_page import write_findings_page
 from .kernel import kernel_arguments
 from .offline import offline_outputs
-from .paths import ReportError, _log_default, default_book_dir, default_notebooks_dir
-from .profiles import executed_parameters, hide_default_parameters, notebook_parameters, show_parameters
+from .paths import ReportError, _log_default
+from .profiles import hide_default_parameters, show_parameters
+from .state import RECORD_KEY, now, read_record, record_attempt
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def _one_line(text: Any, limit: int = 300) -> str:
+    text = " ".join(_ANSI.sub("", str(text)).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def execute_notebook(
@@ -25,25 +51,33 @@ def execute_notebook(
     cwd: str | os.PathLike | None = None,
     offline: bool = True,
     shown_parameters: Mapping[str, Any] | None = None,
+    record: Mapping[str, Any] | None = None,
     log: Callable[[str], None] | None = _log_default,
 ) -> Path:
     """Execute one notebook with papermill (widget state stored) and make its charts offline.
 
-    ``shown_parameters`` (every declared parameter with its executed value) is shown as a
-    Markdown table under the chapter's title.
-    Raises :class:`ReportError` when a cell fails. Tracebacks that a cell only *printed* (e.g.
-    Altair reports a chart it cannot serialise that way, and the cell still succeeds) are
-    logged as warnings, naming the cell.
+    The notebook runs into ``<target folder>/.running/`` and replaces ``target`` only when every
+    cell succeeded. ``shown_parameters`` (every declared parameter with its executed value) is
+    shown as a Markdown table under the chapter's title; ``record`` is stored in the notebook's
+    metadata (``metadata.recmetrics``, with ``executed_at`` and ``seconds`` added).
+    Raises :class:`ReportError` naming the failed cell (the partial notebook is kept in
+    ``<target folder>/.failed/``; ``target`` is untouched); ``KeyboardInterrupt`` leaves ``target``
+    untouched too. Tracebacks that a cell only *printed* (the cell still succeeded) are logged as
+    warnings, naming the cell.
     """
     import nbformat
     import papermill
+    from papermill.exceptions import PapermillExecutionError
 
     source, target = Path(source), Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    running = target.parent / ".running" / target.name
+    running.parent.mkdir(parents=True, exist_ok=True)
+    running.unlink(missing_ok=True)
+    started, t0 = now(), time.perf_counter()
     try:
         papermill.execute_notebook(
             str(source),
-            str(target),
+            str(running),
             parameters=dict(parameters),
             kernel_name=kernel_name,
             cwd=str(cwd or source.parent),
@@ -55,12 +89,24 @@ def execute_notebook(
             # quiet kernel start-up; pandas shows whole tables in the book (see .kernel)
             extra_arguments=kernel_arguments(),
         )
-    except Exception as exc:  # papermill's error names the cell; add the notebook and where it went
-        raise ReportError(
-            f"notebook {source.name} failed with parameters {dict(parameters)!r}; "
-            f"the partially executed notebook is {target}:\n{exc}"
-        ) from exc
-    nb = nbformat.read(str(target), as_version=4)
+    except KeyboardInterrupt:
+        running.unlink(missing_ok=True)
+        raise
+    except PapermillExecutionError as exc:
+        if exc.ename == "KeyboardInterrupt":  # Ctrl-C reached the kernel first
+            running.unlink(missing_ok=True)
+            raise KeyboardInterrupt from None
+        kept = _keep_failed(running)
+        raise ReportError(f"notebook {source.name} failed in cell {exc.cell_index} (In [{exc.exec_count}]): "
+                          f"{exc.ename}: {_one_line(exc.evalue)}; the partially executed notebook is {kept}"
+                          ) from None
+    except Exception as exc:  # kernel died, timeout, unreadable notebook, ...
+        kept = _keep_failed(running)
+        raise ReportError(f"notebook {source.name} could not be executed: {type(exc).__name__}: "
+                          f"{_one_line(exc)}" + (f"; the partially executed notebook is {kept}" if kept else "")
+                          ) from None
+    seconds = time.perf_counter() - t0
+    nb = nbformat.read(str(running), as_version=4)
     for warning in printed_tracebacks(nb):
         (log or (lambda msg: None))(f"WARNING {source.name}: {warning}")
     if offline:
@@ -68,9 +114,21 @@ def execute_notebook(
         hide_default_parameters(nb)
     if shown_parameters is not None:
         show_parameters(nb, shown_parameters)
-    if offline or shown_parameters is not None:
-        nbformat.write(nb, str(target))
+    if record is not None:
+        nb.metadata[RECORD_KEY] = {**record, "executed_at": started, "seconds": round(seconds, 1)}
+    nbformat.write(nb, str(running))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(running, target)
     return target
+
+
+def _keep_failed(running: Path) -> Path | None:
+    if not running.exists():
+        return None
+    failed = running.parent.parent / ".failed" / running.name
+    failed.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(running, failed)
+    return failed
 
 
 def printed_tracebacks(nb) -> list[str]:
@@ -91,63 +149,173 @@ def printed_tracebacks(nb) -> list[str]:
     return found
 
 
+@contextlib.contextmanager
+def _environ(**values: str) -> Iterator[None]:
+    """Set environment variables (inherited by the kernels started inside), restored afterwards."""
+    old = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def remove_orphans(generated: Path, stems: set[str]) -> None:
+    """Executed notebooks and findings whose source notebook is gone (the book never shows them)."""
+    for stale in generated.glob("*.ipynb"):
+        if stale.stem not in stems:
+            stale.unlink()
+    for stale in (generated / "findings").glob("*.json"):
+        if stale.stem not in stems:
+            stale.unlink()
+
+
+def execute_plan(
+    plan,
+    *,
+    force: bool = False,
+    kernel_name: str | None = None,
+    timeout: float | None = None,
+    progress: bool = False,
+    log: Callable[[str], None] | None = _log_default,
+) -> list[Path]:
+    """Execute the chapters of ``plan`` that changed (all with ``force``); return every chapter's path.
+
+    Stops at the first failure (:class:`ReportError`, after logging the attempt); chapters already
+    executed in this call stay in place. ``progress``: a tqdm bar over the chapters on stderr.
+    """
+    log = log or (lambda msg: None)
+    out_dir = plan.generated_dir
+    out_dir.mkdir(parents=True, exist_ok=True)
+    findings_dir = out_dir / "findings"
+    findings_dir.mkdir(exist_ok=True)
+    meta_dir = out_dir / "meta"
+    meta_dir.mkdir(exist_ok=True)
+    # the running chapter's findings (and, beside them, the results tables of recmetrics.report.results)
+    # go to a scratch folder, moved into generated/ only when the chapter completed
+    scratch = out_dir / ".running" / "findings"
+    scratch_results = scratch.parent / "results"
+    results_dir = out_dir / "results"
+    remove_orphans(out_dir, set(plan.keys) or {c.stem for c in plan.chapters})
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        # disable=None: no bar when stderr is not a terminal (a log file gets the lines only)
+        bar = tqdm(total=len(plan.chapters), desc="chapters", unit="notebook", file=sys.stderr, leave=True,
+                   disable=None)
+        say = log
+
+        def log(msg: str, _say=say) -> None:  # noqa: F811 - messages above the bar, not through it
+            with tqdm.external_write_mode(file=sys.stderr):
+                _say(msg)
+    done: list[Path] = []
+    current = None
+    commit = None
+    try:
+        for chapter in plan.chapters:
+            current = chapter
+            target = out_dir / f"{chapter.stem}.ipynb"
+            if bar is not None:
+                bar.set_postfix_str(chapter.stem)
+            old = read_record(target) if target.exists() else None
+            if not force and old is not None and old.get("key") == chapter.key:
+                log(f"{chapter.source.name}: unchanged (notebook, parameters, data and package), kept")
+                record_attempt(out_dir, chapter.stem, "ok", key=chapter.key, settings=plan.settings)
+                done.append(target)
+                if bar is not None:
+                    bar.update(1)
+                continue
+            shown = {k: v for k, v in chapter.parameters.items() if k != "scheduler"}
+            log(f"executing {chapter.source.name} with {shown}" + (
+                f" on the Dask cluster {plan.scheduler}" if "scheduler" in chapter.parameters else ""))
+            if commit is None:
+                from .appendix import git_commit
+
+                commit = git_commit()
+            for folder in (scratch, scratch_results):
+                if folder.exists():
+                    shutil.rmtree(folder)
+            scratch.mkdir(parents=True)
+            settings = {**plan.settings, "overrides": {k: v for k, v in plan.overrides.items() if k in chapter.shown}}
+            record = {"key": chapter.key, "settings": settings, "parameters": chapter.shown,
+                      "depends": {d: plan.keys.get(d) for d in chapter.depends},
+                      "datasets": {n: fp for n, fp in plan.fingerprints.items()
+                                   if n == plan.dataset or n in _named(chapter.shown)},
+                      "package": plan.package, "versions": plan.versions, "commit": commit,
+                      "scheduler": plan.scheduler if "scheduler" in chapter.parameters else None}
+            with _environ(RECMETRICS_FINDINGS_DIR=str(scratch.resolve()),
+                          RECMETRICS_META_RESULTS=str(meta_dir.resolve())):
+                try:
+                    path = execute_notebook(chapter.source, target, chapter.parameters, kernel_name=kernel_name,
+                                            timeout=timeout, shown_parameters=chapter.shown, record=record, log=log)
+                except ReportError as exc:
+                    record_attempt(out_dir, chapter.stem, "failed", key=chapter.key, message=_one_line(exc, 200),
+                                   settings=plan.settings)
+                    raise
+            (findings_dir / f"{chapter.stem}.json").unlink(missing_ok=True)
+            for f in scratch.glob("*.json"):
+                os.replace(f, findings_dir / f.name)
+            for f in scratch_results.glob("*.json"):
+                results_dir.mkdir(exist_ok=True)
+                os.replace(f, results_dir / f.name)
+            record_attempt(out_dir, chapter.stem, "ok", key=chapter.key, settings=plan.settings)
+            seconds = read_record(path).get("seconds", 0.0)
+            log(f"executed {chapter.source.name} in {seconds:.1f}s")
+            done.append(path)
+            if bar is not None:
+                bar.update(1)
+        current = None
+    except KeyboardInterrupt:
+        if current is not None:
+            record_attempt(out_dir, current.stem, "interrupted", key=current.key, settings=plan.settings)
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+        for folder in (scratch, scratch_results):
+            if folder.exists():
+                shutil.rmtree(folder, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            scratch.parent.rmdir()  # .running/, when nothing else is in it
+    write_findings_page(out_dir)
+    return done
+
+
+def _named(shown: Mapping[str, Any]) -> set[str]:
+    from .plan import dataset_names
+
+    return set(dataset_names(shown))
+
+
 def execute_notebooks(
-    profile: str,
-    dataset: str,
+    profile: str = "quick",
+    dataset: str = "movielens-small",
     *,
     notebooks_dir: str | os.PathLike | None = None,
     generated_dir: str | os.PathLike | None = None,
     only: Iterable[str] | None = None,
     kernel_name: str | None = None,
     timeout: float | None = None,
+    dataset_args: Mapping[str, Any] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    scheduler: str | None = None,
+    force: bool = False,
+    progress: bool = False,
     log: Callable[[str], None] | None = _log_default,
 ) -> list[Path]:
-    """Execute every notebook of ``notebooks_dir`` into ``generated_dir``; return their paths.
-
-    ``only``: notebook stems (or file names) to run; executed notebooks that no longer have a
-    source are removed from ``generated_dir`` so the book never shows a stale chapter.
+    """Execute the notebooks of ``notebooks_dir`` into ``generated_dir`` (default
+    ``book/generated``); return their paths. Arguments as :func:`recmetrics.report.plan.make_plan`
+    (validated before anything runs) and :func:`execute_plan`. ``only``: notebook stems (or file
+    names) to run. Executed notebooks that no longer have a source are removed from
+    ``generated_dir`` so the book never shows a stale chapter.
     """
-    import papermill
+    from .plan import make_plan
 
-    log = log or (lambda msg: None)
-    nb_dir = Path(notebooks_dir) if notebooks_dir else default_notebooks_dir()
-    out_dir = Path(generated_dir) if generated_dir else default_book_dir() / "generated"
-    sources = sorted(p for p in nb_dir.glob("*.ipynb") if not p.name.startswith((".", "_")))
-    if only is not None:
-        wanted = {Path(o).stem for o in only}
-        unknown = wanted - {p.stem for p in sources}
-        if unknown:
-            raise unknown_name("notebook", sorted(unknown)[0], [p.stem for p in sources])
-        sources = [p for p in sources if p.stem in wanted]
-    if not sources:
-        raise ReportError(f"no notebook found in {nb_dir}")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for stale in out_dir.glob("*.ipynb"):
-        if not (nb_dir / stale.name).exists():
-            stale.unlink()
-    findings_dir = out_dir / "findings"
-    findings_dir.mkdir(exist_ok=True)
-    for stale in findings_dir.glob("*.json"):
-        if not (nb_dir / f"{stale.stem}.ipynb").exists():
-            stale.unlink()
-    done = []
-    previous = os.environ.get("RECMETRICS_FINDINGS_DIR")
-    os.environ["RECMETRICS_FINDINGS_DIR"] = str(findings_dir.resolve())  # the kernels inherit it
-    try:
-        for src in sources:
-            declared = papermill.inspect_notebook(str(src)).keys()
-            params = notebook_parameters(profile, dataset, src, declared)
-            (findings_dir / f"{src.stem}.json").unlink(missing_ok=True)
-            t0 = time.perf_counter()
-            log(f"executing {src.name} with {params}")
-            done.append(execute_notebook(src, out_dir / src.name, params, kernel_name=kernel_name,
-                                         timeout=timeout, shown_parameters=executed_parameters(src, params, profile=profile),
-                                         log=log))
-            log(f"executed {src.name} in {time.perf_counter() - t0:.1f}s")
-    finally:
-        if previous is None:
-            os.environ.pop("RECMETRICS_FINDINGS_DIR", None)
-        else:
-            os.environ["RECMETRICS_FINDINGS_DIR"] = previous
-    write_findings_page(out_dir)
-    return done
+    plan = make_plan(profile, dataset, dataset_args=dataset_args, overrides=overrides, scheduler=scheduler,
+                     notebooks_dir=notebooks_dir, generated_dir=generated_dir, only=only, kernel_name=kernel_name)
+    return execute_plan(plan, force=force, kernel_name=kernel_name, timeout=timeout, progress=progress, log=log)

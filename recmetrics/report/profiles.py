@@ -30,10 +30,17 @@ PROFILES: dict[str, dict[str, Any]] = {
     },
 }
 
+#: One line per profile for ``recmetrics report --help``.
+PROFILE_HELP: dict[str, str] = {
+    "quick": "small settings (few systems, 2 folds, 5 samples, 2,000 permutations): the whole book in minutes",
+    "paper": "the papers' settings (5 folds, the 21 systems, 50 samples, 100,000 permutations): hours",
+}
+
 #: Per-notebook overrides: ``{profile: {notebook stem: {parameter: value}}}`` (applied after
-#: :data:`PROFILES` and after the set-up of the paper a chapter reproduces,
-#: :func:`recmetrics.papers.notebook_parameters`). Notebooks added to ``notebooks/`` put their
-#: profile-specific settings here.
+#: :data:`PROFILES`). Notebooks added to ``notebooks/`` put their profile-specific settings here,
+#: unless a paper module of :mod:`recmetrics.papers` runs the chapter (then its set-up gives them:
+#: :func:`notebook_values`). Every value must be a parameter the notebook declares (checked by
+#: :func:`recmetrics.report.plan.make_plan`: a value the notebook would not receive is an error).
 NOTEBOOK_PARAMETERS: dict[str, dict[str, dict[str, Any]]] = {
     "quick": {
         "02_recommender_zoo": {"folds": 2, "systems": ["Random", "Pop", "UserKNN", "RM2", "HT", "EASE", "PureSVD", "WRMF"]},
@@ -44,6 +51,45 @@ NOTEBOOK_PARAMETERS: dict[str, dict[str, dict[str, Any]]] = {
         "02_recommender_zoo": {"folds": 5, "systems": None},
         # chapters 03-08 take their parameters from their paper's set-up (recmetrics.papers)
     },
+}
+
+
+def _paper_values(profile: str) -> dict[str, dict[str, Any]]:
+    """The chapters' parameters derived from the papers' set-ups (:func:`recmetrics.papers.notebook_parameters`)."""
+    if profile not in _PAPER_VALUES:
+        from .. import papers
+
+        _PAPER_VALUES[profile] = papers.notebook_parameters(profile)
+    return _PAPER_VALUES[profile]
+
+
+_PAPER_VALUES: dict[str, dict[str, dict[str, Any]]] = {}
+
+
+def notebook_values(profile: str, stem: str) -> dict[str, Any]:
+    """The per-notebook values of ``profile`` for notebook ``stem`` (a copy): the papers' set-ups
+    for the chapters a paper module runs (:mod:`recmetrics.papers`), else :data:`NOTEBOOK_PARAMETERS`.
+    A chapter set by both is an error (one definition per value)."""
+    if profile not in PROFILES:
+        raise unknown_name("report profile", profile, PROFILES)
+    from_papers = _paper_values(profile).get(stem, {})
+    typed = NOTEBOOK_PARAMETERS.get(profile, {}).get(stem, {})
+    both = sorted(set(from_papers) & set(typed))
+    if both:
+        from .paths import ReportError
+
+        raise ReportError(f"profile {profile!r} sets {stem}'s {', '.join(both)} twice: in NOTEBOOK_PARAMETERS and "
+                          f"in recmetrics.papers; keep one")
+    return copy.deepcopy({**from_papers, **typed})
+
+
+#: Chapters that read other chapters' results: ``{notebook stem: stems it reads}``. The report
+#: executes a chapter after the ones it reads (file-name order otherwise) and again whenever one of
+#: them was executed again. Chapter 4's metric guide reads the discriminative power and robustness
+#: tables that chapters 5-7 write (``recmetrics.meta.guidelines.meta_results_dir``). A notebook
+#: can also declare its own in its metadata: ``{"recmetrics": {"depends_on": ["05_cutoffs"]}}``.
+DEPENDS: dict[str, tuple[str, ...]] = {
+    "04_choosing_a_metric": ("05_cutoffs", "06_comparing_metrics", "07_arithmetic_vs_geometric"),
 }
 
 
@@ -63,8 +109,7 @@ def notebook_parameters(
     from ..papers import notebook_parameters as papers_parameters
 
     params: dict[str, Any] = copy.deepcopy(PROFILES[profile])
-    params.update(copy.deepcopy(papers_parameters(profile).get(stem, {})))   # each paper's own set-up
-    params.update(copy.deepcopy(NOTEBOOK_PARAMETERS.get(profile, {}).get(stem, {})))
+    params.update(notebook_values(profile, stem))
     params["dataset"] = dataset
     params["profile"] = profile
     if declared is None:

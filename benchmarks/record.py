@@ -1,0 +1,66 @@
+"""Write a benchmark's result table to ``benchmarks/results/<name>.json``.
+
+Every script of ``benchmarks/`` ends with :func:`save_table`; the report's reproducibility
+appendix (``recmetrics.report.appendix.benchmark_tables``) shows the latest table of each, with
+the command that measured it, when, on which machine and at which commit. Commit the file when the
+numbers are the ones you want quoted (a smoke run overwrites it too: its command says so).
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import platform
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+
+
+def _commit() -> str | None:
+    try:
+        sha = subprocess.run(["git", "-C", str(HERE), "rev-parse", "HEAD"], capture_output=True, text=True,
+                             timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return sha or None
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars and other number-likes as plain JSON numbers; the rest as strings."""
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return value
+    if hasattr(value, "item"):
+        return value.item()
+    return str(value)
+
+
+def save_table(name: str, title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]],
+               notes: Iterable[str] = (), argv: Sequence[str] | None = None) -> Path:
+    """Write ``results/<name>.json``: title, command, UTC time, machine, recmetrics version and
+    commit, the table (``columns``, ``rows``) and ``notes``; return its path."""
+    import recmetrics
+
+    argv = sys.argv[1:] if argv is None else list(argv)
+    payload = {
+        "title": title,
+        "command": " ".join(["python", f"benchmarks/{name}.py", *map(shlex.quote, argv)]),
+        "measured_at": dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
+        "machine": {"CPUs": os.cpu_count(), "Python": platform.python_version(),
+                    "platform": platform.platform(terse=True),
+                    "load (1 min)": round(os.getloadavg()[0], 1) if hasattr(os, "getloadavg") else None},
+        "recmetrics": recmetrics.__version__,
+        "commit": _commit(),
+        "columns": list(columns),
+        "rows": [[_plain(c) for c in row] for row in rows],
+        "notes": list(notes),
+    }
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"results written to {path}")
+    return path

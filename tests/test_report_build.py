@@ -1,0 +1,482 @@
+"""The report build as a pipeline: argument checks before anything runs, incremental execution by
+content key, dependency order, no failed chapter over a good one, no book from stale chapters,
+SIGINT, the Dask scheduler, and the reproducibility appendix.
+
+Most tests run small throw-away notebooks (a few lines each) in a temporary project, so they test
+the build machinery, not the analyses; the kernels import this checkout (``PYTHONPATH``).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from recmetrics import cli, report
+from recmetrics.errors import InputError, UnknownNameError
+from recmetrics.report import plan as plan_mod
+from recmetrics.report import state
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+# ----------------------------------------------------------------------------------- helpers
+def _notebook(path: Path, parameters: str, *cells: str, depends_on=None) -> Path:
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    if depends_on:
+        nb.metadata["recmetrics"] = {"depends_on": list(depends_on)}
+    nb.cells = [nbformat.v4.new_markdown_cell(f"# {path.stem}"),
+                nbformat.v4.new_code_cell(parameters, metadata={"tags": ["parameters"]}),
+                *[nbformat.v4.new_code_cell(c) for c in cells]]
+    nbformat.write(nb, str(path))
+    return path
+
+
+def _project(root: Path, *, sleep: float = 0.0) -> dict[str, Path]:
+    """A checkout-like folder: book/ (the real config) and notebooks/ with three tiny chapters.
+
+    01_a: prints its parameters (fails with fail=True, sleeps ``sleep`` seconds);
+    03_c: writes its ``level`` to the meta-results folder; 02_b: reads it (depends_on 03_c)."""
+    book = root / "book"
+    book.mkdir(parents=True)
+    for name in ("_config.yml", "_toc.yml", "intro.md"):
+        shutil.copy(REPO / "book" / name, book / name)
+    shutil.copytree(REPO / "book" / "static", book / "static")
+    nbs = root / "notebooks"
+    nbs.mkdir()
+    _notebook(nbs / "01_a.ipynb", 'dataset = "movielens-small"\nseed = 0\nn = 3\nfail = False',
+              f"import time\ntime.sleep({sleep})\nif fail:\n    raise ValueError('asked to fail')\n"
+              "print('A', dataset, seed, n)")
+    _notebook(nbs / "02_b.ipynb", "seed = 0",
+              "import os, pathlib\nprint('B reads', pathlib.Path(os.environ['RECMETRICS_META_RESULTS'], "
+              "'c.txt').read_text())", depends_on=["03_c"])
+    _notebook(nbs / "03_c.ipynb", 'dataset = "movielens-small"\nlevel = 1',
+              "import os, pathlib\npathlib.Path(os.environ['RECMETRICS_META_RESULTS'], 'c.txt').write_text(str(level))")
+    return {"root": root, "book": book, "notebooks": nbs, "generated": book / "generated"}
+
+
+def _run(project, log=None, **kw):
+    """Execute the project's notebooks (no Sphinx); return {stem: record}."""
+    report.execute_notebooks(kw.pop("profile", "quick"), kw.pop("dataset", "movielens-small"),
+                             notebooks_dir=project["notebooks"], generated_dir=project["generated"],
+                             log=log, **kw)
+    return {p.stem: state.read_record(p) for p in sorted(project["generated"].glob("*.ipynb"))}
+
+
+def _stream(path: Path) -> str:
+    import nbformat
+
+    nb = nbformat.read(str(path), as_version=4)
+    return "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
+                   if o.get("output_type") == "stream")
+
+
+@pytest.fixture
+def kernel_env(monkeypatch):
+    """Kernels import this checkout's recmetrics."""
+    monkeypatch.setenv("PYTHONPATH", str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+
+
+@pytest.fixture
+def no_execution(monkeypatch):
+    """Fail the test if the report executes anything (argument errors must come first)."""
+    calls = []
+
+    def refuse(*a, **k):
+        calls.append(a)
+        raise RuntimeError("a notebook was executed before the arguments were checked")
+
+    monkeypatch.setattr("recmetrics.report.book.execute_plan", refuse)
+    monkeypatch.setattr("recmetrics.report.book.vendor_js", refuse)
+    return calls
+
+
+def _cli(capsys, *args):
+    rc = cli.main(["report", *args])
+    err = capsys.readouterr().err.strip()
+    return rc, err
+
+
+# ------------------------------------------------------------------- argument checks (fast)
+@pytest.mark.parametrize("args, words", [
+    (["--dataset", ""], ["--dataset ''", "movielens-small"]),
+    (["--dataset", "nope"], ["unknown dataset 'nope'"]),
+    (["--profile", "quik"], ["unknown report profile 'quik'", "did you mean 'quick'"]),
+    (["-p", "foo=1"], ["unknown notebook parameter (-p) 'foo'"]),
+    (["-p", "folds=2.5"], ["-p folds=2.5", "declares folds = 5 (an int)", "a float"]),
+    (["-p", "systems=5"], ["-p systems=5", "a list of str"]),
+    (["-p", "folds"], ["expected key=value"]),
+    (["-p", "folds=2", "-p", "folds=3"], ["-p folds=... given twice"]),
+    (["-p", "dataset=insteval"], ["set by --dataset"]),
+    (["--dataset", "movielens-1m", "--dataset-arg", "path=/nowhere"], ["do not declare `dataset_args`"]),
+    (["--dataset-arg", "path=/x"], ["--dataset-arg needs --dataset"]),
+    (["--no-execute", "--force"], ["--no-execute", "no --force"]),
+])
+def test_bad_arguments_fail_before_any_notebook_runs(capsys, no_execution, args, words):
+    rc, err = _cli(capsys, *args)
+    assert rc == 2 and len(err.splitlines()) == 1 and err.startswith("recmetrics: error:"), err
+    for w in words:
+        assert w in err, (w, err)
+    assert "Traceback" not in err and not no_execution
+
+
+def test_out_must_be_a_writable_folder(capsys, no_execution, tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    for out, word in ((afile, "is a file"), (afile / "sub", "cannot write there"), ("", "empty path")):
+        rc, err = _cli(capsys, "--out", str(out))
+        assert rc == 2 and len(err.splitlines()) == 1 and word in err, err
+    assert not no_execution
+    with pytest.raises(InputError, match="the book's source folder"):
+        plan_mod.check_out(REPO / "book", REPO / "book")
+
+
+def test_dataset_given_twice_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["report", "--dataset", "movielens-small", "--dataset", "insteval"])
+    assert exc.value.code == 2 and "--dataset given twice" in capsys.readouterr().err
+
+
+def test_help_describes_every_option_and_lists_datasets(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["report", "--help"])
+    out = capsys.readouterr().out
+    assert exc.value.code == 0
+    for option in ("--profile", "--dataset ", "--dataset-arg", "-p KEY=VALUE", "--out", "--force", "--no-execute",
+                   "--scheduler"):
+        assert option in out, option
+    for name in ("movielens-small", "insteval", "movielens-1m", "ratings-file"):
+        assert f"  {name} " in out, name
+    assert "quick" in out and "paper" in out and "n_permutations" in out
+
+
+def test_report_help_does_not_slow_the_evaluate_path():
+    code = "import sys, recmetrics.cli as c; c.build_parser(); print(sorted(m for m in ('pandas', 'papermill') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_override_types_follow_the_declared_defaults():
+    declared = {"05_cutoffs": {"folds": {"default": "5"}, "systems": {"default": '["Pop", "Random"]'},
+                       "focus": {"default": '"nDCG"'}, "test_size": {"default": "0.2"},
+                       "n_users": {"default": "100"}, "expr": {"default": "list(range(3))"}},
+                "n2": {"systems": {"default": "None"}}}
+    ok = plan_mod.check_overrides({"folds": 3, "systems": ["Pop"], "focus": "AP", "test_size": 1,
+                                   "expr": "anything"}, declared)
+    assert ok["folds"] == 3 and ok["systems"] == ["Pop"] and ok["test_size"] == 1
+    assert plan_mod.check_overrides({"focus": 5}, declared) == {"focus": "5"}  # a bare word for a string
+    # None: n2's default, and the paper profile's value for 05_cutoffs' systems
+    assert plan_mod.check_overrides({"systems": None}, declared) == {"systems": None}
+    with pytest.raises(InputError, match="declares n_users = 100"):
+        plan_mod.check_overrides({"n_users": None}, declared)  # no profile uses None for 05's n_users
+    with pytest.raises(InputError, match="notebook n3 declares systems"):
+        plan_mod.check_overrides({"systems": None}, {"n3": {"systems": {"default": '["Pop"]'}}})
+    with pytest.raises(InputError, match="a list of int"):
+        plan_mod.check_overrides({"systems": [1, 2]}, declared)
+    with pytest.raises(InputError, match="a bool"):
+        plan_mod.check_overrides({"folds": True}, declared)
+    with pytest.raises(UnknownNameError, match="did you mean 'folds'"):
+        plan_mod.check_overrides({"fold": 3}, declared)
+    assert plan_mod.parse_assignment("sizes=[1.0, 0.5]") == ("sizes", [1.0, 0.5])
+    assert plan_mod.parse_assignment("path=/data/ml-1m") == ("path", "/data/ml-1m")
+
+
+def test_chapter_order_follows_dependencies():
+    assert plan_mod.order_chapters(["01", "02", "03"], {"01": ["03"]}) == ["02", "03", "01"]
+    assert plan_mod.order_chapters(["01", "02"], {"01": ["99"]}) == ["01", "02"]  # absent ones ignored
+    with pytest.raises(report.ReportError, match="cycle"):
+        plan_mod.order_chapters(["01", "02"], {"01": ["02"], "02": ["01"]})
+
+
+def test_the_guide_runs_after_the_meta_evaluation_chapters():
+    """Chapter 4's metric guide reads chapters 5-7's results, so it runs after them."""
+    p = report.make_plan("quick", "movielens-small")
+    order = p.stems
+    assert order.index("04_choosing_a_metric") > max(order.index(s) for s in
+                                                     ("05_cutoffs", "06_comparing_metrics", "07_arithmetic_vs_geometric"))
+    assert order[:3] == ["01_dataset_overview", "02_recommender_zoo", "03_unified_accuracy_diversity"]
+    guide = next(c for c in p.chapters if c.stem == "04_choosing_a_metric")
+    assert set(guide.depends) == {"05_cutoffs", "06_comparing_metrics", "07_arithmetic_vs_geometric"}
+    # the data are fingerprinted before anything runs: chapter 8 also names insteval
+    assert {"movielens-small", "insteval"} <= set(p.fingerprints)
+    assert p.fingerprints["movielens-small"]["ratings"] == 100_004
+    # a chapter's key changes with its dependencies' keys, its parameters and the dataset
+    q = report.make_plan("quick", "movielens-small", overrides={"n_samples": 3})
+    changed = {c.stem for c in q.chapters if c.key != p.keys[c.stem]}
+    assert changed == {"05_cutoffs", "06_comparing_metrics", "07_arithmetic_vs_geometric", "04_choosing_a_metric"}
+    r = report.make_plan("quick", "insteval")
+    assert all(r.keys[s] != p.keys[s] for s in p.keys)
+
+
+def test_stale_chapters_are_named(tmp_path):
+    gen = tmp_path / "generated"
+    gen.mkdir()
+    import nbformat
+
+    def put(stem, dataset, executed_at="2025-01-01T00:00:00Z", profile="quick"):
+        nb = nbformat.v4.new_notebook()
+        nb.metadata["recmetrics"] = {"key": stem, "executed_at": executed_at,
+                                     "settings": {"profile": profile, "dataset": dataset, "dataset_args": {},
+                                                  "overrides": {}}}
+        nbformat.write(nb, str(gen / f"{stem}.ipynb"))
+
+    put("01", "insteval")
+    put("02", "movielens-small")
+    put("03", "movielens-small")
+    nbformat.write(nbformat.v4.new_notebook(), str(gen / "04.ipynb"))  # executed by hand: no record
+    stale = state.stale_chapters(gen, ["01", "02", "03", "04", "05"])
+    assert set(stale) == {"01", "04", "05"}
+    assert "dataset 'insteval'" in stale["01"] and "the other chapters with" in stale["01"]
+    assert stale["05"] == "not executed" and "without a build record" in stale["04"]
+    # asked for insteval: the movielens-small chapters are the stale ones
+    assert set(state.stale_chapters(gen, ["01", "02", "03"], {"dataset": "insteval"})) == {"02", "03"}
+    # a failed attempt after the good copy makes it stale
+    state.record_attempt(gen, "02", "failed", message="ValueError: x")
+    stale = state.stale_chapters(gen, ["02", "03"])
+    assert set(stale) == {"02"} and "failed" in stale["02"] and "ValueError: x" in stale["02"]
+    msg = state.stale_message(stale)
+    assert "02" in msg and "\n" not in msg
+
+
+def test_overrides_count_only_where_a_chapter_declares_them(tmp_path):
+    import nbformat
+
+    gen = tmp_path / "generated"
+    gen.mkdir()
+
+    def put(stem, declared, applied):
+        nb = nbformat.v4.new_notebook()
+        nb.metadata["recmetrics"] = {"key": stem, "executed_at": "2025-01-01T00:00:00Z",
+                                     "parameters": {"profile": "quick", **{k: 0 for k in declared}},
+                                     "settings": {"profile": "quick", "dataset": "d", "dataset_args": {},
+                                                  "overrides": applied}}
+        nbformat.write(nb, str(gen / f"{stem}.ipynb"))
+
+    put("01", ["seed"], {})                      # does not declare n_samples: not stale
+    put("05", ["seed", "n_samples"], {"n_samples": 3})
+    put("06", ["seed", "n_samples"], {"n_samples": 3})
+    put("07", ["seed", "n_samples"], {})          # declares it but ran with the default
+    put("08", ["seed"], {"focus": "AP"})          # an override recorded where no chapter declares it
+    stale = state.stale_chapters(gen, ["01", "05", "06", "07", "08"])
+    assert list(stale) == ["07"] and "n_samples" in stale["07"]
+    assert list(state.stale_chapters(gen, ["01", "05", "06", "07"], {"overrides": {"n_samples": 3}})) == ["07"]
+    assert set(state.stale_chapters(gen, ["01", "05", "06", "07"], {"overrides": {}})) == {"05", "06"}
+    assert state.book_settings([state.read_record(gen / f"{s}.ipynb") for s in ("01", "05")])["overrides"] == \
+        {"n_samples": 3}
+
+
+def test_appendix_page(tmp_path):
+    from recmetrics.report import appendix
+
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "bench_x.json").write_text(json.dumps({
+        "title": "metrics vs pytrec_eval", "command": "python benchmarks/bench_x.py", "measured_at": "2025-01-01",
+        "machine": {"cpus": 2}, "columns": ["tool", "seconds"], "rows": [["recmetrics", 0.31], ["pytrec_eval", 4.33]],
+        "notes": ["max |diff| 5.55e-17"]}))
+    (results / "broken.json").write_text("{")
+    records = {"01_a": {"key": "k", "executed_at": "2025-01-02T00:00:00Z", "seconds": 12.5, "package": "p" * 64,
+                        "commit": "abc", "settings": {"profile": "quick", "dataset": "movielens-1m",
+                                                      "dataset_args": {"path": "/d"}, "overrides": {}},
+                        "parameters": {"profile": "quick", "seed": 7, "systems": ["Pop", "Random"]},
+                        "datasets": {"movielens-1m": {"name": "movielens-1m", "args": {"path": "/d"}, "users": 6040,
+                                                      "items": 3706, "ratings": 1000209, "hash": "f" * 32}},
+                        "versions": {"python": "3.11.0", "numpy": "2.0"}}}
+    text = appendix.appendix_markdown(records, benchmarks=appendix.benchmark_tables(results), commit="abc")
+    for piece in ("# Reproducibility", "recmetrics report --profile quick --dataset movielens-1m --dataset-arg path=/d",
+                  "`" + "f" * 32 + "`", "1,000,209 ratings", "arguments path=`/d`", "seed=7", "12.5 s", "| numpy | 2.0 |",
+                  "### metrics vs pytrec_eval", "| pytrec_eval | 4.33 |", "max |diff| 5.55e-17", "### 01_a",
+                  "`['Pop', 'Random']`"):
+        assert piece in text, piece
+    line = appendix.built_with(state.settings_of(records["01_a"]))
+    assert "**quick**" in line and "**movielens-1m**" in line and "path=" in line
+
+
+# ------------------------------------------------------------- execution (kernels: slow)
+@pytest.mark.slow
+def test_incremental_execution_dependencies_and_force(tmp_path, kernel_env):
+    project = _project(tmp_path)
+    log: list[str] = []
+    first = _run(project, log.append)
+    assert set(first) == {"01_a", "02_b", "03_c"}
+    executed = [m.split()[1] for m in log if m.startswith("executing ")]
+    assert executed == ["01_a.ipynb", "03_c.ipynb", "02_b.ipynb"]  # 02_b reads 03_c: it runs after
+    assert "B reads 1" in _stream(project["generated"] / "02_b.ipynb")
+    assert first["02_b"]["depends"] == {"03_c": first["03_c"]["key"]}
+
+    log.clear()
+    t0 = time.perf_counter()
+    again = _run(project, log.append)
+    assert time.perf_counter() - t0 < 20
+    assert not [m for m in log if m.startswith("executing ")], log
+    assert {s: r["executed_at"] for s, r in again.items()} == {s: r["executed_at"] for s, r in first.items()}
+
+    log.clear()
+    third = _run(project, log.append, overrides={"level": 2})  # 03_c's parameter: 03_c and its reader
+    assert [m.split()[1] for m in log if m.startswith("executing ")] == ["03_c.ipynb", "02_b.ipynb"]
+    assert "B reads 2" in _stream(project["generated"] / "02_b.ipynb")
+    assert third["01_a"]["executed_at"] == first["01_a"]["executed_at"]
+
+    log.clear()
+    _run(project, log.append, overrides={"level": 2}, force=True)
+    assert len([m for m in log if m.startswith("executing ")]) == 3
+
+    # an edited notebook re-executes (its bytes are in the key), and so do the package and the data
+    _notebook(project["notebooks"] / "01_a.ipynb", 'dataset = "movielens-small"\nseed = 0\nn = 3\nfail = False',
+              "print('A edited', dataset)")
+    log.clear()
+    _run(project, log.append, overrides={"level": 2})
+    assert [m.split()[1] for m in log if m.startswith("executing ")] == ["01_a.ipynb"]
+    log.clear()
+    _run(project, log.append, dataset="insteval", overrides={"level": 2})
+    assert [m.split()[1] for m in log if m.startswith("executing ")] == ["01_a.ipynb", "03_c.ipynb", "02_b.ipynb"]
+
+
+@pytest.mark.slow
+def test_a_failure_keeps_the_good_chapter_and_blocks_the_book(tmp_path, kernel_env):
+    project = _project(tmp_path)
+    _run(project)
+    target = project["generated"] / "01_a.ipynb"
+    good = target.read_bytes()
+    with pytest.raises(report.ReportError) as exc:
+        _run(project, overrides={"fail": True})
+    msg = str(exc.value)
+    assert "01_a.ipynb failed in cell" in msg and "ValueError: asked to fail" in msg and "\n" not in msg
+    assert target.read_bytes() == good  # the last good chapter is untouched
+    assert (project["generated"] / ".failed" / "01_a.ipynb").is_file()
+    stale = state.stale_chapters(project["generated"], ["01_a", "02_b", "03_c"])
+    assert list(stale) == ["01_a"] and "failed" in stale["01_a"]
+    with pytest.raises(report.ReportError, match="not building the book.*01_a"):
+        report.build(book_dir=project["book"], notebooks_dir=project["notebooks"], execute=False, log=None)
+
+    # one chapter executed on another dataset: the book is mixed, --no-execute refuses it
+    _run(project)  # all good again
+    _run(project, dataset="insteval", only=["03_c"])
+    stale = state.stale_chapters(project["generated"], ["01_a", "02_b", "03_c"])
+    assert list(stale) == ["03_c"] and "insteval" in stale["03_c"]
+    with pytest.raises(report.ReportError, match="03_c"):
+        report.build(book_dir=project["book"], notebooks_dir=project["notebooks"], execute=False, log=None)
+    with pytest.raises(report.ReportError, match="01_a.*02_b"):  # asked for insteval: the others are stale
+        report.build(dataset="insteval", book_dir=project["book"], notebooks_dir=project["notebooks"],
+                     execute=False, log=None)
+
+
+@pytest.mark.slow
+def test_sigint_exits_130_with_one_line(tmp_path):
+    project = _project(tmp_path, sleep=120)
+    script = tmp_path / "run.py"
+    script.write_text("import pathlib, sys\nimport recmetrics.report.paths as P\n"
+                      "P.repo_root = lambda: pathlib.Path(sys.argv[1])\n"
+                      "from recmetrics import cli\nsys.exit(cli.main(['report', '--dataset', 'movielens-small']))\n")
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    proc = subprocess.Popen([sys.executable, str(script), str(tmp_path)], cwd=REPO, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        err = ""
+        deadline = time.monotonic() + 240
+        while "executing 01_a" not in err and time.monotonic() < deadline:
+            line = proc.stderr.readline()
+            if not line:
+                break
+            err += line
+        assert "executing 01_a" in err, err
+        time.sleep(8)  # the kernel has started and sleeps in the cell
+        os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C does: the whole process group
+        out, rest = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    lines = [ln for ln in rest.splitlines() if ln.strip()]
+    assert proc.returncode == 130, (proc.returncode, rest)
+    assert lines and lines[-1].startswith("recmetrics: interrupted"), rest
+    assert "Traceback" not in rest and "KeyboardInterrupt" not in rest, rest
+    assert not (project["generated"] / "01_a.ipynb").exists()  # nothing half-executed in place
+    assert state.read_state(project["generated"])["attempts"]["01_a"]["status"] == "interrupted"
+
+
+@pytest.mark.slow
+def test_scheduler_runs_the_study_on_a_dask_cluster_with_identical_results(tmp_path, kernel_env):
+    distributed = pytest.importorskip("distributed")
+    nbs = tmp_path / "notebooks"
+    nbs.mkdir()
+    _notebook(nbs / "01_study.ipynb", 'dataset = "movielens-small"\nscheduler = None',
+              "from recmetrics.data.simulate import simulate\nfrom recmetrics.study import Study\n"
+              "st = Study(simulate(40, 60, 600, seed=0), ['Pop', 'Random', 'ItemKNN(k=10)'], ['P', 'nDCG'], [5, 10],"
+              " k=2, cache=False, progress=False, client=scheduler)\nprint(st.table(10).to_json())")
+    with pytest.raises(InputError, match="cannot reach the Dask scheduler"):
+        report.make_plan("quick", "movielens-small", notebooks_dir=nbs, scheduler="tcp://127.0.0.1:9")
+    local = report.execute_notebooks(notebooks_dir=nbs, generated_dir=tmp_path / "local", log=None)
+    # two worker threads: with one, joblib (rm.parallel's Dask path) runs the tasks in the caller
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp://",
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        from distributed.diagnostics.plugin import SchedulerPlugin
+
+        class Finished(SchedulerPlugin):
+            n = 0
+
+            def transition(self, key, start, finish, *args, **kwargs):
+                Finished.n += finish == "memory"
+
+        cluster.scheduler.add_plugin(Finished())
+        log: list[str] = []
+        remote = report.execute_notebooks(notebooks_dir=nbs, generated_dir=tmp_path / "remote",
+                                          scheduler=cluster.scheduler_address, log=log.append)
+        assert any("on the Dask cluster" in m for m in log), log
+        assert Finished.n >= 6  # the work went through the cluster (3 systems x 2 folds at least)
+    a, b = _stream(local[0]), _stream(remote[0])
+    assert a.strip() and a == b
+    assert state.read_record(remote[0])["scheduler"] == cluster.scheduler_address
+    # the same inputs: the local chapter's key is the cluster chapter's key (a cluster changes nothing)
+    assert state.read_record(local[0])["key"] == state.read_record(remote[0])["key"]
+
+
+@pytest.mark.slow
+def test_tiny_book_builds_with_appendix_and_no_stray_folder(tmp_path, kernel_env):
+    project = _project(tmp_path / "proj")
+    site = tmp_path / "out" / "site"
+    index = report.build(book_dir=project["book"], notebooks_dir=project["notebooks"], out=site, log=None,
+                         benchmarks_dir=REPO / "benchmarks" / "results")
+    assert index == site / "index.html"
+    assert sorted(p.name for p in site.parent.iterdir()) == ["site"]  # no jupyter_execute/ beside --out
+    intro = (site / "intro.html").read_text(encoding="utf-8")
+    assert "<strong>quick</strong>" in intro and "<strong>movielens-small</strong>" in intro
+    assert "{{" not in intro and "built_with" not in intro
+    page = re.sub(r"<[^>]+>", "", (site / "generated" / "appendix.html").read_text(encoding="utf-8"))
+    fp = report.make_plan("quick", "movielens-small", notebooks_dir=project["notebooks"]).fingerprints
+    for piece in ("Reproducibility", fp["movielens-small"]["hash"], "01_a", "02_b", "03_c", "numpy",
+                  "recmetrics report --profile quick --dataset movielens-small"):
+        assert piece in page, piece
+    # unchanged: nothing executes, the book is rebuilt in seconds
+    t0 = time.perf_counter()
+    log: list[str] = []
+    report.build(book_dir=project["book"], notebooks_dir=project["notebooks"], out=site, log=log.append)
+    assert not [m for m in log if m.startswith("executing ")], log
+    print(f"unchanged tiny book rebuilt in {time.perf_counter() - t0:.1f}s")
+
+
+def test_paper_profile_takes_the_papers_set_ups_and_drops_nothing(monkeypatch):
+    """05-07 run the papers' set-ups (recmetrics.papers), and a profile value a notebook does not
+    declare is an error (it used to be dropped silently: the paper profile's `sizes` after the
+    notebooks moved to `robustness_sizes`)."""
+    from recmetrics import papers
+    from recmetrics.report import profiles
+
+    p = report.make_plan("paper", "movielens-small")
+    for stem, values in papers.notebook_parameters("paper").items():
+        chapter = next(c for c in p.chapters if c.stem == stem)
+        assert {k: chapter.parameters[k] for k in values} == values, stem
+    assert not set(profiles.NOTEBOOK_PARAMETERS["paper"]) & set(papers.notebook_parameters("paper"))
+    bogus = {**profiles.NOTEBOOK_PARAMETERS["paper"], "01_dataset_overview": {"sizes": [1.0]}}
+    monkeypatch.setitem(profiles.NOTEBOOK_PARAMETERS, "paper", bogus)
+    with pytest.raises(report.ReportError, match="01_dataset_overview's sizes, which the notebook does not declare"):
+        report.make_plan("paper", "movielens-small")
