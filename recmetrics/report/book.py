@@ -13,6 +13,7 @@ from ..errors import InputError, unknown_name
 from .appendix import built_with, write_appendix
 from .execute import execute_plan, remove_orphans
 from .findings_page import write_findings_page
+from .reference_pages import write_reference_pages
 from .offline import external_assets
 from .paths import ReportError, _log_default, default_book_dir, default_notebooks_dir
 from .plan import check_dataset, check_out, make_plan
@@ -187,6 +188,7 @@ def build(
         if stale:  # e.g. a chapter left out by `only` that was executed with other inputs
             raise ReportError(stale_message(stale))
     write_findings_page(generated)
+    write_reference_pages(generated)
     settings = book_settings(r for r in (read_record(generated / f"{s}.ipynb") for s in stems) if r)
     write_appendix(generated, stems, vendored=vendored, benchmarks_dir=benchmarks_dir)
     index = build_book(book, out, quiet=quiet, log=log, substitutions={"built_with": built_with(settings)})
