@@ -762,8 +762,6 @@ def test_findings_page_filters_and_links(built_book, tmp_path):
         cdp.close()
 
 
-@pytest.mark.xfail(strict=True, reason="myst-nb writes <out>/../jupyter_execute (myst_nb.sphinx_ext: "
-                   "Path(app.outdir).parent / 'jupyter_execute'); report/book.py must build into its own "
-                   "folder -- owned by the build helper")
 def test_build_writes_nothing_beside_the_site(built_book):
+    """No stray jupyter_execute/ beside --out (myst-nb writes <out>/../jupyter_execute unless told)."""
     assert sorted(p.name for p in built_book["root"].iterdir()) == ["book", "site"]
