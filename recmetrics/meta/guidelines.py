@@ -380,6 +380,31 @@ def meta_results_dir(path: str | os.PathLike | None = None) -> Path:
     return Path(path or os.environ.get(META_RESULTS_ENV) or Path("results") / "meta")
 
 
+def save_measured(prop: str, values, dataset: str, path: str | os.PathLike | None = None) -> Path:
+    """Append ``{metric: value}`` of one property (a key of :data:`META_TABLES`) measured on
+    ``dataset`` to its table in :func:`meta_results_dir` (the rows of that dataset are replaced),
+    so that :func:`measured_properties` — chapter 4's guide — finds it.
+
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> _ = save_measured("robustness", {"P@10": 0.9, "nDCG@10": 0.8}, "toy", d)
+    >>> measured_properties(["P@10"], d).round(2).values.tolist()
+    [[0.9]]
+    """
+    if prop not in META_TABLES:
+        raise InputError(f"property must be one of {list(META_TABLES)}, got {prop!r}")
+    base = meta_results_dir(path)
+    base.mkdir(parents=True, exist_ok=True)
+    f = base / META_TABLES[prop]
+    rows = pd.DataFrame({"dataset": dataset, "metric": [str(m) for m in values.keys()],
+                         "value": [float(v) for v in values.values()]})
+    if f.exists():
+        old = pd.read_csv(f)
+        rows = pd.concat([old[old["dataset"] != dataset], rows], ignore_index=True)
+    rows.to_csv(f, index=False)
+    return f
+
+
 def measured_properties(metrics: Iterable[str], path: str | os.PathLike | None = None) -> pd.DataFrame | None:
     """HOOK -- measured discriminative power and robustness of ``metrics`` on our datasets.
 
@@ -468,4 +493,4 @@ def catalogue_identities(run, qrels, k: int, universes=("all", "judged"), **cont
 __all__ = ["catalogue_identities", "ToyCase", "toy_case", "toy_scores", "figure1", "figure2", "figure3", "figure4", "FIGURE_METRICS",
            "FIGURE1_RANKING", "QUESTIONS", "DEFAULT_ANSWERS", "FAMILIES", "RULES", "CAUTIONS", "Recommendation",
            "normalise_answers", "recommend_metrics", "cautions", "family_metrics", "decision_table",
-           "rules_table", "meta_results_dir", "measured_properties", "META_TABLES", "META_RESULTS_ENV"]
+           "rules_table", "meta_results_dir", "save_measured", "measured_properties", "META_TABLES", "META_RESULTS_ENV"]
