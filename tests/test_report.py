@@ -401,9 +401,15 @@ def test_book_builds_with_vendored_assets(built_book):
     # the executed notebooks went into book/generated (not into the repository's book/)
     assert (built_book["book"] / "generated" / NOTEBOOK.name).is_file()
     # every chapter shows the parameters it ran with; the chapters' findings are gathered on one page
-    for page in sorted((site / "generated").glob("[0-9]*.html")):
-        if page.stem != "99_findings":
-            assert "This chapter was computed with these parameters" in page.read_text(encoding="utf-8"), page
+    chapters = [page for page in sorted((site / "generated").glob("[0-9]*.html"))
+                if (built_book["book"] / "generated" / f"{page.stem}.ipynb").is_file()]  # not the generated pages
+    assert len(chapters) == len(list((built_book["book"] / "generated").glob("[0-9]*.ipynb")))
+    for page in chapters:
+        assert "This chapter was computed with these parameters" in page.read_text(encoding="utf-8"), page
+    # the metric reference: one generated page per family
+    from recmetrics.metrics import reference
+
+    assert len(list((site / "generated").glob("9[0-8]_metrics_*.html"))) == len(reference.families())
     if list((built_book["book"] / "generated" / "findings").glob("*.json")):
         assert "Findings: the papers" in (site / "generated" / "99_findings.html").read_text(encoding="utf-8")
 
