@@ -291,6 +291,7 @@ def test_subset_of_some_users_equals_the_masked_subset(st):
     for name in ("_ucodes", "_icodes", "_ratings", "_keys", "_desc", "n_relevant", "n_nonrelevant"):
         assert np.array_equal(getattr(part, name), getattr(want, name)), name
     assert np.array_equal(part.ideal_dcg(part.users, 10), want.ideal_dcg(want.users, 10))
+    assert part.negative == want.negative == st.qrels[0].negative   # a full Qrels, re-judgeable
 
 
 def test_an_undefined_tau_counts_as_no_agreement():

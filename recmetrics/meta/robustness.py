@@ -218,19 +218,19 @@ def _subset_qrels(qrels: Qrels, keep: np.ndarray, users: np.ndarray | None = Non
     (ascending user codes): only these users' judgments, read from their ranges of the storage
     (sorted by user), so the cost follows their judgments, not the fold's."""
     out = Qrels.__new__(Qrels)
-    out.threshold, out.max_rating = qrels.threshold, qrels.max_rating
+    out.threshold, out.max_rating, out.negative = qrels.threshold, qrels.max_rating, qrels.negative
     out.user_index, out.item_index = qrels.user_index, qrels.item_index
     order = qrels._desc_order  # the parent's (user, rating descending) order, restricted to the subset
-    if users is None:
-        idx, desc = keep, order[keep[order]]
+    if users is None:  # positions, then takes: cheaper than boolean indexing each array
+        idx, desc = np.flatnonzero(keep), order.take(np.flatnonzero(keep.take(order)))
     else:
         counts, starts = qrels._offsets
         pos = _ranges(starts[users], counts[users])   # the users' storage positions, also their blocks of `order`
         idx, desc = pos[keep[pos]], order[pos]
         desc = desc[keep[desc]]
-    out._ucodes, out._icodes = qrels._ucodes[idx], qrels._icodes[idx]
-    out._ratings, out._keys = qrels._ratings[idx], qrels._keys[idx]
-    out.__dict__["_desc"] = qrels._ratings[desc]
+    out._ucodes, out._icodes = qrels._ucodes.take(idx), qrels._icodes.take(idx)
+    out._ratings, out._keys = qrels._ratings.take(idx), qrels._keys.take(idx)
+    out.__dict__["_desc"] = qrels._ratings.take(desc)
     return out
 
 
@@ -271,10 +271,15 @@ def mask_judged(j: Judged, hit_keep: np.ndarray, qrels: Qrels, users: np.ndarray
     n_nonrel = np.where(known, qrels.n_nonrelevant[uk], 0)
     if len(rows_kept) * 16 >= len(j) and (np.diff(rows_kept) > 0).all():
         # most rows, ascending: one pass over every judged position (hits are sorted by row)
-        new_row = np.full(len(j), -1)
-        new_row[rows_kept] = np.arange(len(rows_kept))
-        sel = np.flatnonzero((hit_keep if sources is None else hit_keep[sources]) & (new_row[j.hits.rows] >= 0))
-        hit_rows = new_row.take(j.hits.rows.take(sel))
+        ok = hit_keep if sources is None else hit_keep.take(sources)
+        if len(rows_kept) < len(j):
+            row_on = np.zeros(len(j), dtype=bool)
+            row_on[rows_kept] = True
+            ok = ok & row_on.take(j.hits.rows)
+        sel = np.flatnonzero(ok)
+        hit_rows = j.hits.rows.take(sel)
+        if len(rows_kept) < len(j):
+            hit_rows = (np.cumsum(row_on) - 1).take(hit_rows)   # the rows' new numbers
     else:  # a few rows (or any order): gather their ranges of judged positions, in the order of the rows
         lo = np.searchsorted(j.hits.rows, rows_kept)
         n = np.searchsorted(j.hits.rows, rows_kept, side="right") - lo
@@ -356,38 +361,43 @@ class _Context:
                                aggregate)
 
     def _full_rows(self) -> list[tuple]:
-        return [(self.full_scores[f], np.ones(len(self.row_system[f]), dtype=bool), None, None)
+        return [(self.full_scores[f], np.ones(len(self.row_system[f]), dtype=bool), self._identity(f), None, None)
                 for f in range(len(self.folds))]
 
+    def _identity(self, f: int) -> np.ndarray:
+        memo = self.__dict__.setdefault("_identities", {})
+        if f not in memo:
+            memo[f] = np.arange(len(self.row_system[f]))
+        return memo[f]
+
     def _fold_rows(self, f: int, scenario: str, codes, sel, base) -> tuple:
-        """Fold ``f`` under one selection as ``(values, kept, rows, row_values)``: ``(n_specs, rows)``
-        scores with ``values[:, rows]`` replaced by ``row_values`` (when not None), and which stacked
-        rows are evaluated (rows not kept hold anything). ``base``: an earlier selection of the same
-        fold and scenario whose scores are reused for the users whose judgments it keeps alike."""
+        """Fold ``f`` under one selection as ``(values, kept, cols, rows, row_values)``: which stacked
+        rows are evaluated (``kept``) and their ``(n_specs, ·)`` scores: column ``cols[r]`` of
+        ``values`` for row ``r`` (``cols`` None: ``values`` holds the kept rows in order), except the
+        ``rows`` whose scores are ``row_values`` (when not None). ``base``: an earlier selection of the
+        same fold and scenario whose scores are reused for the users whose judgments it keeps alike."""
         from ..evaluation import score_judged
 
         fold = self.folds[f]
         keep = sel if codes is None else sel[codes]
         ucodes = self.row_ucodes[f]
         if not keep.any():
-            return self.full_scores[f], np.zeros(len(ucodes), dtype=bool), None, None
+            return self.full_scores[f], np.zeros(len(ucodes), dtype=bool), self._identity(f), None, None
         if scenario.endswith("users") and self.users_shortcut:
             # removing a user's judgments changes no other user's scores: the kept users' rows of the
             # full test set's scores (equal to re-scoring the mask; tested)
-            return self.full_scores[f], sel[ucodes], None, None
+            return self.full_scores[f], sel[ucodes], self._identity(f), None, None
         j, sources = self.stacked[f], self.sources[f]
         if base is None or not self.users_shortcut:
             q = _subset_qrels(fold.qrels, keep)
             kept = q.n_relevant[ucodes] > 0  # q shares the fold's user codes
             rows = np.flatnonzero(kept)
-            values = np.zeros((len(self.specs), len(ucodes)))
-            if len(rows):
-                values[:, rows] = score_judged(mask_judged(j, keep, q, rows, codes=ucodes, sources=sources),
-                                               self.specs)
-            return values, kept, None, None
+            values = score_judged(mask_judged(j, keep, q, rows, codes=ucodes, sources=sources), self.specs) \
+                if len(rows) else np.zeros((len(self.specs), 0))
+            return values, kept, None, None, None
         # re-score only the rows of the users whose judgments differ from the base selection's, against
         # the kept judgments of those users only (a user's scores depend on its own judgments only)
-        b_codes, b_sel, (b_values, b_kept, _, _) = base
+        b_codes, b_sel, (b_values, b_kept, b_cols, _, _) = base
         touched = np.unique(fold.ucodes[keep != (b_sel if b_codes is None else b_sel[b_codes])])
         q = _subset_qrels(fold.qrels, keep, touched)
         rows = np.flatnonzero(np.isin(ucodes, touched))
@@ -396,34 +406,46 @@ class _Context:
         rows = rows[kept[rows]]
         row_values = score_judged(mask_judged(j, keep, q, rows, codes=ucodes, sources=sources), self.specs) \
             if len(rows) else np.zeros((len(self.specs), 0))
-        return b_values, kept, rows, row_values
+        if b_cols is None:  # the base holds its kept rows in order: map every row to its column there
+            b_cols = np.maximum(np.cumsum(b_kept) - 1, 0)   # rows the base did not keep are all re-scored
+            if not b_values.shape[1]:
+                b_values = np.zeros((len(self.specs), 1))
+        return b_values, kept, b_cols, rows, row_values
 
     def _aggregate(self, samples: list[list[tuple]], aggregate: str) -> list[np.ndarray]:
         """Per sample (a list of per-fold :meth:`_fold_rows` results), the ``(n_specs, n_systems)``
         aggregates of the kept rows of every fold (folds pooled, ``concat``: a system's values are its
-        kept rows of fold 0, then fold 1, ...). Gathered system by system, every sample of a system
-        in turn, so the system's rows stay in cache; the values are laid out as they always were
-        (Fortran order), so the float sums, hence exact ties between systems, do not change."""
+        kept rows of fold 0, then fold 1, ...)."""
         from ..metrics.aggregate import aggregate as _agg
 
-        out = [np.full((len(self.specs), len(self.systems)), np.nan) for _ in samples]
-        for c in range(len(self.systems)):
-            for s, per_fold in enumerate(samples):
+        out = []
+        for per_fold in samples:
+            res = np.full((len(self.specs), len(self.systems)), np.nan)
+            # per fold: the kept rows, and where each system's block of rows starts among them
+            index = [np.flatnonzero(kept) for _, kept, _, _, _ in per_fold]
+            index = [(at, np.searchsorted(at, self.offsets[f])) for f, at in enumerate(index)]
+            for c in range(len(self.systems)):
                 parts = []
-                for f, (v, kept, rows, row_values) in enumerate(per_fold):
-                    lo, hi = self.offsets[f][c], self.offsets[f][c + 1]
-                    at = np.flatnonzero(kept[lo:hi])
-                    if not len(at):
+                for (v, _, cols, rows, row_values), (at, b) in zip(per_fold, index):
+                    if b[c + 1] == b[c]:
                         continue
-                    part = v[:, lo + at]   # (n_specs, users) in Fortran order
+                    if cols is None:   # the kept rows in order: the system's rows are a slice
+                        parts.append(v[:, b[c]:b[c + 1]])
+                        continue
+                    at = at[b[c]:b[c + 1]]
+                    part = v[:, cols[at]]
                     if rows is not None and len(rows):   # rows re-scored for this sample (all of them kept)
-                        i, j = np.searchsorted(rows, [lo, hi])
+                        i, j = np.searchsorted(rows, [at[0], at[-1] + 1])
                         if j > i:
-                            part[:, np.searchsorted(at, rows[i:j] - lo)] = row_values[:, i:j]
+                            part[:, np.searchsorted(at, rows[i:j])] = row_values[:, i:j]
                     parts.append(part)
                 if parts:
-                    x = parts[0] if len(parts) == 1 else np.concatenate([p.T for p in parts]).T
-                    out[s][:, c] = _agg(x, aggregate, axis=1)
+                    # Fortran-ordered, as the values have always been laid out: the mean's float sums, hence
+                    # the exact ties between systems that Kendall's τ counts, do not change with this code
+                    x = np.empty((sum(p.shape[1] for p in parts), len(self.specs)))   # C: x.T is Fortran
+                    np.concatenate([p.T for p in parts], out=x)
+                    res[:, c] = _agg(x.T, aggregate, axis=1)
+            out.append(res)
         return out
 
 
