@@ -1,8 +1,7 @@
 """Benchmark: the full robustness study of paper 000 §4.2 at MovieLens-1M scale.
 
-5 scenarios x each scenario's grid (paper 000's, ``rb.GRIDS_000``: ratings, random items and
-random users 100% .. 1% in 12 sizes; popular items and large users 100% .. 80% in 1% steps, 21
-sizes) x 50 samples (for popular-items / large-users: 50 seeded tie-breaks) x 21 systems x 9
+5 scenarios x each scenario's grid (paper 000's, ``rb.GRIDS_000``: ratings, random items, random
+users and large users 100% .. 1% in 12 sizes; popular items 100% .. 80% in 1% steps, 21 sizes) x 50 samples (for popular-items / large-users: 50 seeded tie-breaks) x 21 systems x 9
 metrics at cut-off 100, 5 folds, on a generated data set with ML-1M's shape (6,040 users, 3,706
 items, ~1M ratings, long-tailed popularity). The 21 systems are generated runs of graded quality
 (a popularity prior, noise, and a varying share of each user's test items boosted), so

@@ -216,7 +216,7 @@ def explorer_table(study, metrics: Sequence[str] | None = None, cutoffs: Sequenc
     cells = []
     for m in metrics:
         for c in cutoffs:
-            mi, ci = study._index(m, c)                   # validates the metric and the cut-off
+            mi, ci = study.locate(m, c)                   # validates the metric and the cut-off
             cells.append((study.metrics[mi], study.cutoffs[ci]))
     cells = list(dict.fromkeys(cells))
     n_permutations = checks.positive_int(n_permutations, "n_permutations")

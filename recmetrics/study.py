@@ -208,7 +208,7 @@ class Study:
                 raise InputError(f"the folds' Qrels have different thresholds {sorted(given)}; pass threshold=")
             threshold = given.pop() if given else 4.0
         self.threshold = float(threshold)
-        mapping, systems = _as_run_mapping(runs, len(folds))
+        mapping, systems = as_run_mapping(runs, len(folds))
         if ratings is None:
             train, test = folds[0]
             parts = [train, test.to_frame() if isinstance(test, Qrels) else test]
@@ -297,7 +297,9 @@ class Study:
         return (f"Study({self.dataset!r}, systems={len(self.systems)}, metrics={self.metrics}, "
                 f"cutoffs={self.cutoffs}, folds={self.n_folds}, users={len(self.users)})")
 
-    def _index(self, metric: str, cutoff: int | None) -> tuple[int, int]:
+    def locate(self, metric: str, cutoff: int | None) -> tuple[int, int]:
+        """``(metric position, cut-off position)`` in the cube for ``metric`` (``"P@10"`` or ``"P"`` with
+        ``cutoff``); a clear error for a metric or cut-off the study did not compute."""
         from .errors import unknown_name
 
         base, cut = _split_metric(metric)
@@ -331,7 +333,7 @@ class Study:
         >>> st.scores("P@5").shape, st.scores("P", pool="mean").shape    # 75 (fold, user) units, 40 users
         ((2, 75), (2, 40))
         """
-        m, c = self._index(metric, cutoff)
+        m, c = self.locate(metric, cutoff)
         block = self.cube[m, c]                                          # (system, fold, user)
         if pool == "concat":
             present = ~np.isnan(block[0])                                # same users for every system
@@ -415,7 +417,7 @@ def _as_folds(folds) -> list:
     return out
 
 
-def _as_run_mapping(runs, n_folds: int) -> tuple[dict, list]:
+def as_run_mapping(runs, n_folds: int) -> tuple[dict, list]:
     """``({(system, fold): Run}, systems)`` from the forms :meth:`Study.from_runs` accepts, checked:
     every value a Run, every fold in range, every system on every fold."""
     from collections.abc import Mapping

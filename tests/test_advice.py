@@ -99,7 +99,10 @@ def test_advise_numbers_are_the_meta_evaluation_numbers(small_study):
 def test_advise_reports_the_pairs_other_metrics_swap():
     a = pd.Series({"A": 0.3, "B": 0.2, "C": 0.1})
     b = pd.Series({"A": 0.1, "B": 0.2, "C": 0.3})
-    assert advice._pairs_swapped(a, b) == [("A", "B"), ("A", "C"), ("B", "C")]
+    assert advice._pairs_swapped(a, b) == [("A", "B", False), ("A", "C", False), ("B", "C", False)]
+    # decided only where both metrics find the pair significantly different
+    sig_a, sig_b = {frozenset("AC"), frozenset("AB")}, {frozenset("AC"), frozenset("BC")}
+    assert advice._pairs_swapped(a, b, sig_a, sig_b) == [("A", "B", False), ("A", "C", True), ("B", "C", False)]
     assert advice._pairs_swapped(a, a * 2) == []
     assert advice._pairs_swapped(a, pd.Series({"A": 0.3, "B": 0.3, "C": 0.1})) == []    # a tie is no swap
 
@@ -107,3 +110,19 @@ def test_advise_reports_the_pairs_other_metrics_swap():
 def test_advise_needs_a_study():
     with pytest.raises(InputError, match="advise needs the runs and their judgments"):
         advice.advise(pd.DataFrame(np.ones((3, 4))))
+
+
+def test_the_advice_says_whether_a_swap_changes_a_significant_conclusion():
+    """A swap of two systems that one metric cannot tell apart is no change of conclusion."""
+    from types import SimpleNamespace
+
+    table = pd.DataFrame({"dp": [0.1, 0.2], "dp_se": [0.0, 0.0], "significant": [0.5, 0.5],
+                          "robustness": [0.9, 0.8], "robustness_se": [0.0, 0.0]}, index=["P@10", "RR@10"])
+    adv = advice.Advice(table, pd.DataFrame(), "P@10", ["P@10"], {"RR@10": [("A", "B", False)]}, [], 3)
+    assert "None reverses a pair that both find significantly different" in adv.to_markdown()
+    adv = advice.Advice(table, pd.DataFrame(), "P@10", ["P@10"], {"RR@10": [("A", "B", True)]}, [], 3)
+    text = adv.to_markdown()
+    assert "A / B (significant under both)" in text and "1 of them reverse" in text
+    pv = SimpleNamespace(pvalues=pd.DataFrame({"a": ["A", "A"], "b": ["B", "C"], "p": [0.001, 0.04]}))
+    assert advice._significant_pairs(pv, "bonferroni", 0.05) == {frozenset("AB")}    # 0.04 · 2 = 0.08
+    assert advice._significant_pairs(pv, None, 0.05) == {frozenset("AB"), frozenset("AC")}

@@ -8,9 +8,9 @@ from recmetrics.meta import findings as fd
 def _claims():
     return [
         fd.Claim("a-gt-b", "000", "A beats B", "Table 3",
-                 check=lambda r: fd.agrees_if(r["a"] > r["b"], r["a"] - r["b"], f"A−B = {r['a'] - r['b']:.3f}")),
+                 check=lambda r: fd.Evidence(fd.holds(r["a"], ">", r["b"]), r["a"] - r["b"], f"A−B = {r['a'] - r['b']:.3f}")),
         fd.Claim("needs-c", "003", "C is large", "Fig. 1",
-                 check=lambda r: fd.agrees_if(r["c"] > 1, r["c"], "c")),
+                 check=lambda r: fd.Evidence(fd.holds(r["c"], ">", 1), r["c"], "c")),
     ]
 
 

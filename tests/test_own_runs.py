@@ -168,6 +168,17 @@ def test_own_runs_book_builds_from_four_runs_of_the_embedded_dataset(tmp_path, m
     assert text.startswith("**Report ") and "system pairs differ significantly" in text
     html = (tmp_path / "html" / "intro.html").read_text()
     assert "Meta-evaluation of four runs" in html and "Not in this book" in html
+    # the browser test of the book on the embedded data, on every page of this one
+    from browser import chromium, render_problems
+
+    binary = chromium()
+    if binary is None:
+        pytest.skip("chromium is not installed (bash .ci/ensure-chromium installs it)")
+    site = tmp_path / "html"
+    pages = [site / "intro.html", site / "left_out.html", *sorted((site / "generated").glob("*.html"))]
+    assert len(pages) >= 2 + len(executed), [p.name for p in pages]
+    found = render_problems(binary, site, pages, tmp_path / "profile")
+    assert not found, json.dumps(found, indent=1, ensure_ascii=False)
 
 
 def test_notebooks_are_thin_and_type_no_measured_number():

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from recmetrics.errors import InputError
 from recmetrics.meta import axioms as ax
 from recmetrics.meta import findings
 from recmetrics.papers import parapar2021 as p
@@ -192,3 +193,14 @@ def test_old_names_still_resolve():
     from recmetrics.meta import perturbations as pt
 
     assert pt.SUBTOPIC == p.SUBTOPIC and [c.id for c in pt.paper_claims()] == [c.id for c in p.CLAIMS]
+
+
+def test_perturbations_refuse_an_unrepeatable_seed():
+    """seed=None would draw from OS entropy: every verdict on the perturbations would be unrepeatable."""
+    from recmetrics.meta.perturbations._inputs import _rng
+
+    for bad in (None, 1.5, "3", True):
+        with pytest.raises(InputError, match="seed must be an integer"):
+            _rng(bad)
+    g = np.random.default_rng(4)
+    assert _rng(g) is g and _rng(np.int64(4)).integers(100) == np.random.default_rng(4).integers(100)

@@ -9,20 +9,18 @@ react to input. A screenshot is kept in the test's temporary folder (``chapter.p
 from __future__ import annotations
 
 import base64
-import fcntl
 import json
-import os
 import re
 import shutil
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 
+from browser import DevTools, chromium, render_problems
 from recmetrics import report
 from recmetrics.errors import InputError
 
@@ -40,133 +38,6 @@ def _outputs(nb):
     for cell in nb.cells:
         if cell.cell_type == "code":
             yield cell, cell.get("outputs", [])
-
-
-def _chromium() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
-        path = shutil.which(name)
-        if path:
-            return path
-    return None
-
-
-class DevTools:
-    """Minimal Chrome DevTools Protocol client over ``--remote-debugging-pipe`` (fds 3 and 4)."""
-
-    def __init__(self, binary: str, profile_dir: Path, extra_args: list[str]):
-        to_chrome_r, self._to_chrome = os.pipe()
-        self._from_chrome, from_chrome_w = os.pipe()
-        # Chromium reads commands on fd 3 and writes replies on fd 4. Move both ends above 10
-        # first: os.pipe() may itself have returned 3 or 4 (dup2(3, 3) would keep close-on-exec)
-        def fds():
-            high_r = fcntl.fcntl(to_chrome_r, fcntl.F_DUPFD, 10)
-            high_w = fcntl.fcntl(from_chrome_w, fcntl.F_DUPFD, 10)
-            os.dup2(high_r, 3)  # os.dup2 makes the target inheritable
-            os.dup2(high_w, 4)
-
-        self.proc = subprocess.Popen(
-            [binary, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
-             f"--user-data-dir={profile_dir}", "--no-first-run", "--no-default-browser-check",
-             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             "--disable-default-apps", "--disable-extensions", "--metrics-recording-only",
-             "--mute-audio", "--hide-scrollbars", *extra_args, "about:blank"],
-            # close_fds would close 3 and 4 after preexec_fn ran
-            preexec_fn=fds, close_fds=False,
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-        os.close(to_chrome_r)
-        os.close(from_chrome_w)
-        self._next = 0
-        self._replies: dict[int, dict] = {}
-        self.events: list[dict] = []
-        self._cond = threading.Condition()
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-        self.session: str | None = None
-
-    def _read(self):
-        buf = b""
-        while True:
-            try:
-                chunk = os.read(self._from_chrome, 1 << 16)
-            except OSError:
-                chunk = b""
-            if not chunk:
-                with self._cond:
-                    self._cond.notify_all()
-                return
-            buf += chunk
-            while b"\0" in buf:
-                raw, buf = buf.split(b"\0", 1)
-                msg = json.loads(raw)
-                with self._cond:
-                    if "id" in msg:
-                        self._replies[msg["id"]] = msg
-                    else:
-                        self.events.append(msg)
-                    self._cond.notify_all()
-
-    def send(self, method: str, params: dict | None = None, *, session: bool = True, timeout: float = 60):
-        self._next += 1
-        msg = {"id": self._next, "method": method, "params": params or {}}
-        if session and self.session:
-            msg["sessionId"] = self.session
-        os.write(self._to_chrome, json.dumps(msg).encode() + b"\0")
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while self._next not in self._replies:
-                left = deadline - time.monotonic()
-                if left <= 0 or self.proc.poll() is not None:
-                    raise TimeoutError(f"no reply to {method}")
-                self._cond.wait(left)
-            reply = self._replies.pop(self._next)
-        if "error" in reply:
-            raise RuntimeError(f"{method}: {reply['error']}")
-        return reply.get("result", {})
-
-    def wait_event(self, method: str, timeout: float = 60) -> dict:
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while True:
-                for ev in self.events:
-                    if ev.get("method") == method:
-                        return ev
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError(f"no {method} event")
-                self._cond.wait(left)
-
-    def evaluate(self, expression: str, *, await_promise: bool = False):
-        res = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True,
-                                             "awaitPromise": await_promise})
-        if "exceptionDetails" in res:
-            raise RuntimeError(f"JS error: {res['exceptionDetails']}")
-        return res["result"].get("value")
-
-    def open_page(self, width: int = 1280, height: int = 1000):
-        target = self.send("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
-        self.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True},
-                                 session=False)["sessionId"]
-        for domain in ("Network", "Page", "Runtime", "Log"):
-            self.send(f"{domain}.enable")
-        self.send("Emulation.setDeviceMetricsOverride",
-                  {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
-
-    def close(self):
-        try:
-            self.send("Browser.close", session=False, timeout=10)
-        except Exception:
-            pass
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        for fd in (self._to_chrome, self._from_chrome):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
 
 
 # ---------------------------------------------------------------------------------- fixtures
@@ -287,7 +158,7 @@ def test_findings_page_groups_links_counts_and_warns(tmp_path):
     def check(r):
         if r["x"] is None:
             return findings.not_testable("no such effect here")
-        return findings.agrees_if(r["x"] > r["y"], r["x"], f"x = {r['x']} | `a|b`")
+        return findings.Evidence(findings.holds(r["x"], ">", r["y"]), r["x"], f"x = {r['x']} | `a|b`")
 
     claims = [findings.Claim("c1", "000", "X beats Y", "Table 3", check=check),
               findings.Claim("c2", "003", "Z ties", "Fig. 2", check=check)]
@@ -423,7 +294,7 @@ def test_rebuild_without_execution_is_incremental(built_book):
 
 
 def test_chapter_renders_offline_in_chromium(built_book, tmp_path):
-    binary = _chromium()
+    binary = chromium()
     if binary is None:
         pytest.skip("chromium is not installed (bash .ci/ensure-chromium installs it)")
     chapter = built_book["site"] / CHAPTER
@@ -549,7 +420,7 @@ def test_chapter_renders_offline_in_chromium(built_book, tmp_path):
 
 def test_no_chart_overflows_the_text_column(built_book, tmp_path):
     """Every chapter in Chromium: each rendered chart fits inside the article's text column."""
-    binary = _chromium()
+    binary = chromium()
     if binary is None:
         pytest.skip("chromium is not installed (bash .ci/ensure-chromium installs it)")
     pages = sorted((built_book["site"] / "generated").glob("[0-9]*.html"))
@@ -593,121 +464,18 @@ def test_zoo_descriptions_have_no_raw_rst():
     assert "``" not in descriptions and ":meth:" not in descriptions
 
 
-# ------------------------------------------------------------------ every page renders cleanly
-#: text of a rendered page that is not prose: code, math, charts, widgets, plain-text outputs
-_NOT_PROSE = ("pre, code, script, style, mjx-container, .math, .MathJax, .recmetrics-vega, .vega-embed, "
-              ".jupyter-widgets, .widget-subarea, .output.text_plain, .output.stream, .output.stderr, textarea")
-
-_CLEAN_PROBE = r"""((url, notProse) => {
-    const column = (document.querySelector('article.bd-article') || document.querySelector('main article') || document.querySelector('main'));
-    if (location.href !== url || document.readyState !== 'complete' || !column) return null;
-    const prose = [];
-    const walker = document.createTreeWalker(column, NodeFilter.SHOW_TEXT);
-    while (walker.nextNode()) {
-        const n = walker.currentNode;
-        if (n.parentElement && !n.parentElement.closest(notProse) && n.textContent.trim()) prose.push(n.textContent);
-    }
-    const outputs = Array.from(column.querySelectorAll('.cell_output .output')).map(o => ({
-        cls: o.className, text: o.innerText.trim().slice(0, 300)}));
-    const frames = Array.from(column.querySelectorAll('.cell_output table'));
-    const cut = [];
-    frames.forEach((t, i) => t.querySelectorAll('td, th').forEach(c => {
-        const x = c.innerText.trim();
-        if (x === '...' || x === '\u2026' || /(\.\.\.|\u2026)$/.test(x)) cut.push([i, x.slice(-60)]);
-    }));
-    const limit = column.getBoundingClientRect().right + 1;
-    const wideWidgets = Array.from(column.querySelectorAll('.jupyter-widgets [class*="widget-"]'))
-        .map(e => [String(e.getAttribute('class')).slice(0, 60), Math.round(e.getBoundingClientRect().right)])
-        .filter(([c, right]) => right > limit);
-    // a table wider than the column must sit in a box that scrolls inside the column
-    const scrolls = (t) => {
-        for (let e = t.parentElement; e && e !== column; e = e.parentElement) {
-            const o = getComputedStyle(e).overflowX;
-            if ((o === 'auto' || o === 'scroll') && e.getBoundingClientRect().right <= limit) return true;
-        }
-        return false;
-    };
-    const wideTables = frames.map((t, i) => [i, Math.round(t.getBoundingClientRect().right), scrolls(t)])
-        .filter(([i, right, scrolled]) => right > limit && !scrolled);
-    const math = document.querySelectorAll('span.math, div.math').length;
-    const typeset = document.querySelectorAll('mjx-container').length;
-    return {prose: prose.join('\n'), outputs: outputs, cut: cut, wideWidgets: wideWidgets, wideTables: wideTables,
-            limit: limit,
-            math: math, typeset: typeset, mathErrors: document.querySelectorAll('mjx-merror').length};
-})(%s, %s)"""
-
-#: outputs that are Python reprs (an object printed instead of shown) or warnings
-_REPR = re.compile(r"^<[\w.]+(?: object at 0x[0-9a-f]+| [^>]*)?>$|^[A-Za-z_][\w.]*\((?:'[^']*'|\d*)\)$|"
-                   r"\bobject at 0x[0-9a-f]+|(?:User|Deprecation|Future|Runtime|Performance)Warning\b")
-
-
-def _page_problems(state: dict) -> dict:
-    """What is wrong with a page, from :data:`_CLEAN_PROBE`'s result (empty when nothing is)."""
-    prose = state["prose"]
-    problems = {
-        # a Markdown table printed as text: a row of cells, or its |---| rule
-        "raw markdown table": re.findall(r"(?m)^\s*\|.*\|\s*$|\|\s*:?-{3,}:?\s*\|", prose)[:3],
-        # a dollar sign or a TeX command left as text: math that was not rendered
-        "unrendered math": re.findall(r".{0,30}(?:\$|\\(?:[a-zA-Z]+|[(\[])).{0,30}", prose)[:3],
-        # a str.format / f-string placeholder that was never filled
-        "placeholder": re.findall(r"\{[A-Za-z_][\w.]*(?:![rsa])?(?::[^{}]*)?\}", prose)[:3],
-        "repr or warning in an output": [o["text"][:120] for o in state["outputs"]
-                                         if "stderr" in o["cls"] or _REPR.search(o["text"])][:3],
-        "table cut with ...": state["cut"][:3],
-        "widget wider than the column": state["wideWidgets"][:3],
-        "table wider than the column": state["wideTables"][:3],
-        "math not typeset": [] if state["typeset"] >= state["math"] and not state["mathErrors"] else
-                            [f"{state['typeset']} of {state['math']} formulas, {state['mathErrors']} errors"],
-    }
-    return {k: v for k, v in problems.items() if v}
-
-
 def test_every_page_renders_cleanly(built_book, tmp_path):
     """Every page of the book in Chromium: no raw Markdown table text, no unrendered ``$`` or TeX,
     no ``{...}`` placeholder, no Python repr or warning among the outputs, no table cut with
     "...", no table or widget running past the text column (a wide table scrolls in its own box),
     every formula typeset, no console error."""
-    binary = _chromium()
+    binary = chromium()
     if binary is None:
         pytest.skip("chromium is not installed (bash .ci/ensure-chromium installs it)")
     site = built_book["site"]
     pages = [site / "intro.html", *sorted((site / "generated").glob("[0-9]*.html"))]
     assert len(pages) >= 9 and (site / "generated" / "99_findings.html") in pages
-    cdp = DevTools(binary, tmp_path / "profile",
-                   ["--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9",
-                    "--proxy-bypass-list=<-loopback>"])
-    found = {}
-    try:
-        cdp.open_page(width=1280)
-        for page in pages:
-            url = page.resolve().as_uri()
-            first_event = len(cdp.events)
-            cdp.send("Page.navigate", {"url": url})
-            deadline = time.monotonic() + 90
-            state, previous = None, None
-            while time.monotonic() < deadline:  # until loaded, typeset and stable
-                state = cdp.evaluate(_CLEAN_PROBE % (json.dumps(url), json.dumps(_NOT_PROSE)))
-                if state is not None and state["typeset"] >= state["math"] and state == previous:
-                    break
-                previous = state
-                time.sleep(0.5)
-            assert state is not None, (page.name, "page did not load")
-            problems = _page_problems(state)
-            events = cdp.events[first_event:]
-            errors = [(d.get("exception") or {}).get("description", d.get("text"))
-                      for d in (ev["params"]["exceptionDetails"] for ev in events
-                                if ev.get("method") == "Runtime.exceptionThrown")]
-            errors += [ev["params"]["entry"].get("text") for ev in events
-                       if ev.get("method") == "Log.entryAdded" and ev["params"]["entry"].get("level") == "error"]
-            errors += [" ".join(str(a.get("value", a.get("description", ""))) for a in ev["params"].get("args", []))
-                       for ev in events if ev.get("method") == "Runtime.consoleAPICalled"
-                       and ev["params"].get("type") in ("error", "assert")]
-            if errors:
-                problems["console error"] = errors[:3]
-            if problems:
-                found[str(page.relative_to(site))] = problems
-    finally:
-        cdp.close()
+    found = render_problems(binary, site, pages, tmp_path / "profile")
     assert not found, json.dumps(found, indent=1, ensure_ascii=False)
 
 
@@ -715,7 +483,7 @@ def test_findings_page_filters_and_links(built_book, tmp_path):
     """The Findings page in Chromium: grouped by paper, counts per verdict, a filter that hides a
     verdict's rows without a network, every row linked to an element of its chapter, chapters 01
     and 02 included, every row stating its dataset and profile."""
-    binary = _chromium()
+    binary = chromium()
     if binary is None:
         pytest.skip("chromium is not installed (bash .ci/ensure-chromium installs it)")
     site = built_book["site"]

@@ -184,6 +184,12 @@ def test_default_grids_are_each_papers_per_scenario():
     assert rb.DEFAULT_GRIDS["popular-items"][-1] == 0.8 and min(rb.DEFAULT_GRIDS["popular-items"]) == 0.8
     assert rb.resolve_grids(None) == {k: tuple(v) for k, v in rb.DEFAULT_GRIDS.items()}
     assert set(rb.QUICK_GRIDS) == set(rb.SCENARIOS) and min(rb.QUICK_GRIDS["popular-items"]) == 0.8
+    # large users: the random users' grid (000 §6.3.3's "fall short" cannot show on 100% -> 80%), one
+    # definition shared with paper 000's set-up
+    from recmetrics.papers import valcarce2020
+
+    assert rb.GRIDS_000["large-users"] == rb.PAPER_SIZES and rb.QUICK_GRIDS["large-users"] == rb.QUICK_SIZES
+    assert valcarce2020.SETUP.robustness_sizes == dict(rb.GRIDS_000)
     with pytest.raises(TypeError):
         rb.GRIDS_003["ratings"] = (1.0,)    # module constants the papers' set-ups point to: read-only
 
@@ -192,7 +198,7 @@ def test_default_run_uses_the_grid_of_each_scenario(st):
     r = rb.robustness_study(st, n_samples=1, seed=0, progress=False)
     sizes = r.samples.groupby("scenario")["size"].agg(["min", "nunique"])
     assert sizes.loc["popular-items", "min"] == 0.8 and sizes.loc["popular-items", "nunique"] == 21
-    assert sizes.loc["large-users", "min"] == 0.8
+    assert sizes.loc["large-users", "min"] == 0.01 and sizes.loc["large-users", "nunique"] == 12
     assert sizes.loc["ratings", "min"] == 0.01 and sizes.loc["ratings", "nunique"] == 12
     assert r.grids["popular-items"] == rb.POPULARITY_003 and r.tie_break == "sample"
 

@@ -161,7 +161,10 @@ class Advice:
     of its system ranking with the other candidates'), ``tau_geometric`` (τ between its arithmetic
     and geometric rankings), ``dominated_by`` and ``on_front``. ``robustness_by_scenario``:
     candidates × scenarios mean τ. ``recommended``, ``front``: see :func:`decide`. ``swaps``: for
-    each other candidate, the system pairs it orders differently from the recommended one.
+    each other candidate, the system pairs ``(x, y, decided)`` it orders differently from the
+    recommended one, ``decided`` when both find the pair significantly different (corrected p <
+    alpha); ``geometric_swaps``: the same between the recommended candidate's arithmetic and
+    geometric means (no test there, so never ``decided``).
     ``notes``: caveats (few systems, floors).
     """
 
@@ -204,14 +207,19 @@ class Advice:
             lines.append(f"* Every other candidate orders the {self.n_systems} systems as {self.recommended} does: "
                          "the choice of metric does not change the ranking.")
         else:
-            worst = sorted(differ.items(), key=lambda kv: -len(kv[1]))[:5]
+            worst = sorted(differ.items(), key=lambda kv: (-sum(d for *_, d in kv[1]), -len(kv[1])))[:5]
+            decided = sum(any(d for *_, d in v) for v in differ.values())
             lines.append(f"* {len(t) - 1 - len(differ)} of {len(t) - 1} other candidates order the systems as "
                          f"{self.recommended} does; {len(differ)} do not, e.g. "
-                         + "; ".join(f"{k} swaps {', '.join(f'{a} / {b}' for a, b in v[:3])}" for k, v in worst)
-                         + ". Where conclusions hinge on those pairs, report the metric that disagrees too.")
+                         + "; ".join(f"{k} swaps {', '.join(f'{a} / {b}' + (' (significant under both)' if d else '') for a, b, d in v[:3])}"
+                                     for k, v in worst)
+                         + (f". {decided} of them reverse a pair that both find significantly different: where "
+                            "conclusions hinge on those pairs, report the metric that disagrees too." if decided else
+                            ". None reverses a pair that both find significantly different: the swapped systems are "
+                            "indistinguishable under at least one of the two metrics."))
         if self.geometric_swaps:
             lines.append(f"* The geometric mean (000 §7) reorders {len(self.geometric_swaps)} pair(s) under "
-                         f"{self.recommended}: " + ", ".join(f"{a} / {b}" for a, b in self.geometric_swaps[:5])
+                         f"{self.recommended}: " + ", ".join(f"{a} / {b}" for a, b, _ in self.geometric_swaps[:5])
                          + " — a system that fails some users badly moves down; consider reporting it too.")
         else:
             lines.append(f"* The geometric mean (000 §7) gives the same order of systems under {self.recommended}.")
@@ -220,15 +228,33 @@ class Advice:
         return "\n".join(lines)
 
 
-def _pairs_swapped(a: pd.Series, b: pd.Series) -> list[tuple[str, str]]:
-    """System pairs ordered strictly one way by ``a`` and strictly the other way by ``b``."""
+def _significant_pairs(res, correction: str | None, alpha: float) -> set[frozenset] | None:
+    """The system pairs of a :class:`DiscriminativePower` result whose corrected p is below ``alpha``
+    (None when its p-values do not name the pairs)."""
+    from .significance import correct
+
+    pv = res.pvalues
+    if not {"a", "b", "p"} <= set(pv.columns):
+        return None
+    p_adj = correct(np.asarray(pv["p"], dtype=np.float64), correction)
+    return {frozenset((str(x), str(y))) for x, y, q in zip(pv["a"], pv["b"], p_adj) if q < alpha}
+
+
+def _pairs_swapped(a: pd.Series, b: pd.Series, sig_a: set | None = None,
+                   sig_b: set | None = None) -> list[tuple[str, str, bool]]:
+    """System pairs whose means ``a`` order one way and ``b`` the other (an exact tie or a
+    floating-point difference orders nothing): ``(x, y, decided)``, ``decided`` when the pair
+    differs significantly under both (``sig_a``, ``sig_b``: the significant pairs of each) — a swap
+    that changes a reported conclusion, not just the order of two indistinguishable systems."""
     out = []
     names = list(a.index)
     for i, x in enumerate(names):
         for y in names[i + 1:]:
             da, db = order(a[x], a[y]), order(b[x], b[y])
             if da * db < 0:
-                out.append((str(x), str(y)))
+                pair = frozenset((str(x), str(y)))
+                decided = sig_a is not None and sig_b is not None and pair in sig_a and pair in sig_b
+                out.append((str(x), str(y), decided))
     return out
 
 
@@ -272,7 +298,7 @@ def advise(study, *, metrics: Sequence[str] | None = None, cutoffs: Sequence[int
     names, parts = [], {}
     for m in metrics:
         for c in cutoffs:
-            mi, ci = study._index(m, c)                             # validates the metric and cut-off
+            mi, ci = study.locate(m, c)                             # validates the metric and cut-off
             name = f"{study.metrics[mi]}@{study.cutoffs[ci]}"
             names.append(name)
             parts[name] = (study.metrics[mi], study.cutoffs[ci])
@@ -308,7 +334,8 @@ def advise(study, *, metrics: Sequence[str] | None = None, cutoffs: Sequence[int
     front, best, dominated_by = decide(table, z=z)
     table["dominated_by"] = [", ".join(dominated_by[n]) for n in table.index]
     table["on_front"] = [not dominated_by[n] for n in table.index]
-    swaps = {n: _pairs_swapped(arith[best], arith[n]) for n in names if n != best} if best else {}
+    sig = {n: _significant_pairs(dp[n], correction, alpha) for n in names}
+    swaps = {n: _pairs_swapped(arith[best], arith[n], sig[best], sig[n]) for n in names if n != best} if best else {}
     geo_swaps = _pairs_swapped(arith[best], geo[best]) if best else []
 
     n_sys = len(study.systems)

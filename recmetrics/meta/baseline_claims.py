@@ -32,7 +32,7 @@ import math
 from typing import Any, Mapping
 
 from ..errors import InputError
-from .findings import Claim, Evidence, holds, not_testable, order
+from .findings import Claim, Evidence, combine, holds, not_testable, order
 
 __all__ = ["TABLE2", "TABLE2_PRECISION", "paired_difference", "system_pairs", "ordering_evidence", "DATASET_CLAIMS",
            "ZOO_CLAIMS", "PERSONALISED"]
@@ -153,8 +153,7 @@ def _personalised(results: Mapping[str, Any]) -> Evidence:
     if not per_system:
         raise KeyError("none of " + ", ".join(PERSONALISED) + " was run")
     evidences = {s: ordering_evidence(pairs, s, "Pop") for s, pairs in per_system.items()}
-    verdicts = {e.verdict for e in evidences.values()}
-    verdict = "disagrees" if "disagrees" in verdicts else "inconclusive" if "inconclusive" in verdicts else "agrees"
+    verdict = combine(e.verdict for e in evidences.values())
     detail = " | ".join(f"{s}: {e.verdict} ({e.detail})" for s, e in evidences.items())
     missing = [s for s in PERSONALISED if s not in per_system]
     if missing:

@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from ..errors import InputError
 
-__all__ = ["Claim", "Evidence", "VERDICTS", "NOISE_SE", "REL_TOL", "agrees_if", "order", "holds", "best_of",
+__all__ = ["Claim", "Evidence", "VERDICTS", "NOISE_SE", "REL_TOL", "combine", "order", "holds", "best_of",
            "not_testable", "assess", "save", "collect", "findings_dir", "to_markdown", "claim_anchor",
            "row_anchors"]
 
@@ -165,11 +165,20 @@ class Claim:
     check: Callable[[Mapping[str, Any]], Evidence]
 
 
-def agrees_if(condition: bool, value: float | None, detail: str, *, inconclusive: bool = False) -> Evidence:
-    """Shorthand for checks: ``agrees`` when ``condition``, else ``disagrees`` (or ``inconclusive``)."""
-    if inconclusive:
-        return Evidence("inconclusive", value, detail)
-    return Evidence("agrees" if condition else "disagrees", value, detail)
+def combine(verdicts: Iterable[str]) -> str:
+    """One verdict for a claim that makes several comparisons at once: ``disagrees`` if any part
+    disagrees, ``agrees`` if every part agrees (and there is at least one), else ``inconclusive``
+    (an undecided or untestable part, or no part at all).
+
+    >>> combine(["agrees", "agrees"]), combine(["agrees", "inconclusive"]), combine(["inconclusive", "disagrees"])
+    ('agrees', 'inconclusive', 'disagrees')
+    >>> combine([])
+    'inconclusive'
+    """
+    verdicts = list(verdicts)
+    if "disagrees" in verdicts:
+        return "disagrees"
+    return "agrees" if verdicts and all(v == "agrees" for v in verdicts) else "inconclusive"
 
 
 def assess(claims: Iterable[Claim], results: Mapping[str, Any], context: Mapping[str, Any] | None = None,

@@ -205,7 +205,7 @@ def permutation_test(a, b, alternative: str = "two-sided", *, n_permutations: in
     return TestResult(float(d.mean()), float(p), "permutation", alternative)
 
 
-def _bootstrap_weights(n: int, n_boot: int, seed: int, chunk: int):
+def bootstrap_weights(n: int, n_boot: int, seed: int, chunk: int):
     """Yield (chunk, n) float64 resampling counts (multinomial: users drawn with replacement)."""
     rng = np.random.default_rng(seed)
     done = 0
@@ -242,7 +242,7 @@ def paired_bootstrap(a, b, alternative: str = "two-sided", *, n_bootstrap: int =
     w = z - z.mean()
     count = 0
     chunk = max(1, int(4e6 // n))
-    for W in _bootstrap_weights(n, n_bootstrap, seed, chunk):
+    for W in bootstrap_weights(n, n_bootstrap, seed, chunk):
         m = W @ w / n
         var = (W @ (w * w) - n * m * m) / (n - 1)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -344,7 +344,7 @@ def effect_size(a, b, *, n_bootstrap: int = 10_000, confidence: float = 0.95, se
     if not 0 < float(confidence) < 1:
         raise InputError(f"confidence must be in (0, 1), got {confidence}")
     n = len(d)
-    means = np.concatenate([W @ d / n for W in _bootstrap_weights(n, n_bootstrap, seed, max(1, int(4e6 // n)))])
+    means = np.concatenate([W @ d / n for W in bootstrap_weights(n, n_bootstrap, seed, max(1, int(4e6 // n)))])
     lo, hi = np.quantile(means, [(1 - confidence) / 2, (1 + confidence) / 2])
     sd = d.std(ddof=1) if n > 1 else 0.0
     mean = d.mean()

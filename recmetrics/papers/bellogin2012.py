@@ -54,7 +54,7 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from ..meta.findings import NOISE_SE, Claim, Evidence, holds, not_testable, order
+from ..meta.findings import NOISE_SE, Claim, Evidence, combine, holds, not_testable, order
 from ..protocols.chapter import RANDOM, THESIS_DESIGNS, THESIS_UNIFORM_SPLIT, design_spec
 from ..protocols.designs import DEFAULT_N
 
@@ -194,12 +194,6 @@ def _lead(run, name: str, results, system_role: str = "pop") -> tuple[float, flo
     return value, se, d
 
 
-def _combine(verdicts: list[str]) -> str:
-    """All agree -> agrees; any disagrees -> disagrees; else inconclusive."""
-    if "disagrees" in verdicts:
-        return "disagrees"
-    return "agrees" if verdicts and all(v == "agrees" for v in verdicts) else "inconclusive"
-
 
 def _readings(check_one: Callable[[str], tuple[str, float | None, str]], names=("P1R", "P1R-train")):
     """Run a check under both P1R readings; a verdict that flips with the reading is inconclusive."""
@@ -235,7 +229,7 @@ def _random_matches(results, kind: str) -> Evidence:
                      + (f"; noise band ±{band:.0%} wider than ±{IDENTITY_TOLERANCE:.0%}" if v == "inconclusive" else "")
                      + ")")
     worst = float((m["measured"] / m["expected"] - 1).abs().max())
-    return Evidence(_combine(verdicts), worst, "; ".join(parts) + f" (agrees when within {NOISE_SE:g} se and the "
+    return Evidence(combine(verdicts), worst, "; ".join(parts) + f" (agrees when within {NOISE_SE:g} se and the "
                     f"band is within ±{IDENTITY_TOLERANCE:.0%})")
 
 
@@ -273,8 +267,8 @@ def _sparsity_ar(results) -> Evidence:
                 sys_v.append("agrees" if falls < 0 else "disagrees" if falls > 0 else "inconclusive")
                 parts.append(f"{name}: AR P@10 × {ratio:.2f} at {x:.0%} removed, the relevance density ρ × "
                              f"{density:.2f} (ratio of the two {ratio / density:.2f} ± {se:.2f})")
-        verdicts.append(_combine(sys_v))
-    return Evidence(_combine(verdicts), None, "; ".join(parts) + " — 'linearly with density': AR falls beyond the "
+        verdicts.append(combine(sys_v))
+    return Evidence(combine(verdicts), None, "; ".join(parts) + " — 'linearly with density': AR falls beyond the "
                     "noise, and at every removal level in proportion to the density ρ = E[P_RND] of its target sets "
                     f"(Eq. 4.4), within {NOISE_SE:g} se")
 
@@ -296,7 +290,7 @@ def _sparsity_1r(results) -> Evidence:
             verdicts.append("disagrees" if s else ("agrees" if band <= IDENTITY_TOLERANCE else "inconclusive"))
             if x == xs[-1]:
                 parts.append(f"{name}: 1RP@10 {v0:.4f} → {vx:.4f} (± {se:.4f}) at {x:.0%} removed")
-    return Evidence(_combine(verdicts), None, "; ".join(parts) + f" — agrees when every change is within {NOISE_SE:g} "
+    return Evidence(combine(verdicts), None, "; ".join(parts) + f" — agrees when every change is within {NOISE_SE:g} "
                     f"paired se and that band within ±{IDENTITY_TOLERANCE:.0%}")
 
 
@@ -326,7 +320,7 @@ def _close_to_best(results) -> Evidence:
             v = "inconclusive"
         verdicts.append(v)
         parts.append(f"{d}: best {best} {t[best]:.4f}, Pop {t[pop]:.4f}, next {third} {t[third]:.4f} ({v})")
-    return Evidence(_combine(verdicts), None, "; ".join(parts) + " — 'closely followed': Pop second beyond the "
+    return Evidence(combine(verdicts), None, "; ".join(parts) + " — 'closely followed': Pop second beyond the "
                     "noise and nearer to the best than to the next system (paired bootstrap se)")
 
 
@@ -386,7 +380,7 @@ def _plsa_best(results) -> Evidence:
             v, det = _best_in(run, _design(run, name), best, results)
         verdicts.append(v)
         parts.append(f"{name}: {det}")
-    return Evidence(_combine(verdicts), float(sum(v == "agrees" for v in verdicts)),
+    return Evidence(combine(verdicts), float(sum(v == "agrees" for v in verdicts)),
                     f"pLSA best in {sum(v == 'agrees' for v in verdicts)} of {len(names)} designs — " + "; ".join(parts)
                     + f" (best: above each rival beyond {NOISE_SE:g} paired se and one-sided Wilcoxon, Holm, p < {ALPHA})")
 
@@ -399,7 +393,7 @@ def _near_random(name: str, results) -> tuple[str, float, str]:
 def _level_of_random(results) -> Evidence:
     v1, L1, d1 = _readings(lambda n: _near_random(n, results))
     v2, L2, d2 = _near_random("U1R", results)
-    return Evidence(_combine([v1, v2]), max(L1, L2), f"P1R — {d1}; U1R: {v2} ({d2}) — 'by the level of random': "
+    return Evidence(combine([v1, v2]), max(L1, L2), f"P1R — {d1}; U1R: {v2} ({d2}) — 'by the level of random': "
                     f"Pop nearer to random than to pLSA, lead < {NEAR}")
 
 
@@ -426,7 +420,7 @@ def _neutralised(results) -> Evidence:
     for low, high in (("U1R", "1R"), ("UAR", "AR")):
         v, _, d = _bias_order(results, low, high)
         verdicts.append(v); parts.append(f"{low} vs {high}: {v} ({d})")
-    return Evidence(_combine(verdicts), None, "; ".join(parts) + " — popularity bias = Pop's lead over random "
+    return Evidence(combine(verdicts), None, "; ".join(parts) + " — popularity bias = Pop's lead over random "
                     "as a share of pLSA's")
 
 
@@ -449,7 +443,7 @@ def _uar_pop_above_knn(results) -> Evidence:
     s = order(diff, 0.0, se)
     v_above = "agrees" if s > 0 else "disagrees" if s < 0 else "inconclusive"
     v_red, _, det = _bias_order(results, "UAR", "AR")
-    return Evidence(_combine([v_above, v_red]), diff, f"UAR: Pop − kNN = {diff:+.4f} ± {se:.4f} ({v_above}); "
+    return Evidence(combine([v_above, v_red]), diff, f"UAR: Pop − kNN = {diff:+.4f} ± {se:.4f} ({v_above}); "
                     f"decreases from AR: {v_red} ({det})")
 
 
@@ -462,7 +456,7 @@ def _head10(results) -> Evidence:
     v1, L, d1 = _bias_order(results, "head10", "1R")
     v2, _, d2 = _readings(lambda n: _bias_order(results, n, "head10"))
     v3, _, d3 = _bias_order(results, "U1R", "head10")
-    return Evidence(_combine([v1, v2, v3]), L, f"reduces: {v1} ({d1}); less effective than P1R: {v2} ({d2}); "
+    return Evidence(combine([v1, v2, v3]), L, f"reduces: {v1} ({d1}); less effective than P1R: {v2} ({d2}); "
                     f"than U1R: {v3} ({d3})")
 
 
@@ -492,7 +486,7 @@ def _alpha0_below(results) -> Evidence:
     ratio = float(first["value"] / first["random_expected"])
     se = float(first["se"] / first["random_expected"])
     below, above_half = holds(ratio, "<", 1.0, se), holds(ratio, ">", NEAR, se)
-    return Evidence(_combine([below, above_half]), ratio,
+    return Evidence(combine([below, above_half]), ratio,
                     f"Pop/random at α = 0: {_fmt(ratio, se)} (P@10 {first['value']:.4f} vs {first['random_expected']:.4f}; "
                     "the thesis 0.0077 vs 0.0100) — 'slightly below': below 1 and above 1/2 beyond the noise. "
                     f"The simulated data have {sw.ratings_per_item:.0f} ratings per item (MovieLens 1M: 270); the "
@@ -524,16 +518,16 @@ def _knn_mf_sim(results) -> Evidence:
     for role, label in (("knn", "kNN"), ("mf", "MF")):
         rows = _sim_leads(results, role)
         vs = [holds(L, "<", NEAR, se) for _, L, se, _ in rows if L is not None]
-        verdicts.append(_combine(vs) if vs else "inconclusive")
+        verdicts.append(combine(vs) if vs else "inconclusive")
         parts.append(f"{label} ({_role(results, role)}): " + ", ".join(r[3] for r in rows))
-    return Evidence(_combine(verdicts), None, "; ".join(parts) + f" — 'around random': nearer to random than to "
+    return Evidence(combine(verdicts), None, "; ".join(parts) + f" — 'around random': nearer to random than to "
                     f"Pop (lead < {NEAR}) wherever Pop is above random")
 
 
 def _plsa_sim(results) -> Evidence:
     rows = _sim_leads(results, "plsa")
-    vs = [_combine([holds(L, ">", 1 - NEAR, se), holds(L, "<", 1 + NEAR, se)]) for _, L, se, _ in rows if L is not None]
-    return Evidence(_combine(vs) if vs else "inconclusive", None, ", ".join(r[3] for r in rows)
+    vs = [combine([holds(L, ">", 1 - NEAR, se), holds(L, "<", 1 + NEAR, se)]) for _, L, se, _ in rows if L is not None]
+    return Evidence(combine(vs) if vs else "inconclusive", None, ", ".join(r[3] for r in rows)
                     + f" — 'closely matches': pLSA's lead within {1 - NEAR:g}..{1 + NEAR:g} of Pop's")
 
 
@@ -546,9 +540,9 @@ def _long_tail(results) -> Evidence:
     t = results["positive"]
     if len(t) == 0:
         raise KeyError("positive")
-    vs = [_combine([holds(r.top_share_users, ">", TREC_TOP_SHARE), holds(r.single_share, "<", TREC_SINGLE_SHARE)])
+    vs = [combine([holds(r.top_share_users, ">", TREC_TOP_SHARE), holds(r.single_share, "<", TREC_SINGLE_SHARE)])
           for r in t.itertuples()]
-    return Evidence(_combine(vs), float(t["top_share_users"].min()), "; ".join(
+    return Evidence(combine(vs), float(t["top_share_users"].min()), "; ".join(
         f"{r.data}: most liked item liked by {r.top_share_users:.1%} of users, {r.single_share:.1%} of the "
         f"{r.items:,} liked items liked once, top {r.head:.0%} hold {r.head_share:.1%} of the positive ratings"
         for r in t.itertuples()) + f" (TREC: {TREC_TOP_SHARE:.1%} and {TREC_SINGLE_SHARE:.1%}; exact counts: agrees "

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..meta.findings import NOISE_SE, Evidence, best_of, holds, not_testable, order
+from ..meta.findings import NOISE_SE, Evidence, best_of, combine, holds, not_testable, order
 
 __all__ = ["MIN_SYSTEMS", "base_name", "by_base", "few_systems", "robustness_area", "robustness_best",
            "robustness_worst_everywhere", "robustness_among_least", "dp_best", "deeper_better",
@@ -111,8 +111,7 @@ def robustness_best(group: Sequence[str], scenario: str | Sequence[str], key: st
             return few
         parts = [one(results, sc) for sc in scenarios]
         verdicts = [v for v, _, _ in parts]
-        verdict = ("disagrees" if "disagrees" in verdicts else
-                   "agrees" if all(v == "agrees" for v in verdicts) else "inconclusive")
+        verdict = combine(verdicts)
         detail = "; ".join(d for _, _, d in parts) if len(parts) == 1 else \
             " | ".join(f"{sc}: {v} — {d}" for sc, (v, _, d) in zip(scenarios, parts))
         return Evidence(verdict, min(x for _, x, _ in parts), detail)
@@ -138,8 +137,7 @@ def robustness_worst_everywhere(group: Sequence[str], scenarios: Sequence[str], 
             v, d = _lowest(values.to_dict(), group, se.to_dict())
             verdicts.append(v)
             parts.append(f"{sc}: {v}" + ("" if v == "agrees" else f" ({d})"))
-        verdict = ("disagrees" if "disagrees" in verdicts else
-                   "agrees" if all(v == "agrees" for v in verdicts) else "inconclusive")
+        verdict = combine(verdicts)
         return Evidence(verdict, float(sum(v == "agrees" for v in verdicts)),
                         f"{', '.join(group)} least robust in {sum(v == 'agrees' for v in verdicts)} of "
                         f"{len(scenarios)} scenarios — " + "; ".join(parts))
@@ -165,8 +163,7 @@ def robustness_among_least(group: Sequence[str], scenario: str, key: str = "robu
             verdicts.append("disagrees" if above > slack else "agrees" if below >= len(others) - slack
                             else "inconclusive")
             parts.append(f"{m} {values[m]:.3f}: clearly below {below}, clearly above {above} of {len(others)} others")
-        verdict = ("disagrees" if "disagrees" in verdicts else
-                   "agrees" if all(v == "agrees" for v in verdicts) else "inconclusive")
+        verdict = combine(verdicts)
         return Evidence(verdict, float(values[group].max()),
                         f"mean τ under {scenario} ({_se_text(se, values.index)}; 'among the least' = below all "
                         f"but at most {slack} other metric(s) beyond {NOISE_SE:g} se): " + "; ".join(parts))

@@ -55,7 +55,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from ..meta.findings import Claim, Evidence, best_of, holds, not_testable, order
+from ..meta.findings import Claim, Evidence, best_of, combine, holds, not_testable, order
 from ..metrics.registry import parse
 from .setup import SetUp
 
@@ -188,17 +188,6 @@ def _param(metric: str, name: str, default=None):
     return dict(parse(metric).params).get(name, default)
 
 
-def _combine(parts: Iterable[tuple[str, str]]) -> str:
-    """One verdict from several (label, verdict) comparisons a claim makes all at once: ``disagrees``
-    if any disagrees, ``agrees`` if all agree, else ``inconclusive``."""
-    verdicts = [v for _, v in parts]
-    if not verdicts:
-        return "inconclusive"
-    if "disagrees" in verdicts:
-        return "disagrees"
-    return "agrees" if all(v == "agrees" for v in verdicts) else "inconclusive"
-
-
 def _se_of(row) -> float | None:
     se = row.get("tau_se") if hasattr(row, "get") else None
     return None if se is None or not math.isfinite(float(se)) else float(se)
@@ -291,7 +280,7 @@ def _swap_subtopic(r) -> Evidence:
                                                     if len(defined) < len(t) else "")
     if not defined:
         return Evidence("inconclusive", None, detail)
-    verdict = _combine((m, holds(tau, "<", 0.0, se)) for m, (tau, se) in defined.items())
+    verdict = combine(holds(tau, "<", 0.0, se) for tau, se in defined.values())
     return Evidence(verdict, max(v[0] for v in defined.values()), detail + "; each τ < 0 beyond 2 se")
 
 
@@ -302,7 +291,7 @@ def _perfect(r, families, names, what) -> Evidence:
             t[f"{m} [{fam}]" if len(families) > 1 else m] = v
     if not t:
         raise KeyError(f"tau of {what}")
-    verdict = _combine((m, holds(tau, ">=", PERFECT_TAU, se)) for m, (tau, se) in t.items())
+    verdict = combine(holds(tau, ">=", PERFECT_TAU, se) for tau, se in t.values())
     return Evidence(verdict, min(v[0] for v in t.values()),
                     f"τ: {_fmt(t)}{_se_note(t)}; each τ ≥ {PERFECT_TAU:g} (read as 'perfect')")
 
@@ -361,7 +350,7 @@ def _ab_monotone(r) -> Evidence:
     if rows.empty:
         raise KeyError("p-values of ab-nDCG")
     tol = _tolerance(r)
-    verdict = _combine((f, holds(v, "<=", tol)) for f, v in zip(rows.family, rows.largest_rise))
+    verdict = combine(holds(v, "<=", tol) for v in rows.largest_rise)
     return Evidence(verdict, float(rows.largest_rise.max()),
                     "largest climb back of log10 p: " + ", ".join(f"{f} {v:.2f}" for f, v in zip(rows.family,
                                                                                                rows.largest_rise))
@@ -375,7 +364,7 @@ def _others_erratic(r) -> Evidence:
     tol = _tolerance(r)
     parts = [(m, holds(v, ">", tol)) for m, v in zip(rows.metric, rows.largest_rise)]
     erratic = [m for m, v in parts if v == "agrees"]
-    return Evidence(_combine(parts), float(len(erratic)),
+    return Evidence(combine(v for _, v in parts), float(len(erratic)),
                     f"climbing back by more than {tol:g} orders of magnitude on aspect swaps: {len(erratic)} of "
                     f"{len(parts)} ({', '.join(erratic) or 'none'}); "
                     + ", ".join(f"{m} {v:.2f}" for m, v in zip(rows.metric, rows.largest_rise)))
@@ -408,7 +397,7 @@ def _robust(r) -> Evidence:
              for k, b, t, se in zip(at.cutoff, at.beta, at.tau, at.se)]
     low = at.loc[at.tau.idxmin()]
     se_txt = "" if not np.isfinite(at.se).any() else f", largest se {np.nanmax(at.se):.3f}"
-    return Evidence(_combine(parts), float(at.tau.min()),
+    return Evidence(combine(v for _, v in parts), float(at.tau.min()),
                     f"mean τ with {f:.0%} of the test ratings removed: {at.tau.min():.4f} (@{int(low.cutoff)}, "
                     f"β = {low.beta:g}) to {at.tau.max():.4f}{se_txt}; each ≥ {ROBUST_TAU:g} (read as 'high') "
                     f"beyond 2 Monte Carlo se")
@@ -443,7 +432,7 @@ def _lower_beta(r) -> Evidence:
             parts.append((f"{lo:g} vs {hi:g}", {1: "agrees", -1: "disagrees", 0: "inconclusive"}[v]))
             texts.append(f"β {lo:g} − β {hi:g}: {means[lo] - means[hi]:+.2g}")
     steps = np.diff(means.reindex(betas).to_numpy())
-    return Evidence(_combine(parts), float(-steps.max()),
+    return Evidence(combine(v for _, v in parts), float(-steps.max()),
                     f"cut-off {int(k)}, mean τ over the fractions by β: "
                     + ", ".join(f"{b:g} {v:.4f}" for b, v in means.reindex(betas).items())
                     + "; " + "; ".join(texts)

@@ -34,12 +34,12 @@ Example::
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
 
-from ..meta.findings import Claim, Evidence, holds, order
+from ..meta.findings import Claim, Evidence, combine, holds, order
 from .setup import SetUp
 
 __all__ = ["PAPER", "SETUP", "CLAIMS", "TOY_CLAIMS", "CATALOGUE_CLAIMS", "CHAPTERS", "IDENTITIES", "TN_IDENTITIES",
@@ -118,14 +118,6 @@ def _fmt(s: pd.Series) -> str:
     return ", ".join(f"{i}: {v:.3f}" for i, v in s.items())
 
 
-def _combine(verdicts: Iterable[str]) -> str:
-    """``disagrees`` if any part disagrees, ``agrees`` if all agree, else ``inconclusive``."""
-    v = list(verdicts)
-    if "disagrees" in v:
-        return "disagrees"
-    return "agrees" if v and all(x == "agrees" for x in v) else "inconclusive"
-
-
 _ORDER = {1: "agrees", -1: "disagrees", 0: "inconclusive"}
 
 
@@ -145,10 +137,10 @@ def _pr_inverse(results) -> Evidence:
     r = figure_series(results, 1, "recall", "k")
     rho = float(spearmanr(p.index, p.to_numpy()).statistic)
     rising = [holds(d, ">=", 0.0) for d in _steps(r)]
-    verdict = _combine(rising + [holds(rho, "<", 0.0)])
+    verdict = combine(rising + [holds(rho, "<", 0.0)])
     return Evidence(verdict, rho,
                     f"Fig. 1 ranking cut at k = {p.index[0]}..{p.index[-1]}: recall "
-                    f"{'never falls' if _combine(rising) == 'agrees' else 'falls somewhere'} ({r.iloc[0]:.3f} → "
+                    f"{'never falls' if combine(rising) == 'agrees' else 'falls somewhere'} ({r.iloc[0]:.3f} → "
                     f"{r.iloc[-1]:.3f}); Spearman ρ(k, precision) = {rho:.2f} ({p.iloc[0]:.3f} → {p.iloc[-1]:.3f})")
 
 
@@ -165,14 +157,14 @@ def _choose_k(results) -> Evidence:
     p = figure_series(results, 1, "precision", "k")
     r = figure_series(results, 1, "recall", "k")
     parts.append(f"precision at k = {n}: {p.loc[n]:.3f} (the share of relevant items), recall {r.loc[n]:.3f}")
-    return Evidence(_combine(verdicts), float(figure_series(results, 1, "MCC", "k").idxmax()), "; ".join(parts))
+    return Evidence(combine(verdicts), float(figure_series(results, 1, "MCC", "k").idxmax()), "; ".join(parts))
 
 
 def _map_top(results) -> Evidence:
     s = figure_series(results, 2, "MAP", "position")
     first, last = float(s.iloc[0] - s.iloc[1]), float(s.iloc[-2] - s.iloc[-1])
     ratio = first / last if last > 0 else float("inf")
-    verdict = _combine([_ORDER[order(first, last)], holds(last, ">=", 0.0)])
+    verdict = combine([_ORDER[order(first, last)], holds(last, ">=", 0.0)])
     return Evidence(verdict, ratio,
                     f"Fig. 2: MAP drops {first:.3f} from rank 1 to 2 and {last:.3f} from rank {s.index[-2]} to "
                     f"{s.index[-1]} ({_fmt(s)})")
@@ -222,7 +214,7 @@ def _sign(results) -> Evidence:
         verdicts += [holds(v, ">", 0.0) for v in per] + [holds(v, "<", 0.0) for v in inv]
         parts.append(f"{m} perfect {per.min():.3f}..{per.max():.3f}, inverse {inv.min():.3f}..{inv.max():.3f}")
     right = sum(v == "agrees" for v in verdicts)
-    return Evidence(_combine(verdicts), right / len(verdicts), "Fig. 3, every ratio: " + "; ".join(parts)
+    return Evidence(combine(verdicts), right / len(verdicts), "Fig. 3, every ratio: " + "; ".join(parts)
                     + f" (right sign in {right} of {len(verdicts)} cases)")
 
 
@@ -230,7 +222,7 @@ def _lauc_one_first(results) -> Evidence:
     per = figure_series(results, 3, "LAUC", "n_relevant", recommender="perfect")
     k = int(results["figure3"]["k"].iloc[0])
     fit = per[per.index <= k]
-    return Evidence(_combine(holds(abs(v - 1.0), "<=", 0.0) for v in fit), float(fit.min()),
+    return Evidence(combine(holds(abs(v - 1.0), "<=", 0.0) for v in fit), float(fit.min()),
                     f"Fig. 3, perfect recommender with n ≤ k = {k} relevant items: LAUC {_fmt(fit)}")
 
 
@@ -264,7 +256,7 @@ def _lauc_top(results) -> Evidence:
     k = int(results["figure2"]["k"].iloc[0])
     part = s[s.index <= k + 1]
     gains = -np.diff(part.to_numpy())
-    return Evidence(_combine(holds(g, ">", 0.0) for g in gains), float(gains.min()),
+    return Evidence(combine(holds(g, ">", 0.0) for g in gains), float(gains.min()),
                     f"Fig. 2: LAUC@{k} for the relevant item at ranks 1..{k + 1}: {_fmt(part)} "
                     f"(smallest gain of moving up one rank {gains.min():.3f})")
 
@@ -394,7 +386,7 @@ def _judged_breaks(results) -> Evidence:
     means = {i: float(t.loc[("judged", i), "mean |difference|"]) for i in names}
     worst = max(means, key=means.get)
     rest = sorted(both - set(names))
-    return Evidence(_combine(verdicts), means[worst],
+    return Evidence(combine(verdicts), means[worst],
                     f"over the judged items: {', '.join(f'{i} {v:.4f}' for i, v in means.items())} — further off than "
                     f"over the catalogue for {worse} of {len(names)}, each beyond {IDENTITY_TOLERANCE:g} required"
                     + (f"; not tn-dependent, for the record: " + ", ".join(

@@ -84,14 +84,14 @@ def replicates(frames: Mapping[Hashable, pd.DataFrame], value: str = "value", *,
     ``frames``: ``{key: per-set table}`` with columns ``user``, ``value`` (the metric of each target
     set) and optionally ``percentile`` (P1R strata). Users are drawn with replacement from the union
     of the tables' users, one draw per replicate shared by every table (seeded, deterministic)."""
-    from ..meta.significance import _bootstrap_weights
+    from ..meta.significance import bootstrap_weights
 
     if int(n_bootstrap) < 2:
         raise InputError(f"uncertainty: n_bootstrap must be at least 2, got {n_bootstrap}")
     users, parts = _tables(frames, value)
     n = len(users)
     blocks = []
-    for W in _bootstrap_weights(n, int(n_bootstrap), seed, max(1, int(4e6 // max(n, 1)))):
+    for W in bootstrap_weights(n, int(n_bootstrap), seed, max(1, int(4e6 // max(n, 1)))):
         blocks.append(np.column_stack([_aggregate(W, S, C) for S, C in parts]))
     return pd.DataFrame(np.vstack(blocks), columns=pd.Index(list(frames)) if not any(
         isinstance(k, tuple) for k in frames) else pd.MultiIndex.from_tuples(list(frames)))

@@ -85,9 +85,9 @@ def _run_name(path: str) -> str:
     """A run's name: the file stem (as :func:`recmetrics.runs.load_runs` names it), with a
     ``{fold}`` field, a ``fold`` word just before it and the separator before them removed
     (``bm25.fold{fold}.trec`` and ``bm25_{fold}.trec`` are both ``bm25``)."""
-    from ..runs.files import _stem
+    from ..runs.files import run_name
 
-    name = _stem(Path(path))
+    name = run_name(Path(path))
     return re.sub(r"[._\-]?(?:fold[._\-]?)?\{fold\}", "", name, flags=re.IGNORECASE) or name
 
 
@@ -438,10 +438,10 @@ def _summary(source: Mapping) -> dict:
     """Read every file of ``source`` once (so bad input fails before any notebook runs) and
     summarise what the book will compare."""
     from ..data.run import Run
-    from ..study import _as_run_mapping
+    from ..study import as_run_mapping
 
     runs, qrels, _ = _read_source(source)
-    mapping, systems = _as_run_mapping(runs, len(qrels))
+    mapping, systems = as_run_mapping(runs, len(qrels))
     for (name, f), run in mapping.items():
         if not isinstance(run, Run) or not len(run):  # pragma: no cover - the readers reject empty files
             raise InputError(f"run {name!r} (fold {f}) holds no list")

@@ -19,7 +19,8 @@ RUN_SUFFIXES = tuple(s + z for s in (".csv", ".tsv", ".parquet", ".trec", ".run"
                      for z in ("", ".gz", ".bz2", ".xz", ".zst") if not (s == ".parquet" and z))
 
 
-def _stem(path: Path) -> str:
+def run_name(path: Path) -> str:
+    """A run file's name without its run suffix (``bm25.run.gz`` -> ``bm25``): the system's name."""
     name = path.name
     for suffix in sorted(RUN_SUFFIXES, key=len, reverse=True):
         if name.lower().endswith(suffix):
@@ -72,7 +73,7 @@ def load_runs(paths_or_dir, **kw) -> dict[str, Run]:
     for path in paths:
         if not path.exists():
             raise InputError(f"run file {str(path)!r} does not exist")
-        name = _stem(path)
+        name = run_name(path)
         if name in out:
             raise InputError(f"two run files are named {name!r}: {str(origin[name])!r} and {str(path)!r}; "
                              "rename one (the name comes from the file stem)")

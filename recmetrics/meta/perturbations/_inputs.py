@@ -9,8 +9,16 @@ from ...errors import InputError
 
 
 def _rng(seed) -> np.random.Generator:
-    """The generator itself, or a fresh ``numpy.random.default_rng(seed)``."""
-    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    """The generator itself, or a fresh ``numpy.random.default_rng(seed)`` for an integer seed.
+
+    ``None`` is refused: OS entropy would make the perturbations, and every verdict on them,
+    unrepeatable."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None or isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise InputError(f"seed must be an integer or a numpy Generator, not {seed!r}: the perturbations are "
+                         "drawn at random and must be repeatable")
+    return np.random.default_rng(int(seed))
 
 
 def _as_qrels(test, threshold: float, max_rating: float | None) -> Qrels:

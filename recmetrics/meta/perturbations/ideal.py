@@ -25,7 +25,7 @@ import numpy as np
 from ...data.run import Run, trec_tie_order
 from ...errors import unknown_name
 from ...metrics import diversity as dv
-from ...metrics.diversity.weights import _mle_weights
+from ...metrics.diversity.weights import mle_weights
 from ._inputs import _as_qrels
 
 #: the two readings of Sec. 5.1's tie-break between equally rated items of a per-aspect list
@@ -146,7 +146,7 @@ def ideal_ordering(test, aspects, *, users=None, threshold: float = 4.0,
     cand_member[row, col] = jd.member[order]
     present[row, col] = True
 
-    w_user = np.nan_to_num(_mle_weights(jd.row, jd.ratings, jd.member, n))   # Eq. 9, ground truth
+    w_user = np.nan_to_num(mle_weights(jd.row, jd.ratings, jd.member, n))   # Eq. 9, ground truth
     avail = present.copy()
     left = cand_member.sum(axis=1).astype(np.int64)            # available items per aspect
     placed = np.zeros((n, c))                                  # rating mass per aspect placed so far

@@ -20,7 +20,7 @@ import pandas as pd
 from ...data.qrels import Qrels
 from ...errors import InputError
 from ...metrics import diversity as dv
-from ...metrics.diversity.params import _check_unit
+from ...metrics.diversity.params import check_unit
 from .. import agreement
 from ._inputs import _as_qrels, _rng, _sample_users
 from .families import shuffled_runs
@@ -122,9 +122,9 @@ def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iter
     for f in fractions:
         if not 0.0 < f < 1.0:
             raise InputError(f"removal fractions must lie in (0, 1), got {f}")
-    alpha = _check_unit("alpha", alpha, "ab-nDCG")
+    alpha = check_unit("alpha", alpha, "ab-nDCG")
     for b in betas:
-        _check_unit("beta", b, "ab-nDCG")
+        check_unit("beta", b, "ab-nDCG")
     rng = _rng(seed)
     kmax = max(cutoffs)
     size = int(kmax if size is None else size)

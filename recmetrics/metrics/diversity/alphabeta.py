@@ -31,7 +31,7 @@ from ..registry import register
 from .ideal import _cached_ideal, greedy_ideal
 from .judgments import Judgments, _rmax, judgments_of
 from .lists import ListPairs, _cascade, _profiled_lists, discount, list_pairs
-from .params import _check_unit
+from .params import check_unit
 
 
 def ab_item_probability(labels: np.ndarray, valid: np.ndarray, alpha: float, beta: float,
@@ -118,8 +118,8 @@ def ab_ndcg(j, k, alpha=0.005, beta=0.5, profile="train", max_rating=0.0, *, asp
     [0.9686]
     """
     name = "ab-nDCG"
-    alpha = _check_unit("alpha", alpha, name)
-    beta = _check_unit("beta", beta, name)
+    alpha = check_unit("alpha", alpha, name)
+    beta = check_unit("beta", beta, name)
     rmax = _rmax(j, max_rating, name)
     profile, idx, k, valid, labels, gamma = _profiled_lists(j, k, profile, aspects, train, name)
     dcg = ab_gains(j.items[:, :k], labels, valid, gamma, alpha, beta, rmax, idx) @ discount(k)

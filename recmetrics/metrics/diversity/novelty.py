@@ -24,7 +24,7 @@ from .aspects import aspect_index
 from .ideal import _cached_ideal, greedy_ideal
 from .judgments import Judgments, _positive_aspects, _rmax, judgments_of
 from .lists import ListPairs, _cascade, _run_arrays, discount, list_pairs
-from .params import _check_unit
+from .params import check_unit
 
 
 def _grades(labels: np.ndarray, rmax: float) -> np.ndarray:
@@ -84,7 +84,7 @@ def alpha_ndcg(j, k, alpha=0.5, max_rating=0.0, *, aspects):
     [0.8406]
     """
     name = "a-nDCG"
-    alpha = _check_unit("alpha", alpha, name)
+    alpha = check_unit("alpha", alpha, name)
     rmax = _rmax(j, max_rating, name)
     idx = aspect_index(aspects)
     k, valid, labels = _run_arrays(j, k)
@@ -113,8 +113,8 @@ def nrbp(j, k, alpha=0.25, beta=0.9, max_rating=0.0, *, aspects):
     [0.4184]
     """
     name = "NRBP"
-    alpha = _check_unit("alpha", alpha, name)
-    beta = _check_unit("beta", beta, name)
+    alpha = check_unit("alpha", alpha, name)
+    beta = check_unit("beta", beta, name)
     rmax = _rmax(j, max_rating, name)
     idx = aspect_index(aspects)
     k, valid, labels = _run_arrays(j, k)

@@ -15,7 +15,8 @@ from ...errors import InputError
 PROFILES = ("train", "test", "uniform")
 
 
-def _check_unit(name: str, value: float, metric: str, *, open_right: bool = False) -> float:
+def check_unit(name: str, value: float, metric: str, *, open_right: bool = False) -> float:
+    """``value`` as a float in (0, 1] (or (0, 1) with ``open_right``), else an error naming ``metric``'s parameter."""
     v = float(value)
     ok = 0.0 < v < 1.0 if open_right else 0.0 < v <= 1.0
     if not math.isfinite(v) or not ok:

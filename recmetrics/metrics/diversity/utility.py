@@ -29,7 +29,7 @@ from .aspects import aspect_index
 from .intent_aware import _err_grade
 from .judgments import Judgments, _rmax, judgments_of
 from .lists import _cascade, _run_arrays, list_pairs
-from .params import _check_nonneg, _check_profile, _check_unit
+from .params import _check_nonneg, _check_profile, check_unit
 from .weights import aspect_weights
 
 #: RBU's grade normalisers: the user's top grade of the aspect (the authors' code) or the scale's
@@ -102,9 +102,9 @@ def expected_utility(j, k, alpha=0.25, e=0.05, p=0.99, profile="train", max_rati
     [0.5732]
     """
     name = "EU"
-    alpha = _check_unit("alpha", alpha, name)
+    alpha = check_unit("alpha", alpha, name)
     e = _check_nonneg("e", e, name)
-    p = _check_unit("p", p, name, open_right=True)
+    p = check_unit("p", p, name, open_right=True)
     profile = _check_profile(profile, name)
     rmax = _rmax(j, max_rating, name)
     idx = aspect_index(aspects)
@@ -141,7 +141,7 @@ def rank_biased_utility(j, k, e=0.05, p=0.99, profile="train", max_rating=0.0, n
     """
     name = "RBU"
     e = _check_nonneg("e", e, name)
-    p = _check_unit("p", p, name, open_right=True)
+    p = check_unit("p", p, name, open_right=True)
     profile = _check_profile(profile, name)
     norm = str(norm).lower()
     if norm not in RBU_NORMS:

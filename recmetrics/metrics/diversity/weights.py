@@ -32,7 +32,7 @@ from .judgments import Judgments, aspects_rated_at_least, judgments_of
 from .params import _check_profile
 
 
-def _mle_weights(rows: np.ndarray, ratings: np.ndarray, member: np.ndarray, n: int) -> np.ndarray:
+def mle_weights(rows: np.ndarray, ratings: np.ndarray, member: np.ndarray, n: int) -> np.ndarray:
     """Eq. 9: per-row rating mass of each aspect, normalised over aspects (NaN when undefined)."""
     c = member.shape[1]
     sums = np.zeros((n, c))
@@ -96,11 +96,11 @@ def profile_weights(users, aspects, profile: str = "train", *, train=None,
         if np.isnan(ratings).any() or (ratings < 0).any():
             raise InputError("train: ratings must be non-negative numbers")
         member = idx.lookup(train["item"].to_numpy()[keep]).reshape(-1, c)
-        return _fallback(_mle_weights(rows[keep], ratings, member, n), users, "training profile")
+        return _fallback(mle_weights(rows[keep], ratings, member, n), users, "training profile")
     if judgments is None:
         raise InputError(f"profile={profile!r} needs the users' judgments")
     if profile == "test":
-        return _fallback(_mle_weights(judgments.row, judgments.ratings, judgments.member, n), users,
+        return _fallback(mle_weights(judgments.row, judgments.ratings, judgments.member, n), users,
                          "test judgments")
     rel = aspects_rated_at_least(judgments, threshold).astype(np.float64)
     cnt = rel.sum(axis=1, keepdims=True)
