@@ -82,7 +82,7 @@ def test_grid_helpers():
     assert setup.describe_grid([1.0, 0.99, 0.98]) == "1 → 0.98 in steps of 0.01, 3 sizes"
 
 
-@pytest.mark.parametrize("stem", ["05_cutoffs", "06_comparing_metrics", "07_arithmetic_vs_geometric"])
+@pytest.mark.parametrize("stem", ["05_cutoffs", "06_comparing_metrics", "07_arithmetic_vs_geometric", "09_explorers"])
 def test_quick_parameters_are_the_notebook_defaults(stem):
     """The notebooks' own defaults are the quick profile of their paper's set-up (no drift)."""
     nb = json.loads((NOTEBOOKS / f"{stem}.ipynb").read_text(encoding="utf-8"))

@@ -151,8 +151,8 @@ CHAPTERS = {"06_comparing_metrics": METRIC_CLAIMS, "07_arithmetic_vs_geometric":
 
 
 def notebook_parameters(profile: str) -> dict[str, dict]:
-    """``{notebook stem: {parameter: value}}`` of chapters 06 and 07 under ``profile`` (``"paper"``:
-    :data:`SETUP`; ``"quick"``: :data:`QUICK`, the notebooks' own defaults)."""
+    """``{notebook stem: {parameter: value}}`` of chapters 06, 07 and 09 (the explorers, on 06's design)
+    under ``profile`` (``"paper"``: :data:`SETUP`; ``"quick"``: :data:`QUICK`, the notebooks' own defaults)."""
     from . import _profile
 
     s = _profile(profile, SETUP, QUICK)
@@ -164,4 +164,6 @@ def notebook_parameters(profile: str) -> dict[str, dict]:
     }
     geometric = {**common, "floor": s.options["floor"][0], "f1_reading": s.options["f1_reading"][0]}
     geometric.pop("n_permutations")  # chapter 07 runs no test: DP does not depend on the mean (§7)
-    return {"06_comparing_metrics": common, "07_arithmetic_vs_geometric": geometric}
+    # chapter 09's explorers run chapter 06's design at every cut-off they offer (one fold pooling, chosen there)
+    explorers = {k: v for k, v in common.items() if k not in ("cutoff", "pools")}
+    return {"06_comparing_metrics": common, "07_arithmetic_vs_geometric": geometric, "09_explorers": explorers}
