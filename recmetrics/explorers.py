@@ -205,9 +205,9 @@ def explorer_table(study, metrics: Sequence[str] | None = None, cutoffs: Sequenc
     from .meta.findings import NOISE_SE
     from .meta.robustness import robustness_study
     from .metrics.aggregate import MIN_GEO_MEAN
+    from .study import require_study
 
-    if not (hasattr(study, "scores") and hasattr(study, "cube") and hasattr(study, "_index")):
-        raise InputError(f"explorer_table needs a recmetrics Study, got {type(study).__name__}")
+    study = require_study(study, "explorer_table")
     aggs = _aggregations(aggregations)
     metrics = list(study.metrics) if metrics is None else ([metrics] if isinstance(metrics, str) else list(metrics))
     cutoffs = list(study.cutoffs) if cutoffs is None else ([cutoffs] if np.ndim(cutoffs) == 0 else list(cutoffs))

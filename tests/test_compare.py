@@ -44,6 +44,24 @@ def test_compare_scores_table():
     assert len(js["pairs"]) == 6
 
 
+def test_lower_is_better_metrics_mark_the_lower_mean_and_descriptions_mark_none():
+    """RMSE's winner has the lower error; ARP (a description) has no winner and no letters; a
+    table's own metric name takes its direction from ``better=``."""
+    s = _scores()["nDCG@10"]                       # als highest, significantly (see above)
+    res = cmp.compare({"RMSE": s, "ARP@10": s, "mine": s}, test="t", correction="holm", better={"mine": "lower"})
+    assert res.directions == {"RMSE": "lower", "ARP@10": None, "mine": "lower"}
+    assert set(res.beats()[("als", "RMSE")]) == set() and "als" in res.beats()[("bm25", "RMSE")]
+    assert res.beats()[("bm25", "mine")] == res.beats()[("bm25", "RMSE")]
+    assert not any(res.beats()[(x, "ARP@10")] for x in s.index)
+    arp = res.pairs[res.pairs.metric == "ARP@10"]
+    assert arp.significant.any() and arp.winner.isna().all()
+    text = res.to_text()
+    assert "lower is better: RMSE, mine" in text and "no better direction (descriptions, no letters): ARP@10" in text
+    assert json.loads(res.to_json())["better"] == {"RMSE": "lower", "ARP@10": None, "mine": "lower"}
+    with pytest.raises(InputError, match="better"):
+        cmp.compare({"mine": s}, test="t", better={"mine": "down"})
+
+
 def test_compare_baseline_and_tests():
     for test in sig.PAIRWISE_TESTS:
         res = cmp.compare(_scores(), test=test, baseline="bm25", n_permutations=300, correction="bh")

@@ -5,7 +5,10 @@
 means, difference, raw and corrected p-values, significance, Cohen's d_z) and renderers
 ``to_text`` / ``to_csv`` / ``to_json`` / ``to_latex``. In the text and LaTeX tables each system gets
 a letter; a mean carries the letters of the systems it beats significantly (corrected p < alpha and
-a higher mean), as in ranx's ``compare`` report.
+a better mean), as in ranx's ``compare`` report. Better is the metric's registered direction
+(``rm.metrics.get(name).better``): higher for accuracy, lower for errors (RMSE, MAE), fallout,
+miss rate, Gini and the popularity-bias measures, none for descriptions (counts, ARP, the judged
+share: no winner, no letters); ``better={metric: "lower"}`` sets it for a table's own names.
 
 Tests come from :func:`recmetrics.meta.significance.pairwise` (permutation = one sign-flip product
 for all pairs; t; Wilcoxon; Sakai's bootstrap; randomised Tukey HSD). ``baseline`` restricts the
@@ -82,6 +85,7 @@ class Comparison:
     baseline: object = None
     metadata: dict = field(default_factory=dict)
     per_run: tuple = ()   # metrics with one value per system (no test)
+    directions: dict = field(default_factory=dict)   # metric -> "higher" | "lower" | None (which way is better)
 
     @property
     def letters(self) -> dict:
@@ -102,10 +106,12 @@ class Comparison:
                 + (f"; {ignored} run user lists without judgments ignored" if ignored else "")]
 
     def beats(self) -> dict:
-        """``{(system, metric): [systems it significantly beats]}``."""
+        """``{(system, metric): [systems it significantly beats]}`` (by each metric's direction)."""
+        import pandas as pd
+
         out = {(s, m): [] for s in self.means.index for m in self.means.columns}
         for r in self.pairs.itertuples(index=False):
-            if r.significant:
+            if r.significant and not pd.isna(r.winner):   # a description has no winner
                 loser = r.b if r.winner == r.a else r.a
                 out[(r.winner, r.metric)].append(loser)
         return out
@@ -127,6 +133,12 @@ class Comparison:
         what = f"vs baseline {self.baseline!r}" if self.baseline is not None else "all pairs"
         note = (f"\n^x: significantly better than system x ({self.test} test, {what}, {corr} correction, "
                 f"alpha={self.alpha:g})")
+        lower = [m for m, d in self.directions.items() if d == "lower"]
+        neutral = [m for m, d in self.directions.items() if d is None]
+        if lower:
+            note += f"\nlower is better: {', '.join(map(str, lower))}"
+        if neutral:
+            note += f"\nno better direction (descriptions, no letters): {', '.join(map(str, neutral))}"
         if self.per_run:
             note += f"\nper-run metrics (one value per system, not tested): {', '.join(map(str, self.per_run))}"
         head = "".join(f"# {line}\n" for line in self.notes())
@@ -150,6 +162,7 @@ class Comparison:
                            "baseline": None if self.baseline is None else str(self.baseline),
                            **({"users": self.metadata} if self.metadata else {}),
                            "means": {str(m): {str(s): float(v) for s, v in col.items()} for m, col in self.means.items()},
+                           "better": {str(m): d for m, d in self.directions.items()},
                            "pairs": json.loads(self.pairs.astype({"a": str, "b": str, "winner": str}).to_json(orient="records"))},
                           indent=1)
 
@@ -213,13 +226,16 @@ def _resolution_warning(test, correction, n_pairs, n_users, n_permutations, alph
 
 def compare(scores_by_metric: Mapping | None = None, *, runs=None, qrels=None, metrics=None,
             test: str = "permutation", correction: str | None = "holm", baseline=None, alpha: float = 0.05,
-            n_permutations: int = 100_000, seed: int = 0, users="relevant", **context) -> Comparison:
+            n_permutations: int = 100_000, seed: int = 0, users="relevant", better: Mapping | None = None,
+            **context) -> Comparison:
     """Compare systems over metrics: ``scores_by_metric`` = ``{metric: systems × users DataFrame}``
     (users paired; a Series ``system -> value`` is a per-run metric, shown untested), or ``runs``
     (recmetrics ``Run`` objects, distinct names) + ``qrels`` + ``metrics`` evaluated with
     :func:`recmetrics.evaluate` (``context``: what the metrics need, e.g. ``train=``). ``correction``
     is applied per metric over the tested pairs (``None`` for none); ``baseline`` = a system name to
-    test baseline-vs-each only."""
+    test baseline-vs-each only. ``better``: ``{metric: "higher" | "lower" | None}`` for the names of
+    ``scores_by_metric`` (default: the registered direction of a metric name, "higher" for a name
+    the registry does not know); the winner of a pair is the system better in that direction."""
     import pandas as pd
 
     if test not in PAIRWISE_TESTS:
@@ -256,10 +272,29 @@ def compare(scores_by_metric: Mapping | None = None, *, runs=None, qrels=None, m
     means = pd.DataFrame({m: f if m in per_run else f.mean(axis=1) for m, f in frames.items()}).loc[systems]
     columns = ["metric", "a", "b", "mean_a", "mean_b", "diff", "p", "p_adj", "d_z"]
     pairs = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=columns)
+    directions = {m: _direction(m, better) for m in frames}
     pairs["significant"] = (pairs.p_adj < alpha) & (pairs["diff"] != 0)
-    pairs["winner"] = np.where(pairs["diff"] > 0, pairs.a, np.where(pairs["diff"] < 0, pairs.b, None))
+    sign = pairs["metric"].map({m: {"higher": 1.0, "lower": -1.0, None: 0.0}[d] for m, d in directions.items()})
+    oriented = pairs["diff"] * sign.astype(float) if len(pairs) else pairs["diff"]
+    pairs["winner"] = np.where(oriented > 0, pairs.a, np.where(oriented < 0, pairs.b, None))
     pairs = pairs[["metric", "a", "b", "mean_a", "mean_b", "diff", "p", "p_adj", "significant", "winner", "d_z"]]
-    return Comparison(means, pairs, test, correction, float(alpha), baseline, meta, tuple(per_run))
+    return Comparison(means, pairs, test, correction, float(alpha), baseline, meta, tuple(per_run), directions)
+
+
+def _direction(metric, better: Mapping | None) -> str | None:
+    """Which way ``metric`` is better: ``better[metric]`` when given, else the registered metric's
+    (``"higher"`` for a name the registry does not parse)."""
+    from ..metrics.registry import BETTER, parse
+
+    if better is not None and metric in better:
+        d = better[metric]
+        if d not in BETTER:
+            raise InputError(f"better[{metric!r}] must be one of {BETTER}, got {d!r}")
+        return d
+    try:
+        return parse(str(metric)).definition.better
+    except (InputError, ValueError, KeyError):
+        return "higher"
 
 
 # ------------------------------------------------------------------------------------------

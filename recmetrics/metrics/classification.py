@@ -411,13 +411,13 @@ _CLS = dict(cutoff="required", params={"universe": "all"}, optional=_NEEDS, fami
 _SIGNED = dict(_CLS, params={"universe": "all", "unit": False}, bounds=(-1.0, 1.0))
 
 
-@register("fallout", aliases=("fpr", "fall-out", "false_positive_rate"), **_CLS,
+@register("fallout", aliases=("fpr", "fall-out", "false_positive_rate"), **_CLS, better="lower",
           description="Fallout@k (false positive rate): fp / (fp + tn) over the universe; 0 without irrelevant items")
 def fallout(j, k, universe="all", train=None, catalog=None):
     return fallout_of(_conf(j, k, universe, train, catalog)[0])
 
 
-@register("missrate", aliases=("fnr", "miss_rate", "false_negative_rate"), **_CLS,
+@register("missrate", aliases=("fnr", "miss_rate", "false_negative_rate"), **_CLS, better="lower",
           description="Miss rate@k (false negative rate): fn / (tp + fn); 0 without relevant items")
 def miss_rate(j, k, universe="all", train=None, catalog=None):
     return miss_rate_of(_conf(j, k, universe, train, catalog)[0])

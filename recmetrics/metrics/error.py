@@ -181,7 +181,8 @@ def _per_user(j, predictions, test, fill) -> pd.DataFrame:
     return table
 
 
-_ERR = dict(cutoff="none", needs=("predictions",), optional=("test",), family="error", bounds=(0.0, np.inf), perfect=0.0)
+_ERR = dict(cutoff="none", needs=("predictions",), optional=("test",), family="error", bounds=(0.0, np.inf), perfect=0.0,
+            better="lower")
 
 
 @register("MAE", aliases=("mean_absolute_error",), params={"fill": None}, **_ERR,

@@ -275,7 +275,7 @@ def user_coverage(j, k):
 
 @register("Gini", aliases=("gini-index", "giniindex", "gini_index"), optional=("train", "catalog"),
           needs_any=("train", "catalog"), scope="run", family="exposure", bounds=(0.0, 1.0), perfect=None,
-          description="Per-run: Gini index of how often each catalogue item is recommended (0 equal, 1 one item)")
+          better="lower", description="Per-run: Gini index of how often each catalogue item is recommended (0 equal, 1 one item)")
 def gini_index(j, k, *, train=None, catalog=None):
     r"""Concentration of exposure: the Gini index of the counts :math:`c_i` over the catalogue,
     never-recommended items included,

@@ -127,7 +127,7 @@ def _lists(j, k, train, catalog, metric):
 # ------------------------------------------------------------------------------------------
 # per-user
 # ------------------------------------------------------------------------------------------
-@register("ARP", aliases=("averagepopularity", "average-popularity", "avgpop"), **_CONTEXT,
+@register("ARP", aliases=("averagepopularity", "average-popularity", "avgpop"), **_CONTEXT, better=None,
           family="popularity", bounds=(0.0, math.inf), perfect=None,
           description="Average recommendation popularity: mean number of training users of the listed items")
 def arp(j, k, *, train, catalog=None):
@@ -225,7 +225,7 @@ def _train_rows(j, e: Exposure) -> tuple[np.ndarray, np.ndarray]:
     return urow[ok], e.train.pair_item[ok]
 
 
-@register("PopRSP", aliases=("pop-rsp", "pop_rsp"), params={"head": 0.8}, **_CONTEXT, scope="run",
+@register("PopRSP", aliases=("pop-rsp", "pop_rsp"), params={"head": 0.8}, **_CONTEXT, scope="run", better="lower",
           family="popularity", bounds=(0.0, 1.0), perfect=None,
           description="Per-run: popularity ranking-based statistical parity, std/mean of the head's and "
                       "tail's recommendation rates")
@@ -245,7 +245,7 @@ def pop_rsp(j, k, head=0.8, *, train, catalog=None):
     return _disparity(num, den, "PopRSP")
 
 
-@register("PopREO", aliases=("pop-reo", "pop_reo"), params={"head": 0.8}, **_CONTEXT, scope="run",
+@register("PopREO", aliases=("pop-reo", "pop_reo"), params={"head": 0.8}, **_CONTEXT, scope="run", better="lower",
           family="popularity", bounds=(0.0, 1.0), perfect=None,
           description="Per-run: popularity ranking-based equal opportunity, std/mean of the head's and "
                       "tail's recall of relevant items")

@@ -19,6 +19,7 @@ from ..names import Registry, format_value, parse_params
 
 CUTOFF_MODES = ("required", "optional", "none")
 SCOPES = ("user", "run")
+BETTER = ("higher", "lower", None)
 
 
 @dataclass(frozen=True)
@@ -27,8 +28,10 @@ class MetricDef:
     keywords). :func:`get` returns it; :class:`MetricSpec` fixes its cut-off and parameters.
 
     >>> d = get("nDCG")
-    >>> d.cutoff, d.params, d.bounds, d.trec_eval
-    ('optional', {'gain': 'grade'}, (0.0, 1.0), 'ndcg_cut_k')
+    >>> d.cutoff, d.params["gain"], d.bounds, d.better, d.trec_eval
+    ('optional', 'grade', (0.0, 1.0), 'higher', 'ndcg_cut_k')
+    >>> get("RMSE").better, get("ARP").better
+    ('lower', None)
     """
 
     name: str
@@ -50,6 +53,10 @@ class MetricDef:
     scope: str = "user"                    # "user": one value per user, aggregated over users; "run": one
                                            # value per run (fn returns a float): no per-user column, no
                                            # user aggregation (item coverage, Gini, ...)
+    better: str | None = "higher"          # which way is better: "higher", "lower" (errors, fallout, miss
+                                           # rate, popularity-bias and concentration measures) or None (a
+                                           # description: counts, ARP, the judged share); compare's letters
+                                           # and winners follow it
 
 
 @dataclass(frozen=True)
@@ -112,8 +119,9 @@ def register(name: str, *, aliases: tuple[str, ...] = (), **kw) -> Callable:
     name or alias raises ``ValueError``). The keywords are the :class:`MetricDef` fields:
     ``cutoff`` (``"required"``, ``"optional"`` — the default — or ``"none"``), ``params`` (name ->
     default, whose type is the parameter's type), ``bounds`` (default (0, 1)), ``perfect`` (the
-    value of a perfect ranking, default 1), ``family``, ``trec_eval``, ``needs``, ``optional``
-    and ``description`` (default: the first line of the kernel's docstring).
+    value of a perfect ranking, default 1), ``family``, ``trec_eval``, ``needs``, ``optional``,
+    ``better`` (``"higher"`` — the default —, ``"lower"`` or None for a description) and
+    ``description`` (default: the first line of the kernel's docstring).
 
     >>> import recmetrics as rm
     >>> @register("hits-example", cutoff="required", perfect=None, bounds=(0.0, float("inf")),
@@ -130,6 +138,8 @@ def register(name: str, *, aliases: tuple[str, ...] = (), **kw) -> Callable:
             raise ValueError(f"cutoff must be one of {CUTOFF_MODES}")
         if kw.get("scope", "user") not in SCOPES:
             raise ValueError(f"scope must be one of {SCOPES}")
+        if kw.get("better", "higher") not in BETTER:
+            raise ValueError(f"better must be one of {BETTER}")
         description = kw.pop("description", None) or (fn.__doc__ or "").strip().split("\n")[0]
         _METRICS.add(name, MetricDef(name=name, fn=fn, description=description, **kw), aliases)
         return fn
@@ -242,9 +252,10 @@ def spec(name: str, k: int | None = None, **params) -> MetricSpec:
 def table():
     """The registered metrics as a DataFrame (name, family, scope, cut-off, parameters, range, trec_eval name, description).
 
-    Columns ``metric, family, scope, cutoff, params, range, trec_eval, description``, one row per
-    metric in registration order; ``scope`` is ``user`` (one value per user, aggregated over users)
-    or ``run`` (one value per run: no per-user column, no user aggregation).
+    Columns ``metric, family, scope, cutoff, params, range, better, trec_eval, description``, one row
+    per metric in registration order; ``scope`` is ``user`` (one value per user, aggregated over users)
+    or ``run`` (one value per run: no per-user column, no user aggregation); ``better`` is
+    ``higher``, ``lower`` or empty (a description, no better direction).
 
     >>> import recmetrics as rm
     >>> t = rm.metrics.table()
@@ -253,4 +264,4 @@ def table():
     """
     return _METRICS.table(lambda d: {
         "metric": d.name, "family": d.family, "scope": d.scope, "cutoff": d.cutoff, "params": d.params or "",
-        "range": d.bounds, "trec_eval": d.trec_eval or "", "description": d.description})
+        "range": d.bounds, "better": d.better or "", "trec_eval": d.trec_eval or "", "description": d.description})

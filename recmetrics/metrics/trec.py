@@ -358,13 +358,13 @@ def r_ndcg(j, k, gains=""):
 
 
 # ---------------------------------------------------------------- counts and coverage
-@register("num_nonrel_judged_ret", bounds=(0.0, np.inf), perfect=None, trec_eval="num_nonrel_judged_ret",
+@register("num_nonrel_judged_ret", bounds=(0.0, np.inf), perfect=None, trec_eval="num_nonrel_judged_ret", better=None,
           description="Judged non-relevant items in the list (top k); summed, not averaged, by trec_eval")
 def num_nonrel_judged_ret(j, k):
     return j.per_user(1.0, j.hit_nonrel & (j.hits.cols < j.cut(k)))
 
 
-@register("unj", cutoff="required", aliases=("unjudged",), perfect=None, trec_eval="unj_k",
+@register("unj", cutoff="required", aliases=("unjudged",), perfect=None, trec_eval="unj_k", better=None,
           description="Unjudged share of the top k: items without a judgment (or pooled but unjudged) "
                       "over k, a short list padded with judged items (m_unjudged.c)")
 def unjudged(j, k):
@@ -373,7 +373,7 @@ def unjudged(j, k):
     return (np.minimum(j.lengths, k) - judged) / k
 
 
-@register("Judged", perfect=None,
+@register("Judged", perfect=None, better=None,
           description="Judged share of the top k: items with a judgment (any grade, pooled-unjudged included) over "
                       "min(k, list length) (ir_measures' Judged@k)")
 def judged_share(j, k):

@@ -22,8 +22,8 @@ flips with it ``inconclusive``.
 Example::
 
     >>> from recmetrics import papers
-    >>> sorted(papers.PAPERS)[:2]
-    ['000', '003']
+    >>> sorted(papers.PAPERS)
+    ['000', '001', '002', '003', '004']
     >>> papers.get("003").SETUP.robustness_sizes["ratings"][-1]
     0.05
     >>> papers.notebook_parameters("paper")["05_cutoffs"]["n_permutations"]
