@@ -6,6 +6,7 @@ from recmetrics import study
 from recmetrics.data.qrels import Qrels
 from recmetrics.errors import InputError, UnknownNameError
 from recmetrics.evaluation import evaluate, parse_metrics, score_judged
+from recmetrics.meta import reduced_sets as rs
 from recmetrics.meta import robustness as rb
 
 from test_recommenders import synthetic
@@ -23,16 +24,16 @@ def st(tmp_path_factory):
 @pytest.mark.filterwarnings("ignore:run .* have no judgments")
 @pytest.mark.parametrize("scenario", rb.SCENARIOS)
 def test_mask_equals_rejudging(st, scenario):
-    fold = rb._Fold(st.qrels[0], st.ratings.groupby("user").size())
+    fold = rs._Fold(st.qrels[0], st.ratings.groupby("user").size())
     keep = fold.keep(scenario, 0.4, np.random.default_rng(1))
     q = Qrels(fold.frame[keep], st.qrels[0].threshold, st.qrels[0].max_rating)
-    fast = rb._subset_qrels(st.qrels[0], keep)
+    fast = rs._subset_qrels(st.qrels[0], keep)
     specs = parse_metrics(["P@10", "nDCG@10", "RR@10", "AP@10", "bpref@10"])
     for s in SYSTEMS:
         j = st.judged(s, 0)
         want = evaluate(st.runs[(s, 0)], q, specs).per_user
         for qq in (q, fast):
-            mj = rb.mask_judged(j, keep[rb._hit_sources(j, fold)], qq)
+            mj = rb.mask_judged(j, keep[rs._hit_sources(j, fold)], qq)
             assert np.array_equal(mj.users, want.index.to_numpy())
             assert np.allclose(score_judged(mj, specs).T, want.to_numpy())
 
@@ -40,12 +41,12 @@ def test_mask_equals_rejudging(st, scenario):
 @pytest.mark.filterwarnings("ignore:run .* have no judgments")
 def test_mask_judged_rows_in_any_order(st):
     """Few rows (gathered by range) or most rows (one pass): the same judged rows, in the order asked."""
-    fold = rb._Fold(st.qrels[0], None)
+    fold = rs._Fold(st.qrels[0], None)
     keep = fold.keep("ratings", 0.6, np.random.default_rng(4))
-    q = rb._subset_qrels(st.qrels[0], keep)
+    q = rs._subset_qrels(st.qrels[0], keep)
     specs = parse_metrics(["P@10", "nDCG@10", "RR@10", "AP@10", "bpref@10", "infAP@10"])
     j = st.judged(SYSTEMS[2], 0)
-    hit_keep = keep[rb._hit_sources(j, fold)]
+    hit_keep = keep[rs._hit_sources(j, fold)]
     every = rb.mask_judged(j, hit_keep, q)
     want = score_judged(every, specs)
     rows = np.flatnonzero(np.isin(j.users, every.users))
@@ -57,7 +58,7 @@ def test_mask_judged_rows_in_any_order(st):
 
 
 def test_scenario_sizes(st):
-    fold = rb._Fold(st.qrels[0], None)
+    fold = rs._Fold(st.qrels[0], None)
     rng = np.random.default_rng(0)
     assert fold.keep("ratings", 0.25, rng).sum() == round(0.25 * len(fold.frame))
     items = fold.frame["item"][fold.keep("popular-items", 0.5, rng)]
@@ -107,7 +108,7 @@ def test_robustness_bad_input(st):
 
 def test_user_scenarios_shortcut_equals_masking(st):
     specs = parse_metrics(["P@10", "nDCG@10", "RR@10", "AP@10", "bpref@10"])
-    ctx = rb._Context(st, specs, st.ratings.groupby("user").size())
+    ctx = rs._Context(st, specs, st.ratings.groupby("user").size())
     for scenario in ("random-users", "large-users"):
         fast = ctx.sample(scenario, 0.4, 11, "arithmetic")
         ctx.users_shortcut = False
@@ -123,17 +124,17 @@ def test_stacked_sample_equals_per_system_masking(st):
     from recmetrics.metrics.aggregate import aggregate
 
     specs = parse_metrics(["P@10", "nDCG@10", "RR@10", "AP@10", "bpref@10", "infAP@10", "ERR@10"])
-    ctx = rb._Context(st, specs, st.ratings.groupby("user").size())
+    ctx = rs._Context(st, specs, st.ratings.groupby("user").size())
     for scenario, size, seed in (("ratings", 0.3, 5), ("random-items", 0.5, 2), ("popular-items", 0.2, 0)):
         got = ctx.sample(scenario, size, seed, "geometric")
         rng = np.random.default_rng(seed)
         per_system = {s: [] for s in st.systems}
         for f, fold in enumerate(ctx.folds):
             keep = fold.keep(scenario, size, rng)
-            q = rb._subset_qrels(fold.qrels, keep)
+            q = rs._subset_qrels(fold.qrels, keep)
             for s in st.systems:
                 j = st.judged(s, f)
-                mj = rb.mask_judged(j, keep[rb._hit_sources(j, fold)], q)
+                mj = rb.mask_judged(j, keep[rs._hit_sources(j, fold)], q)
                 if len(mj):
                     per_system[s].append(score_judged(mj, specs))
         want = np.stack([aggregate(np.concatenate(per_system[s], axis=1), "geometric", axis=1)
@@ -225,7 +226,7 @@ def test_cutoff_robustness_defaults_to_003s_grids(st):
 def test_tie_breaks_give_different_orders_when_counts_tie(st):
     from recmetrics.parallel import task_seeds
 
-    fold = rb._Fold(st.qrels[0], st.ratings.groupby("user").size())
+    fold = rs._Fold(st.qrels[0], st.ratings.groupby("user").size())
     for scenario, weight in (("popular-items", fold.item_pop), ("large-users", fold.user_size)):
         assert len(np.unique(weight)) < len(weight)               # counts tie in this data
         seeds = task_seeds(rb._mix(0, scenario, 0.5), 8)
@@ -263,7 +264,7 @@ def test_tie_break_samples_share_work_but_not_results(st):
     from recmetrics.parallel import task_seeds
 
     specs = parse_metrics(["P@10", "nDCG@10", "RR@10", "AP@10", "bpref@10", "infAP@10", "ERR@10"])
-    ctx = rb._Context(st, specs, st.ratings.groupby("user").size())
+    ctx = rs._Context(st, specs, st.ratings.groupby("user").size())
     for scenario, size in (("popular-items", 0.7), ("popular-items", 0.3), ("large-users", 0.6), ("ratings", 0.4)):
         seeds = task_seeds(rb._mix(3, scenario, size), 6)
         batch = ctx.samples(scenario, size, seeds, "geometric")
@@ -289,11 +290,11 @@ def test_same_seed_is_bit_identical_for_any_n_jobs(st):
 
 
 def test_subset_of_some_users_equals_the_masked_subset(st):
-    fold = rb._Fold(st.qrels[0], None)
+    fold = rs._Fold(st.qrels[0], None)
     keep = fold.keep("popular-items", 0.6, np.random.default_rng(2))
     users = np.unique(fold.ucodes)[::3]
-    part = rb._subset_qrels(st.qrels[0], keep, users)
-    want = rb._subset_qrels(st.qrels[0], keep & np.isin(fold.ucodes, users))
+    part = rs._subset_qrels(st.qrels[0], keep, users)
+    want = rs._subset_qrels(st.qrels[0], keep & np.isin(fold.ucodes, users))
     for name in ("_ucodes", "_icodes", "_ratings", "_keys", "_desc", "n_relevant", "n_nonrelevant"):
         assert np.array_equal(getattr(part, name), getattr(want, name)), name
     assert np.array_equal(part.ideal_dcg(part.users, 10), want.ideal_dcg(want.users, 10))

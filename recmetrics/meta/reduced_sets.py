@@ -1,0 +1,304 @@
+"""Reduced test sets for the robustness study (:mod:`recmetrics.meta.robustness`): one fold's
+judgments and what each incompleteness scenario samples from (:class:`_Fold`); a subset of a
+:class:`~recmetrics.data.qrels.Qrels` without re-validating it (:func:`_subset_qrels`); a judged run
+re-judged against such a subset by masking its judged positions, never looking a list up again
+(:func:`mask_judged`); and the engine that scores every system on a sample at once, re-scoring
+only the users a sample changes (:class:`_Context`). Masking equals re-judging from scratch, and
+the shared work leaves every value bit-identical to scoring each sample alone (both tested).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..data.qrels import Qrels
+from ..errors import InputError
+from ..judged import Hits, Judged
+
+
+class _Fold:
+    """One fold's judgments in storage order, with what the scenarios sample from."""
+
+    def __init__(self, qrels: Qrels, profile: pd.Series | None):
+        self.qrels = qrels
+        self.frame = qrels.to_frame()
+        self.ucodes = qrels.user_index.get_indexer(self.frame["user"].to_numpy())
+        self.icodes = qrels.item_index.get_indexer(self.frame["item"].to_numpy())
+        self.keys = self.ucodes.astype(np.int64) * len(qrels.item_index) + self.icodes
+        self.item_pop = np.bincount(self.icodes, minlength=len(qrels.item_index))
+        users = qrels.user_index.to_numpy()
+        prof = profile.reindex(users).fillna(0).to_numpy() if profile is not None else None
+        self.user_size = prof if prof is not None else np.bincount(self.ucodes, minlength=len(users))
+
+    def keep(self, scenario: str, size: float, rng: np.random.Generator) -> np.ndarray:
+        """Which judgments (storage order) one sample of ``scenario`` at ``size`` keeps."""
+        codes, sel = self.select(scenario, size, rng)
+        return sel if codes is None else sel[codes]
+
+    def order(self, scenario: str, rng: np.random.Generator) -> np.ndarray:
+        """popular-items / large-users: item or user codes from the smallest count to the largest
+        (removal takes them from the end), equal counts in a random order drawn from ``rng``."""
+        weight = self.item_pop if scenario.endswith("items") else self.user_size
+        return np.lexsort((rng.random(len(weight)), weight))
+
+    def select(self, scenario: str, size: float, rng: np.random.Generator) -> tuple[np.ndarray | None, np.ndarray]:
+        """``(codes, kept)``: for the item and user scenarios the judgments' item or user codes and
+        which codes are kept; for ``ratings`` ``(None, kept judgments)``."""
+        n = len(self.frame)
+        if scenario == "ratings":
+            keep = np.zeros(n, dtype=bool)
+            keep[rng.choice(n, size=max(1, int(round(size * n))), replace=False)] = True
+            return None, keep
+        by_item = scenario.endswith("items")
+        codes, count = (self.icodes, len(self.item_pop)) if by_item else (self.ucodes, len(self.user_size))
+        k = max(1, int(round(size * count)))
+        chosen = rng.choice(count, size=k, replace=False) if scenario.startswith("random") \
+            else self.order(scenario, rng)[:k]
+        sel = np.zeros(count, dtype=bool)
+        sel[chosen] = True
+        return codes, sel
+
+
+def _subset_qrels(qrels: Qrels, keep: np.ndarray, users: np.ndarray | None = None) -> Qrels:
+    """The judgments of ``qrels`` where ``keep`` (storage order, as :meth:`Qrels.to_frame`), without
+    re-validating or re-sorting: a subset of sorted storage stays sorted, and the user/item indices
+    are kept (a user left without judgments has zero counts). Equal, metric for metric, to
+    ``Qrels(qrels.to_frame()[keep], ...)`` (tested); ~10x cheaper at ML-1M scale. ``users``
+    (ascending user codes): only these users' judgments, read from their ranges of the storage
+    (sorted by user), so the cost follows their judgments, not the fold's."""
+    out = Qrels.__new__(Qrels)
+    out.threshold, out.max_rating, out.negative = qrels.threshold, qrels.max_rating, qrels.negative
+    out.user_index, out.item_index = qrels.user_index, qrels.item_index
+    order = qrels._desc_order  # the parent's (user, rating descending) order, restricted to the subset
+    if users is None:  # positions, then takes: cheaper than boolean indexing each array
+        idx, desc = np.flatnonzero(keep), order.take(np.flatnonzero(keep.take(order)))
+    else:
+        counts, starts = qrels._offsets
+        pos = _ranges(starts[users], counts[users])   # the users' storage positions, also their blocks of `order`
+        idx, desc = pos[keep[pos]], order[pos]
+        desc = desc[keep[desc]]
+    out._ucodes, out._icodes = qrels._ucodes.take(idx), qrels._icodes.take(idx)
+    out._ratings, out._keys = qrels._ratings.take(idx), qrels._keys.take(idx)
+    out.__dict__["_desc"] = qrels._ratings.take(desc)
+    return out
+
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """``concatenate([arange(s, s + n) for s, n in zip(starts, lengths)])`` without a loop."""
+    return np.arange(lengths.sum()) + np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+
+
+def _hit_sources(j: Judged, fold: _Fold) -> np.ndarray:
+    """Index (in ``fold.frame``) of the judgment behind each judged position of ``j``."""
+    rows, cols = j.hits.rows, j.hits.cols
+    items = j.run.items[j.run_rows[rows], cols]
+    u = fold.qrels.user_index.get_indexer(j.users[rows])
+    i = fold.qrels.item_index.get_indexer(items)
+    keys = u.astype(np.int64) * len(fold.qrels.item_index) + i
+    pos = np.searchsorted(fold.keys, keys)
+    if len(pos) and not (fold.keys[np.minimum(pos, len(fold.keys) - 1)] == keys).all():  # pragma: no cover
+        raise InputError("a judged position has no judgment in the fold's qrels (judged against other qrels?)")
+    return pos
+
+
+def mask_judged(j: Judged, hit_keep: np.ndarray, qrels: Qrels, users: np.ndarray | None = None, *,
+                codes: np.ndarray | None = None, sources: np.ndarray | None = None) -> Judged:
+    """``j`` re-judged against ``qrels`` (a subset of its judgments): keep the judged positions where
+    ``hit_keep``, restrict to ``users`` (rows of ``j``, in the order given; default: the users with a
+    relevant judgment left) and take per-user totals from ``qrels``. No list is looked up again.
+    ``codes``: the rows' user codes in ``qrels.user_index`` when known (saves a look-up);
+    ``sources``: the judgment behind each judged position, ``hit_keep`` then being per judgment
+    (read only at the kept rows' positions)."""
+    u = qrels.user_index.get_indexer(j.users) if codes is None else codes  # the totals are looked up by code
+    if users is None:
+        rows_kept = np.flatnonzero(np.where(u >= 0, qrels.n_relevant[u], 0) > 0)
+    else:
+        rows_kept = np.asarray(users, dtype=np.int64)
+    uk = u[rows_kept]
+    known = uk >= 0
+    n_rel = np.where(known, qrels.n_relevant[uk], 0)
+    n_nonrel = np.where(known, qrels.n_nonrelevant[uk], 0)
+    if len(rows_kept) * 16 >= len(j) and (np.diff(rows_kept) > 0).all():
+        # most rows, ascending: one pass over every judged position (hits are sorted by row)
+        ok = hit_keep if sources is None else hit_keep.take(sources)
+        if len(rows_kept) < len(j):
+            row_on = np.zeros(len(j), dtype=bool)
+            row_on[rows_kept] = True
+            ok = ok & row_on.take(j.hits.rows)
+        sel = np.flatnonzero(ok)
+        hit_rows = j.hits.rows.take(sel)
+        if len(rows_kept) < len(j):
+            hit_rows = (np.cumsum(row_on) - 1).take(hit_rows)   # the rows' new numbers
+    else:  # a few rows (or any order): gather their ranges of judged positions, in the order of the rows
+        lo = np.searchsorted(j.hits.rows, rows_kept)
+        n = np.searchsorted(j.hits.rows, rows_kept, side="right") - lo
+        idx = _ranges(lo, n)
+        on = hit_keep[idx] if sources is None else hit_keep[sources[idx]]
+        sel = idx[on]
+        hit_rows = np.repeat(np.arange(len(rows_kept)), n)[on]
+    hits = Hits(hit_rows, j.hits.cols.take(sel), j.hits.vals.take(sel))
+    return Judged(users=j.users[rows_kept], hits=hits, lengths=j.lengths[rows_kept], in_run=j.in_run[rows_kept],
+                  n_rel=n_rel, n_nonrel=n_nonrel,
+                  depth=j.depth, threshold=j.threshold, max_rating=j.max_rating, qrels=qrels, run=j.run,
+                  run_rows=j.run_rows[rows_kept], metadata={**j.metadata, "masked": True})
+
+
+class _Context:
+    """What a sample needs (picklable): folds, and per fold every system's judged run stacked into
+    one :class:`Judged` (:func:`recmetrics.judged.stack`) with the judgment behind each judged
+    position, so one mask and one scoring call per fold serve all systems."""
+
+    def __init__(self, study, specs, profile):
+        from ..judged import stack
+
+        self.systems = list(study.systems)
+        self.specs = specs
+        self.folds = [_Fold(q, profile) for q in study.qrels]
+        self.stacked, self.sources, self.row_system, self.row_ucodes = [], [], [], []
+        for f, fold in enumerate(self.folds):
+            judged = [study.judged(s, f) for s in self.systems]
+            self.stacked.append(stack(judged))
+            self.sources.append(np.concatenate([_hit_sources(j, fold) for j in judged]))
+            self.row_system.append(np.repeat(np.arange(len(judged)), [len(j) for j in judged]))
+            self.row_ucodes.append(fold.qrels.user_index.get_indexer(self.stacked[-1].users))
+            if (self.row_ucodes[-1] < 0).any():  # pragma: no cover - judged against these qrels
+                raise InputError("a judged user has no judgment in the fold's qrels (judged against other qrels?)")
+        self.offsets = [j.metadata["offsets"] for j in self.stacked]   # per fold, each system's first row
+        self.users_shortcut = True
+        self._full: list | None = None
+
+    @property
+    def full_scores(self) -> list:
+        """Per fold, the ``(n_specs, stacked rows)`` scores on the full test set (computed once)."""
+        from ..evaluation import score_judged
+
+        if self._full is None:
+            self._full = [score_judged(j, self.specs) for j in self.stacked]
+        return self._full
+
+    def sample(self, scenario: str, size: float, seed: int, aggregate: str) -> np.ndarray:
+        """(n_specs, n_systems) aggregated values on one reduced test set (NaN if nobody is left)."""
+        return self.samples(scenario, size, [seed], aggregate)[0]
+
+    def samples(self, scenario: str, size: float, seeds: Sequence[int], aggregate: str) -> list[np.ndarray]:
+        """:meth:`sample` for each seed, sharing the work samples have in common.
+
+        Per fold, samples that keep the same judgments are scored once, and a sample that differs
+        from the fold's first one only in some users' judgments (a tie-break among equally popular
+        items, say) re-scores only those users' rows: a user's scores depend on its own judgments
+        only. Every row is scored by the same code as alone, so the values are bit-identical to
+        scoring each sample by itself (tested)."""
+        seeds = list(seeds)
+        if size >= 1.0:
+            return self._aggregate([self._full_rows()], aggregate) * len(seeds)
+        rngs = [np.random.default_rng(s) for s in seeds]
+        picks = [[fold.select(scenario, size, rng) for fold in self.folds] for rng in rngs]  # seed-major, as alone
+        per_fold = []
+        for f, fold in enumerate(self.folds):
+            memo: dict[bytes, tuple] = {}
+            base = None
+            out = []
+            for pick in picks:
+                codes, sel = pick[f]
+                key = np.packbits(sel).tobytes()
+                if key not in memo:
+                    memo[key] = self._fold_rows(f, scenario, codes, sel, base)
+                    base = base or (codes, sel, memo[key])
+                out.append(memo[key])
+            per_fold.append(out)
+        return self._aggregate([[per_fold[f][i] for f in range(len(self.folds))] for i in range(len(seeds))],
+                               aggregate)
+
+    def _full_rows(self) -> list[tuple]:
+        return [(self.full_scores[f], np.ones(len(self.row_system[f]), dtype=bool), self._identity(f), None, None)
+                for f in range(len(self.folds))]
+
+    def _identity(self, f: int) -> np.ndarray:
+        memo = self.__dict__.setdefault("_identities", {})
+        if f not in memo:
+            memo[f] = np.arange(len(self.row_system[f]))
+        return memo[f]
+
+    def _fold_rows(self, f: int, scenario: str, codes, sel, base) -> tuple:
+        """Fold ``f`` under one selection as ``(values, kept, cols, rows, row_values)``: which stacked
+        rows are evaluated (``kept``) and their ``(n_specs, ·)`` scores: column ``cols[r]`` of
+        ``values`` for row ``r`` (``cols`` None: ``values`` holds the kept rows in order), except the
+        ``rows`` whose scores are ``row_values`` (when not None). ``base``: an earlier selection of the
+        same fold and scenario whose scores are reused for the users whose judgments it keeps alike."""
+        from ..evaluation import score_judged
+
+        fold = self.folds[f]
+        keep = sel if codes is None else sel[codes]
+        ucodes = self.row_ucodes[f]
+        if not keep.any():
+            return self.full_scores[f], np.zeros(len(ucodes), dtype=bool), self._identity(f), None, None
+        if scenario.endswith("users") and self.users_shortcut:
+            # removing a user's judgments changes no other user's scores: the kept users' rows of the
+            # full test set's scores (equal to re-scoring the mask; tested)
+            return self.full_scores[f], sel[ucodes], self._identity(f), None, None
+        j, sources = self.stacked[f], self.sources[f]
+        if base is None or not self.users_shortcut:
+            q = _subset_qrels(fold.qrels, keep)
+            kept = q.n_relevant[ucodes] > 0  # q shares the fold's user codes
+            rows = np.flatnonzero(kept)
+            values = score_judged(mask_judged(j, keep, q, rows, codes=ucodes, sources=sources), self.specs) \
+                if len(rows) else np.zeros((len(self.specs), 0))
+            return values, kept, None, None, None
+        # re-score only the rows of the users whose judgments differ from the base selection's, against
+        # the kept judgments of those users only (a user's scores depend on its own judgments only)
+        b_codes, b_sel, (b_values, b_kept, b_cols, _, _) = base
+        touched = np.unique(fold.ucodes[keep != (b_sel if b_codes is None else b_sel[b_codes])])
+        q = _subset_qrels(fold.qrels, keep, touched)
+        rows = np.flatnonzero(np.isin(ucodes, touched))
+        kept = b_kept.copy()
+        kept[rows] = q.n_relevant[ucodes[rows]] > 0
+        rows = rows[kept[rows]]
+        row_values = score_judged(mask_judged(j, keep, q, rows, codes=ucodes, sources=sources), self.specs) \
+            if len(rows) else np.zeros((len(self.specs), 0))
+        if b_cols is None:  # the base holds its kept rows in order: map every row to its column there
+            b_cols = np.maximum(np.cumsum(b_kept) - 1, 0)   # rows the base did not keep are all re-scored
+            if not b_values.shape[1]:
+                b_values = np.zeros((len(self.specs), 1))
+        return b_values, kept, b_cols, rows, row_values
+
+    def _aggregate(self, samples: list[list[tuple]], aggregate: str) -> list[np.ndarray]:
+        """Per sample (a list of per-fold :meth:`_fold_rows` results), the ``(n_specs, n_systems)``
+        aggregates of the kept rows of every fold (folds pooled, ``concat``: a system's values are its
+        kept rows of fold 0, then fold 1, ...)."""
+        from ..metrics.aggregate import aggregate as _agg
+
+        out = []
+        for per_fold in samples:
+            res = np.full((len(self.specs), len(self.systems)), np.nan)
+            # per fold: the kept rows, and where each system's block of rows starts among them
+            index = [np.flatnonzero(kept) for _, kept, _, _, _ in per_fold]
+            index = [(at, np.searchsorted(at, self.offsets[f])) for f, at in enumerate(index)]
+            for c in range(len(self.systems)):
+                parts = []
+                for (v, _, cols, rows, row_values), (at, b) in zip(per_fold, index):
+                    if b[c + 1] == b[c]:
+                        continue
+                    if cols is None:   # the kept rows in order: the system's rows are a slice
+                        parts.append(v[:, b[c]:b[c + 1]])
+                        continue
+                    at = at[b[c]:b[c + 1]]
+                    part = v[:, cols[at]]
+                    if rows is not None and len(rows):   # rows re-scored for this sample (all of them kept)
+                        i, j = np.searchsorted(rows, [at[0], at[-1] + 1])
+                        if j > i:
+                            part[:, np.searchsorted(at, rows[i:j])] = row_values[:, i:j]
+                    parts.append(part)
+                if parts:
+                    # Fortran-ordered, as the values have always been laid out: the mean's float sums, hence
+                    # the exact ties between systems that Kendall's τ counts, do not change with this code
+                    x = np.empty((sum(p.shape[1] for p in parts), len(self.specs)))   # C: x.T is Fortran
+                    np.concatenate([p.T for p in parts], out=x)
+                    res[:, c] = _agg(x.T, aggregate, axis=1)
+            out.append(res)
+        return out
+
+
+def _task(ctx: _Context, scenario: str, size: float, seeds: Sequence[int], aggregate: str) -> list[np.ndarray]:
+    return ctx.samples(scenario, size, seeds, aggregate)
