@@ -43,6 +43,21 @@ def test_plan_reads_every_file_and_names_runs_after_their_stem(files):
                                                           "05_which_metric.ipynb"]
     assert p.parameters["n_permutations"] == 2000 and p.parameters["cutoffs"] == [5, 10, 20]
     assert own_runs.plan(qrels, paths, profile="paper").parameters["n_permutations"] == 100_000
+    # a grid per scenario: the popular items stop at 80% (003), never the ratings' 100% .. 1%
+    from recmetrics.meta import robustness as rb
+
+    paper = own_runs.plan(qrels, paths, profile="paper").parameters["sizes"]
+    assert paper == {k: list(v) for k, v in rb.GRIDS_000.items()} and min(paper["popular-items"]) == 0.8
+    assert min(p.parameters["sizes"]["popular-items"]) == 0.8
+    # the notebooks' own defaults are the quick plan's values (no drift)
+    for nb in p.notebooks:
+        cell = next(c for c in json.loads(open(nb, encoding="utf-8").read())["cells"]
+                    if "parameters" in c.get("metadata", {}).get("tags", []))
+        defaults: dict = {}
+        exec("".join(cell["source"]), defaults)
+        for name, value in p.notebook_parameters(nb).items():
+            if name not in ("source", "profile") and name in defaults:
+                assert defaults[name] == value, (os.path.basename(nb), name)
     # every notebook gets only what it declares, and every declared name is given
     for nb in p.notebooks:
         given = p.notebook_parameters(nb)

@@ -259,7 +259,8 @@ def _pairs_swapped(a: pd.Series, b: pd.Series, sig_a: set | None = None,
 
 
 def advise(study, *, metrics: Sequence[str] | None = None, cutoffs: Sequence[int] | None = None,
-           n_permutations: int = 100_000, n_samples: int = 50, sizes: Sequence[float] | None = None,
+           n_permutations: int = 100_000, n_samples: int = 50,
+           sizes: Sequence[float] | Mapping[str, Sequence[float]] | None = None,
            scenarios: Sequence[str] | None = None, seed: int = 0, pool: str = "concat", alpha: float = 0.05,
            correction: str | None = "holm", n_jobs: int = 1, progress: bool = False,
            dp: Mapping[str, Any] | None = None, robustness=None, z: float = NOISE_SE) -> Advice:

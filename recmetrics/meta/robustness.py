@@ -102,8 +102,9 @@ GRIDS_000 = MappingProxyType({"ratings": PAPER_SIZES, "random-items": PAPER_SIZE
                               "random-users": PAPER_SIZES, "large-users": PAPER_SIZES})
 #: the default of :func:`robustness_study`: 000's grids (the only paper with all five scenarios)
 DEFAULT_GRIDS = GRIDS_000
-#: a coarse grid for quick runs, and the quick grids per scenario (same end points as the papers')
-QUICK_SIZES = (1.0, 0.5, 0.2, 0.05)
+#: a coarse grid for quick runs, and the quick grids per scenario (same end points as 000's; the
+#: quick profile of paper 000's set-up and of the own-runs book)
+QUICK_SIZES = (1.0, 0.5, 0.2, 0.1, 0.05, 0.01)
 QUICK_GRIDS = MappingProxyType({"ratings": QUICK_SIZES, "random-items": QUICK_SIZES,
                                 "popular-items": (1.0, 0.95, 0.9, 0.85, 0.8), "random-users": QUICK_SIZES,
                                 "large-users": QUICK_SIZES})

@@ -41,7 +41,7 @@ from ..meta.findings import Claim
 from ..recommenders import PAPER_SYSTEMS
 from .checks import (dp_best, geometric_beats_arithmetic, lowest_mean_correlation, lowest_values,
                      per_user_f1_reading, robustness_among_least, robustness_best, robustness_worst_everywhere)
-from ..meta.robustness import GRIDS_000
+from ..meta.robustness import GRIDS_000, QUICK_GRIDS
 from .setup import SetUp
 
 __all__ = ["PAPER", "SETUP", "QUICK", "CLAIMS", "METRIC_CLAIMS", "GEOMETRIC_CLAIMS", "CHAPTERS",
@@ -97,8 +97,7 @@ PAPER_NUMBERS = {"tau(F1, GF1)": 0.42, "tau(AP, GAP)": 0.92}
 QUICK = SETUP.replace(
     systems=("Random", "Pop", "ItemKNN", "UserKNN", "PureSVD", "RP3beta"),
     folds=2,
-    robustness_sizes={sc: ((1.0, 0.95, 0.9, 0.85, 0.8) if sc == "popular-items" else (1.0, 0.5, 0.2, 0.1, 0.05, 0.01))
-                      for sc in SCENARIOS},
+    robustness_sizes=dict(QUICK_GRIDS),
     n_samples=5,
     n_permutations=2000,
 )

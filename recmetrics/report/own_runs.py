@@ -54,12 +54,20 @@ __all__ = ["Plan", "plan", "build", "load_study", "export_study", "example_sourc
 METRICS = ["P", "Recall", "F1", "AP", "nDCG", "RR", "ERR", "bpref", "infAP"]
 
 #: settings per report profile (on top of ``recmetrics.report.PROFILES``' ``seed`` and ``cutoffs``)
+#: plus ``sizes``, a grid per robustness scenario: paper 000's (:data:`~recmetrics.meta.robustness.GRIDS_000`)
+#: or their quick versions (:data:`~recmetrics.meta.robustness.QUICK_GRIDS`) — never the ratings'
+#: 100% .. 1% applied to the popular items, whose paper grid stops at 80% (:func:`_grids`)
 OWN_PARAMETERS: dict[str, dict[str, Any]] = {
-    "quick": {"metrics": METRICS, "n_permutations": 2000, "n_samples": 5,
-              "sizes": [1.0, 0.5, 0.2, 0.1, 0.05, 0.01]},
-    "paper": {"metrics": METRICS, "n_permutations": 100_000, "n_samples": 50,
-              "sizes": [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05, 0.01]},
+    "quick": {"metrics": METRICS, "n_permutations": 2000, "n_samples": 5},
+    "paper": {"metrics": METRICS, "n_permutations": 100_000, "n_samples": 50},
 }
+
+
+def _grids(profile: str) -> dict[str, list[float]]:
+    """The robustness grid of each scenario under ``profile`` (imported late: ``report`` stays cheap)."""
+    from ..meta import robustness as rb
+
+    return {k: list(v) for k, v in (rb.GRIDS_000 if profile == "paper" else rb.QUICK_GRIDS).items()}
 
 #: chapters of the main report that are not in the own-runs book, and why (by notebook stem)
 LEFT_OUT: dict[str, str] = {
@@ -513,6 +521,7 @@ def plan(qrels=None, runs=None, *, study=None, name: str | None = None, folds: S
     summary = _summary(source)
     params: dict[str, Any] = {k: copy.deepcopy(PROFILES[profile][k]) for k in ("seed", "cutoffs") if k in PROFILES[profile]}
     params.update(copy.deepcopy(OWN_PARAMETERS[profile]))
+    params["sizes"] = _grids(profile)
     params["profile"] = profile
     if study is not None:                   # the Study's own metrics and cut-offs (its runs are that deep)
         params["metrics"], params["cutoffs"] = list(study.metrics), list(study.cutoffs)
