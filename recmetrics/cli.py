@@ -106,7 +106,32 @@ def split_positionals(args, min_files: int = 2, default_metrics=None, usage: str
 
 
 # context a metric may need (MetricDef.needs) -> how the command line passes it
-CLI_CONTEXT = {"train": "--train FILE (the training ratings: a user,item[,rating] table or TREC qrels)"}
+CLI_CONTEXT = {"train": "--train FILE (the training ratings: a user,item[,rating] table or TREC qrels)",
+               "aspects": "--aspects FILE (the items' aspects, e.g. genres: an item,aspect table, one row per "
+                          "pair, or item,aspects with labels joined by '|')"}
+
+
+def add_context_options(parser) -> None:
+    """``--train`` and ``--aspects``: the files behind :data:`CLI_CONTEXT` (evaluate and compare)."""
+    parser.add_argument("--train", default=None, metavar="FILE",
+                        help="training ratings (user,item[,rating] table or TREC qrels) for the popularity, "
+                             "novelty and coverage metrics (ARP, APLT, EPC, ItemCoverage, Gini, ...)")
+    parser.add_argument("--aspects", default=None, metavar="FILE",
+                        help="item aspects (item,aspect rows, or item,aspects|genres joined by '|') for the "
+                             "diversity metrics (a-nDCG, ab-nDCG, S-Recall, ERR-IA, NRBP, EU, RBU, ILD, ...)")
+
+
+def given_context(args) -> set:
+    """The context names whose files the command line was given."""
+    return {n for n in CLI_CONTEXT if getattr(args, n, None)}
+
+
+def read_context(args) -> dict:
+    """``{name: value}`` read from the context files given (``--train``, ``--aspects``)."""
+    from .data.io import read_aspects, read_ratings
+
+    readers = {"train": read_ratings, "aspects": read_aspects}
+    return {n: readers[n](getattr(args, n)) for n in sorted(given_context(args))}
 
 
 def check_context(specs, given: set, per_user: bool = False) -> None:
@@ -132,7 +157,7 @@ def _evaluate(args) -> int:
     split_positionals(args, default_metrics=["official"] if args.format == "trec" else DEFAULT_METRICS,
                       usage="recmetrics evaluate [options] QRELS RUN [RUN ...]")
     specs, cols = _resolve_metrics(args.metrics)  # before any file is read
-    check_context(specs, {"train"} if args.train else set(), args.per_query)
+    check_context(specs, given_context(args), args.per_query)
     if args.users is not None:
         policy = args.users
     elif args.complete:
@@ -146,7 +171,7 @@ def _evaluate(args) -> int:
 
     import numpy as np
 
-    from .data.io import read_qrels, read_ratings, read_run
+    from .data.io import read_qrels, read_run
     from .evaluation import evaluate
 
     if sum(f == "-" for f in [args.qrels, *args.runs]) > 1:
@@ -154,7 +179,7 @@ def _evaluate(args) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         qrels = read_qrels(args.qrels, threshold=args.threshold)
-        context = {"train": read_ratings(args.train)} if args.train else {}
+        context = read_context(args)
     print_warnings(caught)
     several = len(args.runs) > 1
     out = sys.stdout
@@ -473,9 +498,7 @@ def add_evaluate(sub) -> None:
     e.add_argument("--users", choices=["relevant", "all", "run"], default=None,
                    help="users averaged over (default: relevant; 'all' with -c; 'run' with --format trec)")
     e.add_argument("--aggregate", default="arithmetic", help="arithmetic | geometric | harmonic | quadratic")
-    e.add_argument("--train", default=None, metavar="FILE",
-                   help="training ratings (user,item[,rating] table or TREC qrels) for the popularity, novelty "
-                        "and coverage metrics (ARP, APLT, EPC, ItemCoverage, Gini, ...)")
+    add_context_options(e)
     e.set_defaults(func=_evaluate)
 
 

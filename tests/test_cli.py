@@ -152,3 +152,41 @@ def test_no_judged_item_is_a_loud_warning(tmp_path, capsys):
     assert main(["evaluate", "-m", "P.2", str(q), str(r)]) == 0
     err = capsys.readouterr().err
     assert "none of its items is a judged item" in err and "'01' != '1'" in err
+
+
+def test_diversity_metrics_from_the_command_line_read_aspects(tmp_path, capsys):
+    """--aspects FILE (item,aspect rows or item,genres joined by '|') gives the diversity metrics the
+    same values as rm.evaluate with the aspects Series; without it the error names the flag."""
+    import pandas as pd
+
+    import recmetrics as rm
+    from recmetrics.data.io import read_aspects, read_qrels, read_run
+    from recmetrics.errors import InputError
+
+    q, r, a, a2, t = (tmp_path / n for n in ("q.csv", "r.csv", "asp.csv", "pairs.tsv", "train.csv"))
+    q.write_text("user,item,rating\n1,a,5\n1,b,4\n2,c,5\n2,b,4\n")
+    r.write_text("user,item,score\n1,a,3\n1,c,2\n1,b,1\n2,c,3\n2,a,2\n2,b,1\n")
+    a.write_text("item,title,genres\na,A,x|y\nb,B,y\nc,C,z|(no genres listed)\n")
+    a2.write_text("item\taspect\na\tx\na\ty\nb\ty\nc\tz\n")
+    t.write_text("user,item,rating\n1,c,5\n2,a,4\n")
+    aspects = read_aspects(a)
+    assert aspects.to_dict() == {"a": ("x", "y"), "b": ("y",), "c": ("z",)} == read_aspects(a2).to_dict()
+    metrics = ["a-nDCG@3", "S-Recall@3", "ERR-IA@3(profile=uniform)"]
+    assert main(["evaluate", str(q), str(r), "-m", *metrics, "--aspects", str(a), "--train", str(t),
+                 "--format", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    want = rm.evaluate(read_run(str(r)), read_qrels(str(q)), metrics, aspects=aspects,
+                       train=pd.read_csv(t, dtype={"user": str, "item": str})).aggregate
+    assert {g["metric"]: g["value"] for g in got} == pytest.approx(want.to_dict(), abs=0)
+    assert main(["evaluate", str(q), str(r), "-m", "a-nDCG@3"]) == 2
+    assert "--aspects FILE" in capsys.readouterr().err
+    r2 = tmp_path / "r2.csv"
+    r2.write_text("user,item,score\n1,b,3\n1,c,2\n1,a,1\n2,b,3\n2,a,2\n2,c,1\n")
+    assert main(["compare", str(q), str(r), str(r2), "-m", "S-Recall@3", "--aspects", str(a2), "--test", "t"]) == 0
+    assert "S-Recall@3" in capsys.readouterr().out
+    for body, message in (("item,aspect\na,x\na,x\n", "twice"), ("item,genres\na,x\na,y\n", "appears twice"),
+                          ("item,foo\na,x\n", "expected item,aspect"), ("item,aspect\n,x\n", "empty item id")):
+        bad = tmp_path / "bad.csv"
+        bad.write_text(body)
+        with pytest.raises(InputError, match=message):
+            read_aspects(bad)

@@ -509,3 +509,49 @@ def read_ratings(path):
     frame = read_table(path)
     require_columns(frame, ("user", "item"), f"training ratings {_name(path)}")
     return frame
+
+
+def read_aspects(path):
+    """Read item aspects (what the diversity metrics need as ``aspects=``) from a table
+    (CSV/TSV/parquet): either ``item,aspect`` with one row per item and aspect, or ``item,aspects``
+    (or ``item,genres``) with the labels of an item joined by ``|`` (MovieLens' ``movies.csv``, whose
+    "(no genres listed)" is no aspect).
+    Item ids and labels are read as strings, as the run's ids are from files. Returns a Series
+    item -> tuple of labels (an empty tuple: an item listed without an aspect).
+
+    Raises :class:`~recmetrics.errors.InputError` naming the file and line of an empty item id, a
+    repeated item (``item,aspects`` form) or a repeated item and aspect pair (``item,aspect``
+    form), and the columns it expected when neither form is found.
+    """
+    import pandas as pd
+
+    from ..errors import where
+
+    fname = _name(path)
+    frame = read_table(path, id_columns=("item", "aspect", "aspects", "genres"))
+    if "item" not in frame.columns or not {"aspect", "aspects", "genres"} & set(frame.columns):
+        raise InputError(f"aspects table {fname} has columns {list(frame.columns)}; expected item,aspect (one "
+                         "row per item and aspect) or item,aspects with labels joined by '|'")
+    items = frame["item"].astype(object)
+    blank = items.isna() | (items.astype(str).str.strip() == "")
+    if blank.any():
+        raise InputError(f"{where(frame, int(blank.to_numpy().argmax()))}: empty item id in the aspects table")
+    items = items.astype(str).str.strip()
+    if "aspect" in frame.columns:
+        labels = frame["aspect"].astype(object).where(frame["aspect"].notna(), "").astype(str).str.strip()
+        twice = pd.Series(list(zip(items, labels))).duplicated().to_numpy()
+        if twice.any():
+            i = int(twice.argmax())
+            raise InputError(f"{where(frame, i)}: item {items.iloc[i]!r} has aspect {labels.iloc[i]!r} twice")
+        grouped = pd.DataFrame({"item": items, "label": labels}).groupby("item", sort=False)["label"]
+        return grouped.agg(lambda x: tuple(sorted(v for v in x if v))).rename("aspects").rename_axis(None)
+    column = "aspects" if "aspects" in frame.columns else "genres"
+    twice = items.duplicated().to_numpy()
+    if twice.any():
+        i = int(twice.argmax())
+        raise InputError(f"{where(frame, i)}: item {items.iloc[i]!r} appears twice (one row per item in the "
+                         f"item,{column} form; use item,aspect for one row per pair)")
+    text = frame[column].astype(object).where(frame[column].notna(), "").astype(str)
+    none = {"(no genres listed)"} if column == "genres" else set()   # MovieLens' word for no genre
+    values = [tuple(sorted({p.strip() for p in t.split("|") if p.strip()} - none)) for t in text]
+    return pd.Series(values, index=items.to_numpy(), dtype=object, name="aspects")

@@ -305,17 +305,17 @@ def run_compare(args) -> int:
     QRELS RUN RUN``, as ``evaluate`` takes them); warnings print as one line each on stderr."""
     from pathlib import Path
 
-    from ..cli import check_context, print_warnings, split_positionals
-    from ..data.io import read_qrels, read_ratings, read_run
+    from ..cli import check_context, given_context, print_warnings, read_context, split_positionals
+    from ..data.io import read_qrels, read_run
     from ..evaluation import parse_metrics
 
     split_positionals(args, min_files=3, default_metrics=DEFAULT_METRICS,
                       usage="recmetrics compare [options] QRELS RUN RUN [RUN ...]")
-    check_context(parse_metrics(args.metrics), {"train"} if args.train else set())
+    check_context(parse_metrics(args.metrics), given_context(args))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         qrels = read_qrels(args.qrels, threshold=args.threshold)
-        context = {"train": read_ratings(args.train)} if args.train else {}
+        context = read_context(args)
         runs = [read_run(p) for p in args.runs]
         if len({r.name for r in runs}) < len(runs):  # same run tag in several files: label by file name
             runs = [read_run(p, name=Path(p).stem) for p in args.runs]
@@ -354,7 +354,8 @@ def add_parser(subparsers):
     c.add_argument("--users", choices=list(USER_POLICIES), default="relevant",
                    help="users compared (every run on the same users; a user a run misses scores 0): "
                         + "; ".join(f"{k}: {v}" for k, v in USER_POLICIES.items()))
-    c.add_argument("--train", default=None, metavar="FILE",
-                   help="training ratings (user,item[,rating] table or TREC qrels) for ARP, ItemCoverage, Gini, ...")
+    from ..cli import add_context_options
+
+    add_context_options(c)
     c.set_defaults(func=run_compare)
     return c

@@ -87,8 +87,10 @@ def profile_weights(users, aspects, profile: str = "train", *, train=None,
         return np.zeros((n, 0))
     if profile == "train":
         if not isinstance(train, pd.DataFrame):
-            raise InputError(f"profile='train' needs the training ratings as a DataFrame (user, item, "
-                             f"rating), got {type(train).__name__}")
+            raise InputError(f"profile='train' (the default: aspect weights from each user's training ratings, "
+                             f"Eq. 9) needs the training ratings as a DataFrame (user, item, rating), got "
+                             f"{type(train).__name__}: pass train= (the command line: --train FILE), or choose "
+                             f"profile='test' or 'uniform'")
         require_columns(train, ("user", "item", "rating"), "train")
         rows = pd.Index(users).get_indexer(train["user"].to_numpy())
         keep = rows >= 0
