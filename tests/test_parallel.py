@@ -26,6 +26,22 @@ def test_dask_local_cluster_equals_local():
         assert parallel.map_tasks(draw, tasks, client=cluster.scheduler_address) == parallel.map_tasks(draw, tasks)
 
 
+def _worker(i):
+    from dask.distributed import get_worker
+
+    return get_worker().address         # raises ValueError outside a Dask worker
+
+
+def test_dask_tasks_run_on_the_cluster_workers():
+    """The tasks run on the cluster's workers, not in the caller (joblib would fall back to running
+    them in order here if it saw n_jobs=1)."""
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        where = parallel.map_tasks(_worker, [(i,) for i in range(8)], client=client)
+        assert set(where) <= set(client.scheduler_info()["workers"]) and len(where) == 8
+
+
 def test_unreachable_client():
     pytest.importorskip("dask.distributed")
     with pytest.raises(InputError, match="cannot reach the Dask scheduler"):
