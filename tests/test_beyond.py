@@ -383,7 +383,7 @@ def test_cli_per_run_and_training_data(cli_files, capsys, pop_case):
                                              "per-user lines; drop -q/--per-user or evaluate Gini@3 apart"),
     (["-m", "ARP@10"], "metric ARP@10 needs train=: pass --train FILE (the training ratings"),
     (["-m", "ItemCoverage@10"], "metric ItemCoverage@10 needs train=: pass --train FILE"),
-    (["-m", "ILD@10"], "metric ILD@10 needs aspects=, which the command line does not read; use rm.evaluate("),
+    (["-m", "ILD@10"], "metric ILD@10 needs aspects=: pass --aspects FILE (the items' aspects"),
 ])
 def test_cli_bad_input_is_one_line(cli_files, capsys, argv, message):
     qf, rf, tf = cli_files

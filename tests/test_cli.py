@@ -190,3 +190,19 @@ def test_diversity_metrics_from_the_command_line_read_aspects(tmp_path, capsys):
         bad.write_text(body)
         with pytest.raises(InputError, match=message):
             read_aspects(bad)
+
+
+@pytest.mark.parametrize("metric, message", [("RBP(p=1.5)", "persistence p must be in"),
+                                             ("a-nDCG@10(alpha=0)", "alpha=0.0 must lie in"),
+                                             ("ERR-IA@5(profile=foo)", "profile='foo' must be one of"),
+                                             ("APLT@10(head=2)", "head=2.0 must lie in")])
+def test_a_bad_metric_parameter_fails_before_any_file_is_read(tmp_path, capsys, metric, message):
+    """The registry's check runs when the metric is parsed: the files (missing here) are never opened."""
+    import recmetrics as rm
+    from recmetrics.errors import InputError
+
+    with pytest.raises(InputError, match=message):
+        rm.metrics.parse(metric)
+    assert main(["evaluate", str(tmp_path / "no-qrels"), str(tmp_path / "no-run"), "-m", metric]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "does not exist" not in err

@@ -143,7 +143,7 @@ def _tail(j, k, head, train, catalog, metric):
     return tail.sum(axis=1).astype(np.float64), valid.sum(axis=1)
 
 
-@register("APLT", aliases=("aplt",), params={"head": 0.8}, **_CONTEXT, family="popularity", bounds=(0.0, 1.0),
+@register("APLT", check=lambda params: _check_head(params["head"], "APLT"), aliases=("aplt",), params={"head": 0.8}, **_CONTEXT, family="popularity", bounds=(0.0, 1.0),
           perfect=None, description="Average percentage of long-tail items in the list (tail: outside the "
                                     "short head holding 80% of training interactions)")
 def aplt(j, k, head=0.8, *, train, catalog=None):
@@ -151,7 +151,7 @@ def aplt(j, k, head=0.8, *, train, catalog=None):
     return safe_div(tail, n)
 
 
-@register("ACLT", params={"head": 0.8}, **_CONTEXT, family="popularity", bounds=(0.0, math.inf), perfect=None,
+@register("ACLT", check=lambda params: _check_head(params["head"], "ACLT"), params={"head": 0.8}, **_CONTEXT, family="popularity", bounds=(0.0, math.inf), perfect=None,
           description="Average coverage of long-tail items: how many long-tail items the list holds")
 def aclt(j, k, head=0.8, *, train, catalog=None):
     return _tail(j, k, head, train, catalog, "ACLT")[0]
@@ -225,7 +225,7 @@ def _train_rows(j, e: Exposure) -> tuple[np.ndarray, np.ndarray]:
     return urow[ok], e.train.pair_item[ok]
 
 
-@register("PopRSP", aliases=("pop-rsp", "pop_rsp"), params={"head": 0.8}, **_CONTEXT, scope="run", better="lower",
+@register("PopRSP", check=lambda params: _check_head(params["head"], "PopRSP"), aliases=("pop-rsp", "pop_rsp"), params={"head": 0.8}, **_CONTEXT, scope="run", better="lower",
           family="popularity", bounds=(0.0, 1.0), perfect=None,
           description="Per-run: popularity ranking-based statistical parity, std/mean of the head's and "
                       "tail's recommendation rates")
@@ -245,7 +245,7 @@ def pop_rsp(j, k, head=0.8, *, train, catalog=None):
     return _disparity(num, den, "PopRSP")
 
 
-@register("PopREO", aliases=("pop-reo", "pop_reo"), params={"head": 0.8}, **_CONTEXT, scope="run", better="lower",
+@register("PopREO", check=lambda params: _check_head(params["head"], "PopREO"), aliases=("pop-reo", "pop_reo"), params={"head": 0.8}, **_CONTEXT, scope="run", better="lower",
           family="popularity", bounds=(0.0, 1.0), perfect=None,
           description="Per-run: popularity ranking-based equal opportunity, std/mean of the head's and "
                       "tail's recall of relevant items")

@@ -58,6 +58,7 @@ def rbp_gain(j, rel: int = 0, gain: str = "scaled") -> np.ndarray:
 
 
 @register("RBP", params={"p": 0.8, "rel": 0, "gain": "scaled"}, perfect=None, trec_eval="rbp",
+          check=lambda params: _check("RBP", params["p"]),
           description="Rank-biased precision (Moffat & Zobel 2008): (1-p) sum g_i p^(i-1); graded (grade over the "
                       "user's top grade), binary with rel=N")
 def rank_biased_precision(j, k, p=0.8, rel=0, gain="scaled"):
@@ -79,6 +80,7 @@ def rank_biased_precision(j, k, p=0.8, rel=0, gain="scaled"):
 
 
 @register("RBP_resid", params={"p": 0.8, "zero_when_judged": False}, perfect=None, trec_eval="rbp_resid",
+          check=lambda params: _check("RBP_resid", params["p"]),
           description="RBP residual: the RBP the unjudged items and the items past the list could still add "
                       "(Moffat & Zobel 2008)")
 def rbp_residual(j, k, p=0.8, zero_when_judged=False):

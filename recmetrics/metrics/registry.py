@@ -53,6 +53,8 @@ class MetricDef:
     scope: str = "user"                    # "user": one value per user, aggregated over users; "run": one
                                            # value per run (fn returns a float): no per-user column, no
                                            # user aggregation (item coverage, Gini, ...)
+    check: Callable[[dict], None] | None = None   # validates the parameters when a spec is parsed (an
+                                           # InputError), so a bad value fails before any file is read
     better: str | None = "higher"          # which way is better: "higher", "lower" (errors, fallout, miss
                                            # rate, popularity-bias and concentration measures) or None (a
                                            # description: counts, ARP, the judged share); compare's letters
@@ -120,8 +122,9 @@ def register(name: str, *, aliases: tuple[str, ...] = (), **kw) -> Callable:
     ``cutoff`` (``"required"``, ``"optional"`` — the default — or ``"none"``), ``params`` (name ->
     default, whose type is the parameter's type), ``bounds`` (default (0, 1)), ``perfect`` (the
     value of a perfect ranking, default 1), ``family``, ``trec_eval``, ``needs``, ``optional``,
-    ``better`` (``"higher"`` — the default —, ``"lower"`` or None for a description) and
-    ``description`` (default: the first line of the kernel's docstring).
+    ``better`` (``"higher"`` — the default —, ``"lower"`` or None for a description), ``check`` (a
+    function of the parameters dict raising :class:`~recmetrics.errors.InputError`, run when a spec
+    is parsed) and ``description`` (default: the first line of the kernel's docstring).
 
     >>> import recmetrics as rm
     >>> @register("hits-example", cutoff="required", perfect=None, bounds=(0.0, float("inf")),
@@ -233,6 +236,8 @@ def parse(text: "str | MetricSpec") -> MetricSpec:
         raise InputError(f"metric {d.name} needs a cut-off, e.g. '{d.name}@10' (got {text!r})")
     params = dict(d.params)
     params.update(parse_params(ptext, d.params, text, d.name))
+    if d.check is not None:
+        d.check(params)
     return MetricSpec(d.name, k, tuple(sorted(params.items())))
 
 

@@ -31,7 +31,7 @@ from ..registry import register
 from .ideal import _cached_ideal, greedy_ideal
 from .judgments import Judgments, _rmax, judgments_of
 from .lists import ListPairs, _cascade, _profiled_lists, discount, list_pairs
-from .params import check_unit
+from .params import check_unit, checker
 
 
 def ab_item_probability(labels: np.ndarray, valid: np.ndarray, alpha: float, beta: float,
@@ -95,7 +95,7 @@ def ab_ideal_gains(judgments: Judgments, gamma: np.ndarray, alpha: float, beta: 
     return greedy_ideal(judgments.row, P, P, gamma, judgments.n_users, k, "noisy-or")
 
 
-@register("ab-nDCG", aliases=("abndcg", "alphabeta-nDCG", "alpha-beta-nDCG"),
+@register("ab-nDCG", check=checker("ab-nDCG"), aliases=("abndcg", "alphabeta-nDCG", "alpha-beta-nDCG"),
           params={"alpha": 0.005, "beta": 0.5, "profile": "train", "max_rating": 0.0},
           needs=("aspects",), optional=("train",), family="diversity", bounds=(0.0, math.inf), perfect=1.0,
           description="αβ-nDCG@k (Parapar & Radlinski 2021, Eq. 4-16): rating- and redundancy-aware "

@@ -26,13 +26,14 @@ from ..ranking import safe_div
 from ..registry import register
 from .judgments import Judgments, _rmax, judgments_of
 from .lists import _cascade, _profiled_lists, _run_member, discount, list_pairs
+from .params import checker
 
 
 def _err_grade(labels: np.ndarray, rmax: float) -> np.ndarray:
     return (np.exp2(np.nan_to_num(labels)) - 1.0) / np.exp2(rmax)
 
 
-@register("ERR-IA", aliases=("err_ia", "errIA"), params={"profile": "train", "max_rating": 0.0},
+@register("ERR-IA", check=checker("ERR-IA"), aliases=("err_ia", "errIA"), params={"profile": "train", "max_rating": 0.0},
           needs=("aspects",), optional=("train",), family="diversity", bounds=(0.0, 1.0), perfect=None,
           description="Intent-aware ERR (Chapelle et al. 2009): Σ_φ γ_φ ERR_φ@k on aspect-conditional "
                       "ratings, stop probability (2^r-1)/2^r_max (= ndeval's ERR-IA after rescaling only "
@@ -63,7 +64,7 @@ def err_ia(j, k, profile="train", max_rating=0.0, *, aspects, train):
     return per_rank @ (1.0 / np.arange(1, k + 1))
 
 
-@register("P-IA", aliases=("p_ia", "precision-ia"), params={"profile": "train"},
+@register("P-IA", check=checker("P-IA"), aliases=("p_ia", "precision-ia"), params={"profile": "train"},
           needs=("aspects",), optional=("train",), family="diversity", cutoff="required", bounds=(0.0, 1.0),
           perfect=None,
           description="Intent-aware precision@k (Agrawal et al. 2009): Σ_φ γ_φ P@k_φ, P_φ counting "
@@ -107,7 +108,7 @@ def _aspect_idcg(judgments: Judgments, k: int) -> np.ndarray:
     return out
 
 
-@register("nDCG-IA", aliases=("ndcg_ia", "ndcgIA"), params={"profile": "train"},
+@register("nDCG-IA", check=checker("nDCG-IA"), aliases=("ndcg_ia", "ndcgIA"), params={"profile": "train"},
           needs=("aspects",), optional=("train",), family="diversity", bounds=(0.0, 1.0), perfect=None,
           description="Intent-aware nDCG@k (Agrawal et al. 2009): Σ_φ γ_φ nDCG@k_φ, rating as gain, "
                       "per-aspect ideal")

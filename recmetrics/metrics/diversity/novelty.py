@@ -24,7 +24,7 @@ from .aspects import aspect_index
 from .ideal import _cached_ideal, greedy_ideal
 from .judgments import Judgments, _positive_aspects, _rmax, judgments_of
 from .lists import ListPairs, _cascade, _run_arrays, discount, list_pairs
-from .params import check_unit
+from .params import check_unit, checker
 
 
 def _grades(labels: np.ndarray, rmax: float) -> np.ndarray:
@@ -67,7 +67,7 @@ def alpha_ideal_gains(judgments: Judgments, alpha: float, rmax: float, k: int) -
     return greedy_ideal(judgments.row, J, alpha * J, None, judgments.n_users, k, "sum")
 
 
-@register("a-nDCG", aliases=("alpha-nDCG", "alphandcg"), params={"alpha": 0.5, "max_rating": 0.0},
+@register("a-nDCG", check=checker("a-nDCG"), aliases=("alpha-nDCG", "alphandcg"), params={"alpha": 0.5, "max_rating": 0.0},
           needs=("aspects",), family="diversity", bounds=(0.0, 1.0), perfect=1.0,
           description="α-nDCG@k (Clarke et al. 2008), graded: aspect grade r/r_max, redundancy "
                       "(1-α·J), all aspects equal, missing = 0; greedy ideal (= ndeval with binary judgments)")
@@ -95,7 +95,7 @@ def alpha_ndcg(j, k, alpha=0.5, max_rating=0.0, *, aspects):
     return safe_div(dcg, idcg)
 
 
-@register("NRBP", params={"alpha": 0.25, "beta": 0.9, "max_rating": 0.0}, needs=("aspects",),
+@register("NRBP", check=checker("NRBP"), params={"alpha": 0.25, "beta": 0.9, "max_rating": 0.0}, needs=("aspects",),
           family="diversity", bounds=(0.0, 1.0), perfect=None,
           description="Novelty- and rank-biased precision (Clarke et al. 2009), graded like α-nDCG; "
                       "whole list unless a cut-off is given (= ndeval's NRBP with binary judgments)")

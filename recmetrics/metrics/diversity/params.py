@@ -25,6 +25,23 @@ def check_unit(name: str, value: float, metric: str, *, open_right: bool = False
     return v
 
 
+def checker(metric: str, open_p: bool = True):
+    """The registry's ``check`` for a diversity metric: the rules its kernel applies, at parse time
+    (``alpha``, ``beta`` in (0, 1]; ``p`` in (0, 1) (``open_p``); ``e`` >= 0; ``profile`` known)."""
+
+    def check(params: dict) -> None:
+        for name in ("alpha", "beta"):
+            if name in params:
+                check_unit(name, params[name], metric)
+        if "p" in params:
+            check_unit("p", params["p"], metric, open_right=open_p)
+        if "e" in params:
+            _check_nonneg("e", params["e"], metric)
+        if "profile" in params:
+            _check_profile(params["profile"], metric)
+    return check
+
+
 def _check_nonneg(name: str, value: float, metric: str) -> float:
     v = float(value)
     if not math.isfinite(v) or v < 0:

@@ -29,7 +29,7 @@ from .aspects import aspect_index
 from .intent_aware import _err_grade
 from .judgments import Judgments, _rmax, judgments_of
 from .lists import _cascade, _run_arrays, list_pairs
-from .params import _check_nonneg, _check_profile, check_unit
+from .params import _check_nonneg, _check_profile, check_unit, checker
 from .weights import aspect_weights
 
 #: RBU's grade normalisers: the user's top grade of the aspect (the authors' code) or the scale's
@@ -80,7 +80,7 @@ def _utility(j, k, idx, gamma, p, e, redundancy: float | None, rmax: float,
     return (1.0 - p) * ((gain - e * valid) @ (p ** np.arange(k)))
 
 
-@register("EU", aliases=("expected-utility",), params={"alpha": 0.25, "e": 0.05, "p": 0.99,
+@register("EU", check=checker("EU"), aliases=("expected-utility",), params={"alpha": 0.25, "e": 0.05, "p": 0.99,
                                                        "profile": "train", "max_rating": 0.0},
           needs=("aspects",), optional=("train",), family="diversity", bounds=(-math.inf, 1.0), perfect=None,
           description="Expected utility (Yang & Lad 2009), a RECONSTRUCTION (Amigó et al. 2018's "
@@ -112,7 +112,7 @@ def expected_utility(j, k, alpha=0.25, e=0.05, p=0.99, profile="train", max_rati
     return _utility(j, k, idx, gamma, p, e, alpha, rmax)
 
 
-@register("RBU", aliases=("rank-biased-utility",), params={"e": 0.05, "p": 0.99, "profile": "train",
+@register("RBU", check=checker("RBU"), aliases=("rank-biased-utility",), params={"e": 0.05, "p": 0.99, "profile": "train",
                                                             "max_rating": 0.0, "norm": "scale"},
           needs=("aspects",), optional=("train",), family="diversity", bounds=(-math.inf, 1.0), perfect=None,
           description="Rank-biased utility (Amigó et al. 2018): RBP browsing, ERR-IA redundancy, "
