@@ -516,7 +516,8 @@ def read_aspects(path):
     (CSV/TSV/parquet): either ``item,aspect`` with one row per item and aspect, or ``item,aspects``
     (or ``item,genres``) with the labels of an item joined by ``|`` (MovieLens' ``movies.csv``, whose
     "(no genres listed)" is no aspect).
-    Item ids and labels are read as strings, as the run's ids are from files. Returns a Series
+    Item ids and labels of text tables are strings, as the run's ids are from files (a parquet file
+    keeps its id type). Returns a Series
     item -> tuple of labels (an empty tuple: an item listed without an aspect).
 
     Raises :class:`~recmetrics.errors.InputError` naming the file and line of an empty item id, a
@@ -532,11 +533,13 @@ def read_aspects(path):
     if "item" not in frame.columns or not {"aspect", "aspects", "genres"} & set(frame.columns):
         raise InputError(f"aspects table {fname} has columns {list(frame.columns)}; expected item,aspect (one "
                          "row per item and aspect) or item,aspects with labels joined by '|'")
-    items = frame["item"].astype(object)
-    blank = items.isna() | (items.astype(str).str.strip() == "")
+    items = frame["item"]
+    text_ids = items.dtype == object           # text tables: strings; a parquet file keeps its id type
+    blank = items.isna() | ((items.astype(str).str.strip() == "") if text_ids else False)
     if blank.any():
         raise InputError(f"{where(frame, int(blank.to_numpy().argmax()))}: empty item id in the aspects table")
-    items = items.astype(str).str.strip()
+    if text_ids:
+        items = items.astype(str).str.strip()
     if "aspect" in frame.columns:
         labels = frame["aspect"].astype(object).where(frame["aspect"].notna(), "").astype(str).str.strip()
         twice = pd.Series(list(zip(items, labels))).duplicated().to_numpy()
