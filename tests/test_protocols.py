@@ -170,9 +170,18 @@ def test_nn_short_pool_strict_errors_default_takes_the_pool():
     train, test = _toy()
     with pytest.raises(InputError, match=r"user .* has only \d+ non-relevant candidate items.*use n <="):
         rm.protocols.build_targets(train, test, "TI-1R-NN(n=1000)", strict=True)
-    with pytest.warns(UserWarning, match="short"):
+    with pytest.warns(rm.protocols.ShortPoolWarning, match="short"):
         ts = rm.protocols.build_targets(train, test, "TI-1R-NN(n=1000)")
     assert ts.metadata["short_sets"] == len(ts.lengths) and ts.short.all()
+    # the chapter helpers report the short sets in their results instead of printing the warning
+    import warnings
+
+    from recmetrics.protocols import chapter
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rm.protocols.ShortPoolWarning)
+        rnd = chapter.random_vs_analytic(train, test, ["TI-1R-NN(n=1000)"], seeds=(0,), n_bootstrap=20)
+    assert (rnd["short_sets"] == len(ts.lengths)).all()
     # the random expectation follows the actual set sizes
     exp = rm.protocols.expected_random_precision(train, test, "TI-1R-NN(n=1000)", targets=ts)
     assert exp == pytest.approx(np.mean(np.minimum(10, ts.lengths) / 10 / ts.lengths))

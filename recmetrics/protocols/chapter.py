@@ -9,7 +9,9 @@ difference, ratio or lead against its noise.
 """
 from __future__ import annotations
 
+import functools
 import re
+import warnings
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -19,7 +21,7 @@ import pandas as pd
 from ..errors import InputError
 from .designs import DEFAULT_N, parse
 from .expectations import eq42_bounds, random_precision_per_set, random_precision_variance_per_set, uniform_split
-from .targets import build_targets, evaluate, popularity
+from .targets import ShortPoolWarning, build_targets, evaluate, popularity
 from .uncertainty import N_BOOTSTRAP, per_user_means, point, replicates
 
 
@@ -107,6 +109,19 @@ class DesignRun:
     metadata: dict = field(default_factory=dict)
 
 
+def _reports_short_pools(fn):
+    """For chapter helpers whose results carry the short target sets (``metadata['short_sets']``, a
+    ``short_sets`` column): the :class:`ShortPoolWarning` each build of the sets would print is not
+    repeated (the chapter shows the counts instead)."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ShortPoolWarning)
+            return fn(*args, **kwargs)
+    return wrapper
+
+
+@_reports_short_pools
 def evaluate_systems(fitted: dict, train: pd.DataFrame, test: pd.DataFrame, design: str, metrics, *,
                      users=None, threshold: float = 4.0, seed: int = 0, strict: bool = False):
     """Every fitted system under one design on one shared build of the target sets. Returns
@@ -280,12 +295,14 @@ def alpha_sweep(like: str, systems, *, alphas=(0.0, 0.5, 1.0, 1.5, 2.0), design:
     return Sweep(pd.concat(rows, ignore_index=True), pd.concat(reps, axis=1), str(parse(design)), per_item)
 
 
+@_reports_short_pools
 def random_vs_analytic(train, test, designs=(f"TI-1R-NN(n={DEFAULT_N})", "TI-AR-AN", f"TI-AR-NN(n={DEFAULT_N})",
                                              f"P1R(m=10,n={DEFAULT_N})"),
                        *, seeds=(0, 1, 2), users: int | None = None, threshold: float = 4.0, seed: int = 0,
                        n_bootstrap: int = N_BOOTSTRAP) -> pd.DataFrame:
     """Measured P@10 of seeded Random recommenders beside E[P_RND@10] (Eq. 4.4 / 4.5) per design.
-    Tidy ``design, seed, measured, expected, se``: ``se`` is the standard error of the mean of the
+    Tidy ``design, seed, measured, expected, se, short_sets`` (target sets the design's pool left
+    short: :class:`~recmetrics.protocols.targets.ShortPoolWarning`): ``se`` is the standard error of the mean of the
     seeds' measurements (the same for every seed row of a design) — the larger of the bootstrap over
     users and the spread a random ranking has under the expectation itself (hypergeometric hits per
     set, :func:`~recmetrics.protocols.expectations.random_precision_variance_per_set`): with a few
@@ -309,8 +326,9 @@ def random_vs_analytic(train, test, designs=(f"TI-1R-NN(n={DEFAULT_N})", "TI-AR-
             parts.append((s, float(r.aggregate.iloc[0]), _frame(r.per_set, "P@10")))
         pooled = {spec: pd.concat([p[2] for p in parts], ignore_index=True)}
         se = max(null_se, float(replicates(pooled, n_bootstrap=n_bootstrap, seed=seed).std(ddof=1).iloc[0]))
-        rows += [(spec, s, v, exp, se) for s, v, _ in parts]
-    return pd.DataFrame(rows, columns=["design", "seed", "measured", "expected", "se"])
+        short = int(ts.metadata.get("short_sets", 0))
+        rows += [(spec, s, v, exp, se, short) for s, v, _ in parts]
+    return pd.DataFrame(rows, columns=["design", "seed", "measured", "expected", "se", "short_sets"])
 
 
 def cumulative_popularity(ratings: pd.DataFrame, *, threshold: float | None = None, points: int | None = 200

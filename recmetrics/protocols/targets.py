@@ -34,6 +34,11 @@ from .. import checks
 from ..errors import InputError, require_columns, show
 from .designs import Design, parse
 
+
+class ShortPoolWarning(UserWarning):
+    """Some target sets took a pool shorter than the design's n (recorded in ``metadata['short_sets']``;
+    the random expectation uses the actual set sizes). ``strict=True`` makes it an error instead."""
+
 #: keys drawn per chunk of users when sampling N_u (rows x candidates)
 _CHUNK_CELLS = 4_000_000
 
@@ -334,7 +339,7 @@ def build_targets(train: pd.DataFrame, test: pd.DataFrame, design: "str | Design
                              "(the whole pool, recorded as a short set)")
         warnings.warn(f"{text}: {meta['short_sets']} of {len(set_block)} target sets ({meta['short_users']} "
                       "users) take their whole, shorter pool (metadata['short_sets']; the random expectation "
-                      "uses the actual set sizes)", stacklevel=2)
+                      "uses the actual set sizes)", ShortPoolWarning, stacklevel=2)
     return TargetSets(np.asarray(set_users), C[flat], lengths.astype(np.int64), rel_item, group.astype(np.int64),
                       qrels, meta, short)
 
