@@ -342,7 +342,7 @@ def leaders(table: pd.DataFrame, dataset: str, cutoff: int, aggregation: str) ->
 
 # ---------------------------------------------------------------------------------------------- files
 def _default_dir() -> Path:
-    from .report.results import results_dir
+    from .cache import results_dir
 
     return results_dir()
 
@@ -353,7 +353,7 @@ def _file_stem(text: str) -> str:
 
 def save_table(table: pd.DataFrame, *, profile: str | None = None, directory: str | os.PathLike | None = None) -> Path:
     """Save an :func:`explorer_table` as ``explorer-<dataset>.json`` in ``directory`` (default: the
-    report's results folder, :func:`recmetrics.report.results.results_dir`), with its settings,
+    report's results folder, :func:`recmetrics.cache.results_dir`), with its settings,
     the report ``profile`` and the package version, so that :func:`load_tables` can gather the
     tables of every dataset a build computed. One file per dataset (saving again replaces it)."""
     from . import __version__

@@ -548,7 +548,7 @@ def test_paper_claims_verdicts_from_results():
     """The paper's claims (notebook 03) are data; their verdicts are computed from results."""
     from recmetrics.meta import axioms as ax
     from recmetrics.meta import findings
-    from recmetrics.meta import perturbations as pt
+    from recmetrics.papers import parapar2021 as pt
 
     m = ["ab-nDCG@100(profile='test')", "NRBP", "EU(profile='test')", "RBU@100(profile='test')",
          "a-nDCG@100", "S-Recall@100", "S-RR"]

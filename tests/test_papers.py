@@ -357,11 +357,14 @@ def test_per_scenario_grids_and_gf1_readings(small_study):
         experiments.system_table(small_study, 10, f1_reading="mean")
 
 
-def test_old_import_path_still_works():
-    from recmetrics.meta import claims as old
+def test_claims_live_only_in_the_papers():
+    """recmetrics.meta (below papers) holds no paper's claims: the old re-export modules are gone."""
+    import importlib
 
-    assert old.METRIC_CLAIMS is papers.get("000").METRIC_CLAIMS and old.CUTOFF_CLAIMS is papers.get("003").CUTOFF_CLAIMS
-    assert callable(old.dp_summary) and old.MIN_SYSTEMS == checks.MIN_SYSTEMS
+    for old in ("recmetrics.meta.claims", "recmetrics.meta.schroeder_claims", "recmetrics.meta.perturbations.claims"):
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module(old)
+    assert "claims" not in rm.meta.__all__ and "schroeder_claims" not in rm.meta.__all__
 
 
 def test_markdown_of_the_paper_chapters_types_no_measured_number_or_verdict():

@@ -189,10 +189,13 @@ def test_notebook_defaults_are_the_quick_profile():
         assert values[key] == value, key
 
 
-def test_old_names_still_resolve():
+def test_the_machinery_does_not_hold_the_papers_claims():
+    """The claims live in the paper's module; meta.perturbations (below papers) no longer re-exports them."""
     from recmetrics.meta import perturbations as pt
 
-    assert pt.SUBTOPIC == p.SUBTOPIC and [c.id for c in pt.paper_claims()] == [c.id for c in p.CLAIMS]
+    assert [c.id for c in p.paper_claims()] == [c.id for c in p.CLAIMS]
+    for name in ("paper_claims", "SUBTOPIC", "ASPECT_WEIGHTED"):
+        assert not hasattr(pt, name), name
 
 
 def test_perturbations_refuse_an_unrepeatable_seed():

@@ -1,6 +1,6 @@
 """The claims of paper 001 (Schröder et al.) that chapter 04 assesses: each check agrees on one result
 and disagrees on another, and a tie within the floating-point tolerance decides nothing
-(recmetrics.papers.schroeder2011; recmetrics.meta.schroeder_claims re-exports it)."""
+(recmetrics.papers.schroeder2011)."""
 from __future__ import annotations
 
 import pandas as pd
@@ -85,10 +85,7 @@ def test_a_tie_within_float_noise_is_inconclusive(toy, cid):
     assert ev.verdict == "inconclusive", ev.detail
 
 
-def test_old_module_reexports_the_papers_module():
-    from recmetrics.meta import schroeder_claims as old
-
-    assert old.CLAIMS is sc.CLAIMS and old.IDENTITY_TOLERANCE == sc.IDENTITY_TOLERANCE
+def test_the_papers_module_holds_the_set_up():
     assert sc.SETUP.paper == "001" and sc.SETUP.cutoffs == (4,) and sc.SETUP.extra["n_items"] == 10
     assert {c.paper for c in sc.CLAIMS} == {"001"}
 

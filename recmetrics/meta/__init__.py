@@ -4,7 +4,9 @@
 power from one shared sign matrix), ``compare`` (ranx-style comparison tables), ``agreement``
 (Kendall's τ, τ_ap), ``robustness`` (incompleteness scenarios), ``perturbations`` (the diversity
 experiments), ``axioms`` (executable axioms of diversity metrics), ``guidelines`` (Schröder et
-al.'s toy cases and metric-choice rules), ``claims`` and ``findings`` (the papers' claims as data, verdicts computed).
+al.'s toy cases and metric-choice rules), ``findings`` (the one verdict rule every paper's claims go
+through). The papers' claims live with their set-ups in :mod:`recmetrics.papers` (a paper module
+uses this machinery, never the reverse).
 Submodules load on first use; the common helpers are re-exported here.
 """
 from __future__ import annotations
@@ -23,7 +25,7 @@ _LAZY = {
     "Comparison": "compare",
 }
 _SUBMODULES = ("significance", "discriminative", "compare", "agreement", "robustness", "perturbations",
-               "axioms", "guidelines", "claims", "schroeder_claims", "findings", "advice")
+               "axioms", "guidelines", "findings", "advice")
 # rm.meta.compare is the module (importing a submodule rebinds the package attribute, so a function of
 # the same name could not stay exported): call rm.meta.compare.compare(...)
 

@@ -314,7 +314,7 @@ def to_markdown(table) -> str:
     |---|---|---|---|---|
     | <span id="claim-c1"></span>P &lt; R costs \\$1 | 000 | Fig. 4 | `a\\|b` vs 0.3 | **agrees** |
     """
-    from ..viz import markdown_cell as _markdown_cell
+    from ..markdown import markdown_cell as _markdown_cell
 
     deviations = table["deviations"] if "deviations" in table else [None] * len(table)
     lines = ["| claim | paper | paper's evidence | our evidence | verdict |", "|---|---|---|---|---|"]

@@ -28,6 +28,7 @@ import numpy as np
 
 from .. import checks
 from ..errors import InputError, unknown_name
+from ..resampling import bootstrap_weights
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 TESTS = ("wilcoxon", "t")
@@ -203,16 +204,6 @@ def permutation_test(a, b, alternative: str = "two-sided", *, n_permutations: in
     p = sign_flip_pvalues(x, [0], [1], n_permutations=n_permutations, seed=seed,
                           alternative=alternative, exact=exact)[0]
     return TestResult(float(d.mean()), float(p), "permutation", alternative)
-
-
-def bootstrap_weights(n: int, n_boot: int, seed: int, chunk: int):
-    """Yield (chunk, n) float64 resampling counts (multinomial: users drawn with replacement)."""
-    rng = np.random.default_rng(seed)
-    done = 0
-    while done < n_boot:
-        k = min(chunk, n_boot - done)
-        yield rng.multinomial(n, np.full(n, 1.0 / n), size=k).astype(np.float64)
-        done += k
 
 
 def paired_bootstrap(a, b, alternative: str = "two-sided", *, n_bootstrap: int = 10_000,

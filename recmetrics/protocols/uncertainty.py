@@ -84,7 +84,7 @@ def replicates(frames: Mapping[Hashable, pd.DataFrame], value: str = "value", *,
     ``frames``: ``{key: per-set table}`` with columns ``user``, ``value`` (the metric of each target
     set) and optionally ``percentile`` (P1R strata). Users are drawn with replacement from the union
     of the tables' users, one draw per replicate shared by every table (seeded, deterministic)."""
-    from ..meta.significance import bootstrap_weights
+    from ..resampling import bootstrap_weights
 
     if int(n_bootstrap) < 2:
         raise InputError(f"uncertainty: n_bootstrap must be at least 2, got {n_bootstrap}")

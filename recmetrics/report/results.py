@@ -14,17 +14,13 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..cache import results_dir
+
 __all__ = ["KINDS", "results_dir", "save", "load"]
 
 #: what a chapter may save: ``dp`` (DP per metric), ``robustness`` (mean τ per metric),
 #: ``axioms`` (per metric: {axiom: verdict}; dataset-free, saved under dataset "-")
 KINDS = ("dp", "robustness", "axioms")
-
-
-def results_dir() -> Path:
-    """``$RECMETRICS_FINDINGS_DIR/../results`` during a report build, else ``./results``."""
-    findings = os.environ.get("RECMETRICS_FINDINGS_DIR")
-    return Path(findings).parent / "results" if findings else Path("results")
 
 
 def save(kind: str, values: Mapping[str, Any], dataset: str = "-", *, directory: str | os.PathLike | None = None) -> Path:

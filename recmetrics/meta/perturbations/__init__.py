@@ -16,9 +16,10 @@ r"""The perturbation experiments of Parapar & Radlinski (RecSys 2021, Sec. 5), o
   :func:`proportional_removal_order` (removal proportional by category), :func:`robustness`
   (αβ-nDCG's τ between the system rankings with the full and with reduced test sets),
   :func:`robustness_summary` (Fig. 4).
-* :mod:`.claims` — the paper's claims (Table 1, Exps. 1-3), which live with its set-up in
-  :mod:`recmetrics.papers.parapar2021`: :func:`paper_claims`, :data:`ASPECT_WEIGHTED`,
-  :data:`SUBTOPIC` are re-exported here (loaded on first use).
+
+The paper's claims (Table 1, Exps. 1-3) live with its set-up in :mod:`recmetrics.papers.parapar2021`
+(``paper_claims``, ``ASPECT_WEIGHTED``, ``SUBTOPIC``): the paper module uses this machinery, never
+the reverse.
 
 Every public name is re-exported here (``rm.meta.perturbations.ideal_ordering``, ...), so code and
 pickles that name ``recmetrics.meta.perturbations.X`` keep working. Every sampling function takes a
@@ -35,18 +36,4 @@ from .scoring import (DEFAULT_METRICS, PAPER_LEVELS, PerturbationScores, level_m
 __all__ = ["FAMILIES", "TIE_BREAKS", "PAPER_LEVELS", "DEFAULT_METRICS", "IdealOrdering", "ideal_ordering",
            "perturb", "perturbed_runs", "score_runs", "PerturbationScores", "run_perturbations",
            "rank_correlation", "significance_vs_ideal", "pvalue_summary", "level_means", "shuffled_runs",
-           "proportional_removal_order", "robustness", "robustness_summary", "paper_claims", "ASPECT_WEIGHTED",
-           "SUBTOPIC"]
-
-_CLAIM_NAMES = ("paper_claims", "ASPECT_WEIGHTED", "SUBTOPIC")
-
-
-def __getattr__(name: str):
-    # the claims import the paper's module (and the axioms): loaded only when asked for
-    if name in _CLAIM_NAMES:
-        from . import claims
-
-        value = getattr(claims, name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+           "proportional_removal_order", "robustness", "robustness_summary"]
