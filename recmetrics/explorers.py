@@ -203,7 +203,7 @@ def explorer_table(study, metrics: Sequence[str] | None = None, cutoffs: Sequenc
     """
     from .meta.discriminative import discriminative_power
     from .meta.findings import NOISE_SE
-    from .meta.robustness import robustness_study
+    from .meta.robustness import robustness_studies
     from .metrics.aggregate import MIN_GEO_MEAN
     from .study import require_study
 
@@ -260,13 +260,16 @@ def explorer_table(study, metrics: Sequence[str] | None = None, cutoffs: Sequenc
     by_grid: dict[tuple, list[str]] = {}
     for sc, sz in grid.items():
         by_grid.setdefault(tuple(sz), []).append(sc)
+    # every mean from the same reduced test sets, drawn and scored once per grid
+    studies = {sz: robustness_studies(study, aggs, scs, list(sz), n_samples, seed,
+                                      metrics=list(dict.fromkeys(m for m, _ in cells)),
+                                      cutoffs=list(dict.fromkeys(c for _, c in cells)), n_jobs=n_jobs,
+                                      progress=progress)
+               for sz, scs in by_grid.items()}
     for agg in aggs:
         summaries, areas = {}, {}
         for sz, scs in by_grid.items():
-            part = robustness_study(study, scs, list(sz), n_samples, seed,
-                                    metrics=list(dict.fromkeys(m for m, _ in cells)),
-                                    cutoffs=list(dict.fromkeys(c for _, c in cells)), aggregate=agg, n_jobs=n_jobs,
-                                    progress=progress)
+            part = studies[sz][agg]
             summary = part.summary()
             for sc in scs:
                 summaries[sc] = summary[summary["scenario"] == sc]

@@ -263,15 +263,18 @@ class _Context:
                 b_values = np.zeros((len(self.specs), 1))
         return b_values, kept, b_cols, rows, row_values
 
-    def _aggregate(self, samples: list[list[tuple]], aggregate: str) -> list[np.ndarray]:
+    def _aggregate(self, samples: list[list[tuple]], aggregate) -> list:
         """Per sample (a list of per-fold :meth:`_fold_rows` results), the ``(n_specs, n_systems)``
         aggregates of the kept rows of every fold (folds pooled, ``concat``: a system's values are its
-        kept rows of fold 0, then fold 1, ...)."""
+        kept rows of fold 0, then fold 1, ...). ``aggregate``: a mean, or a tuple of means (then a
+        tuple of arrays per sample, one per mean, the values gathered once)."""
         from ..metrics.aggregate import aggregate as _agg
 
+        # several means at once (a tuple): one result per mean, from the same gathered values
+        aggs = (aggregate,) if isinstance(aggregate, str) else tuple(aggregate)
         out = []
         for per_fold in samples:
-            res = np.full((len(self.specs), len(self.systems)), np.nan)
+            results = [np.full((len(self.specs), len(self.systems)), np.nan) for _ in aggs]
             # per fold: the kept rows, and where each system's block of rows starts among them
             index = [np.flatnonzero(kept) for _, kept, _, _, _ in per_fold]
             index = [(at, np.searchsorted(at, self.offsets[f])) for f, at in enumerate(index)]
@@ -295,8 +298,9 @@ class _Context:
                     # the exact ties between systems that Kendall's τ counts, do not change with this code
                     x = np.empty((sum(p.shape[1] for p in parts), len(self.specs)))   # C: x.T is Fortran
                     np.concatenate([p.T for p in parts], out=x)
-                    res[:, c] = _agg(x.T, aggregate, axis=1)
-            out.append(res)
+                    for res, a in zip(results, aggs):
+                        res[:, c] = _agg(x.T, a, axis=1)
+            out.append(results[0] if isinstance(aggregate, str) else tuple(results))
         return out
 
 

@@ -76,7 +76,7 @@ from .agreement import kendall_tau
 from .reduced_sets import _Context, _task, mask_judged  # noqa: F401 (mask_judged: public here too)
 
 __all__ = ["SCENARIOS", "PAPER_SIZES", "QUICK_SIZES", "SPARSITY_003", "POPULARITY_003", "GRIDS_003", "GRIDS_000",
-           "DEFAULT_GRIDS", "QUICK_GRIDS", "TIE_BREAKS", "robustness_study", "cutoff_robustness", "Robustness",
+           "DEFAULT_GRIDS", "QUICK_GRIDS", "TIE_BREAKS", "robustness_study", "robustness_studies", "cutoff_robustness", "Robustness",
            "mask_judged", "check_sizes", "resolve_grids"]
 
 SCENARIOS = ("ratings", "random-items", "popular-items", "random-users", "large-users")
@@ -283,6 +283,25 @@ def robustness_study(study, scenarios: Sequence[str] | str | None = None,
     >>> r = robustness_study(study, sizes=GRIDS_003, n_samples=50)            # doctest: +SKIP
     >>> r.area("popular-items"), r.area_se("popular-items")                    # doctest: +SKIP
     """
+    from ..study import require_study
+
+    aggregate = aggregate or require_study(study, "robustness_study").aggregate
+    return robustness_studies(study, [aggregate], scenarios, sizes, n_samples, seed, metrics, cutoffs, n_jobs=n_jobs,
+                              client=client, progress=progress, prefer=prefer, tie_break=tie_break)[aggregate]
+
+
+def robustness_studies(study, aggregates: Sequence[str], scenarios: Sequence[str] | str | None = None,
+                       sizes: Sequence[float] | Mapping[str, Sequence[float]] | None = None,
+                       n_samples: int = 50, seed: int = 0, metrics: Sequence[str] | None = None,
+                       cutoffs: Sequence[int] | int | None = None, *, n_jobs: int = 1, client: Any = None,
+                       progress: bool = True, prefer: str | None = "threads",
+                       tie_break: str = "sample") -> dict[str, Robustness]:
+    """:func:`robustness_study` under several means over users at once: ``{aggregate: Robustness}``.
+
+    The reduced test sets are drawn and scored once; each mean ranks the systems from the same
+    per-user values, so every result is bit-identical to :func:`robustness_study` with that
+    ``aggregate`` alone (tested), at the cost of one study instead of ``len(aggregates)``.
+    """
     from ..evaluation import parse_metrics
     from ..parallel import map_tasks, task_seeds
     from ..study import require_study
@@ -304,11 +323,16 @@ def robustness_study(study, scenarios: Sequence[str] | str | None = None,
             names.append(f"{study.metrics[mi]}@{study.cutoffs[ci]}")
     if len(study.systems) < 2:
         raise InputError("robustness needs at least 2 systems to rank")
-    aggregate = aggregate or study.aggregate
+    aggregates = tuple(dict.fromkeys(aggregates))
+    if not aggregates:
+        raise InputError("give at least one aggregate (the mean over users), e.g. ['arithmetic']")
+    for a in aggregates:
+        if not isinstance(a, str):
+            raise InputError(f"aggregates must be names of means, got {a!r}")
     specs = parse_metrics(names)
     profile = study.ratings.groupby("user").size()
     ctx = _Context(study, specs, profile)
-    full = ctx.sample("random-users", 1.0, 0, aggregate)       # size 1: the full test sets' scores
+    fulls = ctx.sample("random-users", 1.0, 0, aggregates)       # size 1: the full test sets' scores
     tasks, labels = [], []
     for sc, grid in grids.items():
         reps = 1 if sc in _DETERMINISTIC and tie_break == "first" else n_samples
@@ -320,27 +344,32 @@ def robustness_study(study, scenarios: Sequence[str] | str | None = None,
             batches = [seeds] if sc in _DETERMINISTIC else [[s] for s in seeds]
             first = 0
             for batch in batches:
-                tasks.append((ctx, sc, size, batch, aggregate))
+                tasks.append((ctx, sc, size, batch, aggregates))
                 labels.append((sc, size, first))
                 first += len(batch)
     client = client if client is not None else getattr(study, "_client", None)
     results = map_tasks(_task, tasks, n_jobs=n_jobs, client=client, progress=progress, desc="robustness",
                         prefer=prefer, scatter=[ctx])
-    rows = []
-    for sc, grid in grids.items():
-        if 1.0 in grid:
-            for m, name in enumerate(names):
-                rows.append((sc, 1.0, 0, name, 1.0, float(np.mean(full[m]))))
-    for (sc, size, first), batch in zip(labels, results):
-        for r, values in enumerate(batch, start=first):
-            for m, name in enumerate(names):
-                v = values[m]
-                ok = ~np.isnan(v)
-                tau = kendall_tau(v[ok], full[m][ok]) if ok.sum() >= 2 else float("nan")
-                rows.append((sc, size, r, name, tau, float(np.nanmean(v)) if ok.any() else float("nan")))
-    samples = pd.DataFrame(rows, columns=["scenario", "size", "sample", "metric", "tau", "mean_value"])
-    return Robustness(samples, pd.DataFrame(full.T, index=pd.Index(study.systems, name="system"), columns=names),
-                      grids=grids, tie_break=tie_break)
+    out = {}
+    for a_i, aggregate in enumerate(aggregates):
+        full = fulls[a_i]
+        rows = []
+        for sc, grid in grids.items():
+            if 1.0 in grid:
+                for m, name in enumerate(names):
+                    rows.append((sc, 1.0, 0, name, 1.0, float(np.mean(full[m]))))
+        for (sc, size, first), batch in zip(labels, results):
+            for r, per_mean in enumerate(batch, start=first):
+                values = per_mean[a_i]
+                for m, name in enumerate(names):
+                    v = values[m]
+                    ok = ~np.isnan(v)
+                    tau = kendall_tau(v[ok], full[m][ok]) if ok.sum() >= 2 else float("nan")
+                    rows.append((sc, size, r, name, tau, float(np.nanmean(v)) if ok.any() else float("nan")))
+        samples = pd.DataFrame(rows, columns=["scenario", "size", "sample", "metric", "tau", "mean_value"])
+        out[aggregate] = Robustness(samples, pd.DataFrame(full.T, index=pd.Index(study.systems, name="system"),
+                                                          columns=names), grids=grids, tie_break=tie_break)
+    return out
 
 def _mix(seed: int, scenario: str, size: float) -> int:
     """A seed for one (scenario, size) cell, stable across runs and platforms."""

@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..errors import InputError
 
-__all__ = ["robustness", "system_table", "gf1_readings", "geometric_agreement"]
+__all__ = ["robustness", "robustness_by_mean", "system_table", "gf1_readings", "geometric_agreement"]
 
 
 def robustness(study, robustness_sizes: Mapping[str, Sequence[float]], n_samples: int, seed: int = 0, **kw):
@@ -29,13 +29,25 @@ def robustness(study, robustness_sizes: Mapping[str, Sequence[float]], n_samples
     (``{scenario: sizes}``), each on its own grid; ``kw`` go to
     :func:`~recmetrics.meta.robustness.robustness_study` (``cutoffs``, ``metrics``, ``aggregate``,
     ``n_jobs``, ``progress``, ...). Each scenario draws from its own seeds, as in one call."""
-    from ..meta.robustness import Robustness, robustness_study
+    from ..study import require_study
+
+    aggregate = kw.pop("aggregate", None) or require_study(study, "robustness_study").aggregate
+    return robustness_by_mean(study, robustness_sizes, n_samples, seed, [aggregate], **kw)[aggregate]
+
+
+def robustness_by_mean(study, robustness_sizes: Mapping[str, Sequence[float]], n_samples: int, seed: int = 0,
+                       aggregates: Sequence[str] = ("arithmetic", "geometric"), **kw) -> dict:
+    """:func:`robustness` under several means over users: ``{aggregate: Robustness}``, every result
+    bit-identical to :func:`robustness` with that ``aggregate`` alone, the reduced test sets drawn and
+    scored once (:func:`~recmetrics.meta.robustness.robustness_studies`)."""
+    from ..meta.robustness import Robustness, robustness_studies
 
     if not robustness_sizes:
         raise InputError("give at least one scenario with its sizes, e.g. {'ratings': [1.0, 0.5, 0.1]}")
-    parts = [robustness_study(study, [scenario], list(sizes), n_samples, seed, **kw)
+    parts = [robustness_studies(study, aggregates, [scenario], list(sizes), n_samples, seed, **kw)
              for scenario, sizes in robustness_sizes.items()]
-    return Robustness(pd.concat([p.samples for p in parts], ignore_index=True), parts[0].full)
+    return {a: Robustness(pd.concat([p[a].samples for p in parts], ignore_index=True), parts[0][a].full)
+            for a in dict.fromkeys(aggregates)}
 
 
 def system_table(study, cutoff: int, metrics: Sequence[str] | None = None, *, method: str = "arithmetic",

@@ -44,8 +44,15 @@ def _perturb_swap(ideal: IdealOrdering, level: int, size: int) -> np.ndarray:
     return np.take_along_axis(ideal.items[:, :m], src, axis=1)
 
 
-def _perturb_redundancy(ideal: IdealOrdering, level: int) -> np.ndarray:
+def _redundancy_levels(ideal: IdealOrdering, levels: int):
+    """Yield the item matrices of the redundancy family at levels 0, 1, ..., ``levels`` (full ordering).
+
+    Level s + 1 is level s with one more redundant insertion, so the levels are built in one pass
+    (each yielded matrix is a copy; the work per level is that of one insertion)."""
     items = ideal.items.copy()
+    yield items.copy()
+    if levels <= 0:
+        return
     member = ideal.member.copy()
     key = ideal.key.copy()
     n, m = items.shape
@@ -55,15 +62,16 @@ def _perturb_redundancy(ideal: IdealOrdering, level: int) -> np.ndarray:
     p = np.where(has, change.argmax(axis=1) + 1, m)
     cur = np.where(has, a[np.arange(n), np.maximum(p - 1, 0)], -1)
     rows = np.flatnonzero(has)
-    if len(rows) == 0 or level <= 0:
-        return items
     positions = np.arange(m)[None, :]
-    for t in range(level):
-        q = p[rows] + t
-        live = q < ideal.lengths[rows]
-        rows_t, q = rows[live], q[live]
-        if len(rows_t) == 0:
-            break
+    for t in range(levels):
+        if len(rows):
+            q = p[rows] + t
+            live = q < ideal.lengths[rows]
+            rows_t, q = rows[live], q[live]
+        if len(rows) == 0 or len(rows_t) == 0:   # nothing left to insert: the deeper levels saturate
+            rows = rows[:0]
+            yield items.copy()
+            continue
         show = member[rows_t, :, cur[rows_t]] & (positions >= q[:, None])
         found = show.any(axis=1)
         k = np.where(show, key[rows_t], np.iinfo(np.int64).max).argmin(axis=1)
@@ -74,6 +82,12 @@ def _perturb_redundancy(ideal: IdealOrdering, level: int) -> np.ndarray:
         member[rows_t, q] = member[rows_t, k]
         member[rows_t, k] = tmp
         rows = rows_t      # users without a remaining item of the aspect stop here (saturate)
+        yield items.copy()
+
+
+def _perturb_redundancy(ideal: IdealOrdering, level: int) -> np.ndarray:
+    for items in _redundancy_levels(ideal, level):
+        pass
     return items
 
 
@@ -168,8 +182,14 @@ def perturbed_runs(ideal: IdealOrdering, family: str, levels: int, size: int | N
     >>> [(r.name, r.items[0].tolist()) for r in runs]
     [('swap-0', ['a', 'b', 'c', 'd']), ('swap-1', ['d', 'b', 'c', 'a']), ('swap-2', ['d', 'c', 'b', 'a'])]
     """
+    levels = int(levels)
+    if family == "redundancy" and levels >= 0:   # each level is the previous one plus one insertion
+        size = int(ideal.items.shape[1] if size is None else size)
+        perturb(ideal, family, 0, size)           # the argument checks of perturb
+        return [ideal.to_run(size, name=f"{family}-{lvl}", items=items[:, :size])
+                for lvl, items in enumerate(_redundancy_levels(ideal, levels))]
     return [ideal.to_run(size, name=f"{family}-{lvl}", items=perturb(ideal, family, lvl, size))
-            for lvl in range(int(levels) + 1)]
+            for lvl in range(levels + 1)]
 
 
 def shuffled_runs(ideal: IdealOrdering, n_systems: int, size: int = 100, seed=0, *,

@@ -18,7 +18,7 @@ from ..ranking import safe_div
 from ..registry import register
 from .aspects import aspect_index
 from .judgments import _relevant_aspects
-from .lists import _run_arrays, list_pairs
+from .lists import _run_arrays, judged_pairs
 
 
 def _coverage(j, k, idx, relevant_only: bool):
@@ -26,7 +26,7 @@ def _coverage(j, k, idx, relevant_only: bool):
     k, valid, labels = _run_arrays(j, k)
     user_aspects = _relevant_aspects(j, idx)
     show = valid & (labels >= j.threshold) if relevant_only else valid
-    pairs = list_pairs(j.items[:, :k], show, idx)
+    pairs = judged_pairs(j, k, show, idx)
     counts = np.zeros((len(j.users), k), dtype=np.int64)
     if len(pairs.flat):
         g = pairs.group

@@ -25,7 +25,7 @@ import numpy as np
 from ..ranking import safe_div
 from ..registry import register
 from .judgments import Judgments, _rmax, judgments_of
-from .lists import _cascade, _profiled_lists, _run_member, discount, list_pairs
+from .lists import _cascade, _profiled_lists, _run_member, discount, judged_pairs
 from .params import checker
 
 
@@ -57,7 +57,7 @@ def err_ia(j, k, profile="train", max_rating=0.0, *, aspects, train):
     name = "ERR-IA"
     rmax = _rmax(j, max_rating, name)
     _, idx, k, valid, labels, gamma = _profiled_lists(j, k, profile, aspects, train, name)
-    pairs = list_pairs(j.items[:, :k], valid, idx)
+    pairs = judged_pairs(j, k, valid, idx)
     R = _err_grade(labels, rmax).ravel()[pairs.flat]
     w = gamma[pairs.flat // k, pairs.aspect] if len(pairs.flat) else np.zeros(0)
     per_rank = _cascade(pairs, w * R, R, None, "sum")       # Σ_φ γ_φ R_kφ Π_{j<k}(1 - R_jφ)

@@ -24,6 +24,9 @@ import numpy as np
 
 from ...errors import InputError
 from .aspects import aspect_index
+from .cache import _LRU
+
+_JUDGMENTS_CACHE = _LRU(16)
 
 
 def attach_judgments(judged, qrels):
@@ -135,7 +138,18 @@ def judgments_of(judged, aspects) -> Judgments:
     key = ("judgments", id(idx))
     if key in cache:
         return cache[key][1]
-    out = judgments_from_qrels(_qrels_of(judged), judged.users, idx)
+    qrels = _qrels_of(judged)
+    users = np.asarray(judged.users)
+    # every run judged against the same Qrels for the same users shares them (e.g. the levels of a
+    # perturbation family): the entry keeps qrels and index alive, so their ids stay unique
+    shared = ("judgments", id(qrels), id(idx), users.dtype.str,
+              hash(users.tobytes()) if users.dtype != object else hash(tuple(users.tolist())))
+    hit = _JUDGMENTS_CACHE.get(shared)
+    if hit is not None and len(hit[0]) == len(users) and np.array_equal(hit[0], users):
+        out = hit[1]
+    else:
+        out = judgments_from_qrels(qrels, users, idx)
+        _JUDGMENTS_CACHE.put(shared, (qrels, idx), (users.copy(), out))
     cache[key] = (idx, out)
     return out
 

@@ -108,6 +108,19 @@ def list_pairs(items: np.ndarray, valid: np.ndarray, aspects) -> ListPairs:
     return ListPairs(flat, aspect, order, group, rows, k)
 
 
+def judged_pairs(j, k: int, valid: np.ndarray, idx) -> ListPairs:
+    """:func:`list_pairs` of the judged lists ``j.items[:, :k]`` under the mask ``valid``, cached on
+    ``j`` (every diversity metric of one run at one cut-off builds the same pairs)."""
+    cache = j.__dict__.setdefault("_diversity_cache", {})
+    entries = cache.setdefault(("pairs", id(idx), int(k)), (idx, []))[1]
+    for mask, pairs in entries:
+        if mask.shape == valid.shape and np.array_equal(mask, valid):
+            return pairs
+    pairs = list_pairs(j.items[:, :k], valid, idx)
+    entries.append((np.array(valid, copy=True), pairs))
+    return pairs
+
+
 def _cascade(pairs: ListPairs, value: np.ndarray, decay: np.ndarray, weight: np.ndarray | None,
              combine: str) -> np.ndarray:
     r"""Gains of the (rows, k) cells of ``pairs``.

@@ -28,7 +28,7 @@ from ..registry import register
 from .aspects import aspect_index
 from .intent_aware import _err_grade
 from .judgments import Judgments, _rmax, judgments_of
-from .lists import _cascade, _run_arrays, list_pairs
+from .lists import _cascade, _run_arrays, judged_pairs
 from .params import _check_nonneg, _check_profile, check_unit, checker
 from .weights import aspect_weights
 
@@ -66,7 +66,7 @@ def _utility(j, k, idx, gamma, p, e, redundancy: float | None, rmax: float,
     each aspect, :func:`aspect_top_grades`) is given.
     """
     k, valid, labels = _run_arrays(j, k)
-    pairs = list_pairs(j.items[:, :k], valid, idx)
+    pairs = judged_pairs(j, k, valid, idx)
     if top is None:
         g = _err_grade(labels, rmax).ravel()[pairs.flat]
     else:

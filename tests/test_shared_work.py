@@ -1,0 +1,148 @@
+"""Work shared between computations gives the values each computation gives alone, bit for bit.
+
+The paper profile's chapters 03, 07 and 09 share work: the reduced test sets of a robustness study
+are scored once for several means over users (:func:`recmetrics.meta.robustness.robustness_studies`),
+the diversity metrics of one run share its (cell, aspect) pairs and the users' judgments
+(:func:`recmetrics.metrics.diversity.lists.judged_pairs`, ``judgments_of``), and the levels of the
+redundancy family are built in one pass. Each shortcut is compared with the computation alone.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from recmetrics.data.qrels import Qrels
+from recmetrics.data.simulate import simulate
+from recmetrics.errors import InputError
+from recmetrics.judged import judge
+from recmetrics.meta import perturbations as pt
+from recmetrics.meta.robustness import robustness_studies, robustness_study
+from recmetrics.metrics import diversity as dv
+from recmetrics.metrics.registry import parse
+from recmetrics.study import Study
+
+
+@pytest.fixture(scope="module")
+def study():
+    return Study(simulate(40, 60, 800, seed=3), ["Pop", "Random", "ItemKNN", "UserKNN"], ["P", "nDCG", "RR"],
+                 [5, 10], k=2, cache=False, progress=False)
+
+
+def _same(a: pd.DataFrame, b: pd.DataFrame) -> None:
+    pd.testing.assert_frame_equal(a, b, check_exact=True)
+
+
+@pytest.mark.parametrize("scenarios", [["ratings", "popular-items"], ["random-users", "large-users", "random-items"]])
+def test_several_means_in_one_pass_equal_each_alone(study, scenarios):
+    sizes = [1.0, 0.7, 0.3]
+    both = robustness_studies(study, ["arithmetic", "geometric"], scenarios, sizes, 4, 11, progress=False)
+    assert list(both) == ["arithmetic", "geometric"]
+    for agg, res in both.items():
+        alone = robustness_study(study, scenarios, sizes, 4, 11, aggregate=agg, progress=False)
+        _same(res.samples, alone.samples)
+        _same(res.full, alone.full)
+        assert res.grids == alone.grids and res.tie_break == alone.tie_break
+    # the two means do differ (the test compares something)
+    assert not both["arithmetic"].samples["mean_value"].equals(both["geometric"].samples["mean_value"])
+
+
+def test_several_means_refuse_an_empty_or_bad_list(study):
+    with pytest.raises(InputError, match="at least one aggregate"):
+        robustness_studies(study, [], ["ratings"], [1.0, 0.5], 2, 0, progress=False)
+    with pytest.raises(InputError, match="names of means"):
+        robustness_studies(study, [None], ["ratings"], [1.0, 0.5], 2, 0, progress=False)
+
+
+def test_robustness_by_mean_equals_robustness_per_mean(study):
+    from recmetrics.papers import experiments
+
+    sizes = {"ratings": [1.0, 0.5], "popular-items": [1.0, 0.9, 0.8]}
+    both = experiments.robustness_by_mean(study, sizes, 3, 5, ["geometric", "arithmetic"], cutoffs=10,
+                                          progress=False)
+    for agg, res in both.items():
+        alone = experiments.robustness(study, sizes, 3, 5, cutoffs=10, aggregate=agg, progress=False)
+        _same(res.samples, alone.samples)
+        _same(res.full, alone.full)
+
+
+# ------------------------------------------------------------------------------------- diversity
+@pytest.fixture(scope="module")
+def toy():
+    rng = np.random.default_rng(0)
+    aspects = {f"i{j}": tuple(a for a in "ABCD" if rng.random() < 0.4) for j in range(40)}
+    test = pd.DataFrame([(u, f"i{j}", float(rng.integers(1, 6))) for u in range(12)
+                         for j in rng.choice(40, 15, replace=False)], columns=["user", "item", "rating"])
+    return test, aspects
+
+
+METRICS = ["ab-nDCG@10(profile=test)", "a-nDCG@10", "S-Recall@10", "S-Recall@10(relevant_only=false)", "S-RR",
+           "NRBP", "EU(profile=test)", "RBU@10(profile=test)", "ERR-IA@10(profile=test)", "nDCG-IA@10(profile=test)"]
+
+
+def test_metrics_sharing_a_runs_pairs_equal_each_metric_alone(toy):
+    test, aspects = toy
+    qrels = Qrels(test)
+    ideal = pt.ideal_ordering(qrels, aspects)
+    runs = pt.perturbed_runs(ideal, "swap", 3) + pt.perturbed_runs(ideal, "aspect", 2)
+    shared = pt.score_runs(runs, qrels, METRICS, aspects=aspects)
+    train = pd.DataFrame({"user": pd.Series(dtype=object), "item": pd.Series(dtype=object),
+                          "rating": pd.Series(dtype=np.float64)})
+    for r, run in enumerate(runs):
+        for m, name in enumerate(METRICS):
+            q = Qrels(test)            # a fresh Qrels and judging: nothing cached is shared
+            j = dv.attach_judgments(judge(run, q, depth=max(run.depth, 10), users="relevant"), q)
+            alone = parse(name)(j, aspects=pd.Series(aspects, dtype=object), train=train)
+            np.testing.assert_array_equal(shared[m, r], alone, err_msg=f"{name}, run {run.name}")
+
+
+def test_judged_pairs_are_cached_per_mask(toy):
+    test, aspects = toy
+    qrels = Qrels(test)
+    run = pt.ideal_ordering(qrels, aspects).to_run(10)
+    j = judge(run, qrels, depth=10)
+    idx = dv.aspect_index(aspects)
+    valid = np.arange(10)[None, :] < np.minimum(j.lengths, 10)[:, None]
+    first = dv.lists.judged_pairs(j, 10, valid, idx)
+    assert dv.lists.judged_pairs(j, 10, valid.copy(), idx) is first        # same mask: reused
+    other = valid & (np.arange(10)[None, :] < 5)
+    second = dv.lists.judged_pairs(j, 10, other, idx)
+    assert second is not first
+    fresh = dv.list_pairs(j.items[:, :10], other, idx)
+    for field in ("flat", "aspect", "order", "group"):
+        np.testing.assert_array_equal(getattr(second, field), getattr(fresh, field))
+
+
+def test_judgments_shared_across_runs_follow_the_qrels(toy):
+    """Two runs judged against one Qrels share its judgments; another Qrels (a reduced test set) never does."""
+    test, aspects = toy
+    full = Qrels(test)
+    reduced = Qrels(test.iloc[::2].reset_index(drop=True))
+    idx = dv.aspect_index(aspects)
+    run = pt.ideal_ordering(full, aspects).to_run(10)
+    a = dv.judgments_of(judge(run, full, depth=10), idx)
+    b = dv.judgments_of(judge(run, full, depth=10), idx)
+    assert a is b
+    j_red = judge(run, reduced, depth=10, users=judge(run, full, depth=10).users)
+    c = dv.judgments_of(j_red, idx)
+    fresh = dv.judgments_from_qrels(reduced, j_red.users, idx)
+    assert c is not a and len(c.items) < len(a.items)
+    for field in ("row", "items", "ratings", "member"):
+        np.testing.assert_array_equal(getattr(c, field), getattr(fresh, field))
+
+
+@pytest.mark.parametrize("size", [None, 6])
+def test_redundancy_levels_in_one_pass_equal_each_level_alone(toy, size):
+    test, aspects = toy
+    ideal = pt.ideal_ordering(Qrels(test), aspects)
+    runs = pt.perturbed_runs(ideal, "redundancy", 12, size)
+    assert [r.name for r in runs] == [f"redundancy-{lvl}" for lvl in range(13)]
+    changed = 0
+    for lvl, run in enumerate(runs):
+        alone = ideal.to_run(size, items=pt.perturb(ideal, "redundancy", lvl, size))
+        np.testing.assert_array_equal(run.items, alone.items)
+        np.testing.assert_array_equal(run.lengths, alone.lengths)
+        changed += not np.array_equal(run.items, runs[0].items)
+    assert changed > 0      # the family does perturb these lists
+    with pytest.raises(InputError):
+        pt.perturbed_runs(ideal, "redundancy", 3, 0)
