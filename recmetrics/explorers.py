@@ -145,7 +145,8 @@ def explorer_table(study, metrics: Sequence[str] | None = None, cutoffs: Sequenc
                    sizes: Sequence[float] | Mapping[str, Sequence[float]] = (1.0, 0.5, 0.2, 0.05),
                    n_samples: int = 5, scenarios: Sequence[str] | None = None, seed: int = 0,
                    pool: str = "concat", confidence: float = 0.95, alpha: float = 0.05,
-                   dataset: str | None = None, n_jobs: int = 1, progress: bool = False) -> pd.DataFrame:
+                   dataset: str | None = None, n_jobs: int = 1, progress: bool = False,
+                   known_robustness: Mapping[str, pd.DataFrame] | None = None) -> pd.DataFrame:
     """The metric explorer's long table: ranking, p-value curve and robustness of every metric,
     cut-off and aggregation of ``study``.
 
@@ -185,6 +186,12 @@ def explorer_table(study, metrics: Sequence[str] | None = None, cutoffs: Sequenc
       size (paper: 50). The same ``seed`` gives the same p-values and τ whichever metrics are
       computed together, so a table of one metric equals the matching rows of a larger one.
     * ``dataset``: the label of the rows (default ``study.dataset``).
+    * ``known_robustness``: ``{aggregation: samples}``, the ``samples`` table of a robustness study
+      another computation ran on this study with the same ``seed``, ``n_samples`` and grids (e.g.
+      chapters 6 and 7 at their cut-off, :mod:`recmetrics.report.shared`); the cells (metric,
+      cut-off) it holds for every scenario are read from it, not computed again — the rows are the
+      ones this function would compute (every sample's seed derives from the seed, the scenario and
+      the size alone). A table whose sizes or sample counts differ from the grid is an error.
 
     The settings are kept in ``table.attrs["explorer"]``.
 
@@ -260,16 +267,18 @@ def explorer_table(study, metrics: Sequence[str] | None = None, cutoffs: Sequenc
     by_grid: dict[tuple, list[str]] = {}
     for sc, sz in grid.items():
         by_grid.setdefault(tuple(sz), []).append(sc)
+    known = _known_samples(known_robustness, aggs, grid, n_samples, list(names))
+    todo = [(m, c) for m, c in cells if f"{m}@{c}" not in known]
     # every mean from the same reduced test sets, drawn and scored once per grid
     studies = {sz: robustness_studies(study, aggs, scs, list(sz), n_samples, seed,
-                                      metrics=list(dict.fromkeys(m for m, _ in cells)),
-                                      cutoffs=list(dict.fromkeys(c for _, c in cells)), n_jobs=n_jobs,
-                                      progress=progress)
+                                      metrics=list(dict.fromkeys(m for m, _ in todo)),
+                                      cutoffs=list(dict.fromkeys(c for _, c in todo)), n_jobs=n_jobs,
+                                      progress=progress) if todo else None
                for sz, scs in by_grid.items()}
     for agg in aggs:
         summaries, areas = {}, {}
         for sz, scs in by_grid.items():
-            part = studies[sz][agg]
+            part = _with_known(studies[sz], agg, known, scs)
             summary = part.summary()
             for sc in scs:
                 summaries[sc] = summary[summary["scenario"] == sc]
@@ -297,6 +306,53 @@ def explorer_table(study, metrics: Sequence[str] | None = None, cutoffs: Sequenc
         "n_samples": n_samples, "seed": seed, "pool": pool, "confidence": float(confidence), "alpha": float(alpha),
         "floor": MIN_GEO_MEAN}
     return table
+
+
+def _known_samples(known, aggs, grid, n_samples, names) -> dict[str, dict[str, pd.DataFrame]]:
+    """``{metric name: {aggregation: its sample rows}}`` of ``known`` that cover every aggregation and
+    every scenario of ``grid`` (sizes and sample counts checked against the grid)."""
+    if not known:
+        return {}
+    per_agg = {}
+    for agg in aggs:
+        table = known.get(agg)
+        if table is None:
+            return {}
+        missing = [c for c in ("scenario", "size", "sample", "metric", "tau", "mean_value") if c not in table]
+        if missing:
+            raise InputError(f"known_robustness[{agg!r}]: not a robustness samples table (missing {missing})")
+        per_agg[agg] = table
+    out: dict[str, dict[str, pd.DataFrame]] = {}
+    for name in names:
+        rows = {}
+        for agg, table in per_agg.items():
+            mine = table[(table["metric"] == name) & table["scenario"].isin(list(grid))]
+            if set(mine["scenario"]) != set(grid):
+                break
+            for sc, sizes in grid.items():
+                got = mine[mine["scenario"] == sc].groupby("size")["sample"].size()
+                want = {float(z): (1 if z >= 1.0 else n_samples) for z in sizes}
+                if {float(z): int(n) for z, n in got.items()} != want:
+                    raise InputError(f"known_robustness[{agg!r}]: {name} under {sc} has samples per size "
+                                     f"{dict(got)}, expected {want} (another grid or n_samples)")
+            rows[agg] = mine
+        else:
+            out[name] = rows
+    return out
+
+
+def _with_known(computed, agg: str, known: Mapping[str, Mapping[str, pd.DataFrame]], scenarios):
+    """The robustness of ``computed[agg]`` (None: nothing computed) with the known metrics' rows added."""
+    from .meta.robustness import Robustness
+
+    extra = [rows[agg][rows[agg]["scenario"].isin(list(scenarios))] for rows in known.values()]
+    if computed is None:
+        return Robustness(pd.concat(extra, ignore_index=True), pd.DataFrame())
+    part = computed[agg]
+    if not extra:
+        return part
+    return Robustness(pd.concat([part.samples, *extra], ignore_index=True), part.full, grids=part.grids,
+                      tie_break=part.tie_break)
 
 
 def leaders(table: pd.DataFrame, dataset: str, cutoff: int, aggregation: str) -> dict[str, dict[str, Any]]:

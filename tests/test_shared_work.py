@@ -146,3 +146,74 @@ def test_redundancy_levels_in_one_pass_equal_each_level_alone(toy, size):
     assert changed > 0      # the family does perturb these lists
     with pytest.raises(InputError):
         pt.perturbed_runs(ideal, "redundancy", 3, 0)
+
+
+# --------------------------------------------------------------- chapter 9 reads chapters 6 and 7
+def test_explorer_with_known_robustness_equals_the_explorer_alone(study):
+    from recmetrics import explorers
+
+    kw = dict(n_permutations=200, sizes={"ratings": [1.0, 0.6], "popular-items": [1.0, 0.9]}, n_samples=3, seed=2)
+    alone = explorers.explorer_table(study, **kw)
+    # what chapters 6 (arithmetic) and 7 (geometric) compute at cut-off 10, one scenario at a time
+    from recmetrics.papers import experiments
+
+    known = {agg: experiments.robustness(study, kw["sizes"], 3, 2, cutoffs=10, aggregate=agg, progress=False).samples
+             for agg in ("arithmetic", "geometric")}
+    reused = explorers.explorer_table(study, **kw, known_robustness=known)
+    _same(reused, alone)
+    # every cell known: nothing left to compute, same table
+    every = {agg: experiments.robustness(study, kw["sizes"], 3, 2, aggregate=agg, progress=False).samples
+             for agg in known}
+    _same(explorers.explorer_table(study, **kw, known_robustness=every), alone)
+    with pytest.raises(InputError, match="samples per size"):
+        explorers.explorer_table(study, **{**kw, "n_samples": 2}, known_robustness=known)
+
+
+def test_a_known_table_for_one_mean_only_is_not_used(study):
+    from recmetrics import explorers
+    from recmetrics.papers import experiments
+
+    kw = dict(n_permutations=100, sizes={"ratings": [1.0, 0.5]}, n_samples=2, seed=1)
+    known = {"arithmetic": experiments.robustness(study, kw["sizes"], 2, 1, cutoffs=5, progress=False).samples}
+    _same(explorers.explorer_table(study, **kw, known_robustness=known), explorers.explorer_table(study, **kw))
+
+
+def test_shared_tables_are_read_only_under_the_plans_keys_and_the_same_settings(tmp_path, monkeypatch, study):
+    import json
+
+    from recmetrics.report import shared
+
+    settings = shared.robustness_settings(study, seed=0, sizes={"ratings": [1.0, 0.5]}, n_samples=2,
+                                          aggregate="arithmetic")
+    table = pd.DataFrame({"scenario": ["ratings"], "size": [0.5], "sample": [0], "metric": ["P@5"],
+                          "tau": [0.1 + 0.2], "mean_value": [np.nan]})
+    for var in ("RECMETRICS_CHAPTER", "RECMETRICS_CHAPTER_KEY", "RECMETRICS_DEPENDS", "RECMETRICS_RESULTS_DIR",
+                "RECMETRICS_FINDINGS_DIR"):
+        monkeypatch.delenv(var, raising=False)
+    assert shared.share("robustness", table, settings) is None          # outside a build: nothing written
+    assert shared.shared("06_comparing_metrics", "robustness", settings) is None
+    scratch = tmp_path / ".running" / "findings"
+    monkeypatch.setenv("RECMETRICS_FINDINGS_DIR", str(scratch))
+    monkeypatch.setenv("RECMETRICS_CHAPTER", "06_comparing_metrics")
+    monkeypatch.setenv("RECMETRICS_CHAPTER_KEY", "k6")
+    path = shared.share("robustness", table, settings)
+    assert path == tmp_path / ".running" / "results" / "06_comparing_metrics--robustness.parquet"
+    monkeypatch.setenv("RECMETRICS_RESULTS_DIR", str(path.parent))
+    monkeypatch.setenv("RECMETRICS_DEPENDS", json.dumps({"06_comparing_metrics": "k6"}))
+    _same(shared.shared("06_comparing_metrics", "robustness", settings), table)   # exact floats back
+    assert shared.shared("06_comparing_metrics", "robustness", {**settings, "n_samples": 3}) is None
+    assert shared.shared("07_arithmetic_vs_geometric", "robustness", settings) is None   # not a dependency
+    monkeypatch.setenv("RECMETRICS_DEPENDS", json.dumps({"06_comparing_metrics": "another key"}))
+    assert shared.shared("06_comparing_metrics", "robustness", settings) is None         # executed since
+    with pytest.raises(InputError, match="letters, digits"):
+        shared.shared("../06", "robustness", settings)
+
+
+def test_chapter_9_runs_after_and_is_keyed_on_chapters_6_and_7():
+    from recmetrics.report import plan, profiles
+
+    assert set(profiles.DEPENDS["09_explorers"]) == {"06_comparing_metrics", "07_arithmetic_vs_geometric"}
+    order = plan.order_chapters(["09_explorers", "07_arithmetic_vs_geometric", "06_comparing_metrics"],
+                                profiles.DEPENDS)
+    assert order.index("09_explorers") > max(order.index("06_comparing_metrics"),
+                                              order.index("07_arithmetic_vs_geometric"))

@@ -13,11 +13,13 @@ Each kernel inherits ``RECMETRICS_FINDINGS_DIR`` (where :func:`recmetrics.meta.f
 writes the chapter's claims table, and :func:`recmetrics.report.results.save` its result tables
 beside it: a scratch folder, moved to ``generated/findings/`` and ``generated/results/`` on success)
 and ``RECMETRICS_META_RESULTS`` (``generated/meta/``, the meta-evaluation tables chapter 4's
-guide reads from chapters 5-7).
+guide reads from chapters 5-7), and the chapter's own key and its dependencies' keys
+(:mod:`recmetrics.report.shared`: a table one chapter computed, read by a later one).
 """
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -248,8 +250,13 @@ def execute_plan(
                                    if n == plan.dataset or n in _named(chapter.shown)},
                       "package": plan.package, "versions": plan.versions, "commit": commit,
                       "scheduler": plan.scheduler if "scheduler" in chapter.parameters else None}
+            # the chapter's key and its dependencies' keys: tables shared between chapters
+            # (recmetrics.report.shared) are read only under the keys of this plan
             with _environ(RECMETRICS_FINDINGS_DIR=str(scratch.resolve()),
-                          RECMETRICS_META_RESULTS=str(meta_dir.resolve())):
+                          RECMETRICS_META_RESULTS=str(meta_dir.resolve()),
+                          RECMETRICS_RESULTS_DIR=str(results_dir.resolve()), RECMETRICS_CHAPTER=chapter.stem,
+                          RECMETRICS_CHAPTER_KEY=chapter.key,
+                          RECMETRICS_DEPENDS=json.dumps({d: plan.keys.get(d) for d in chapter.depends})):
                 try:
                     path = execute_notebook(chapter.source, target, chapter.parameters, kernel_name=kernel_name,
                                             timeout=timeout, shown_parameters=chapter.shown, record=record, log=log)
@@ -260,7 +267,7 @@ def execute_plan(
             (findings_dir / f"{chapter.stem}.json").unlink(missing_ok=True)
             for f in scratch.glob("*.json"):
                 os.replace(f, findings_dir / f.name)
-            for f in scratch_results.glob("*.json"):
+            for f in [*scratch_results.glob("*.json"), *scratch_results.glob("*.parquet")]:
                 results_dir.mkdir(exist_ok=True)
                 os.replace(f, results_dir / f.name)
             record_attempt(out_dir, chapter.stem, "ok", key=chapter.key, settings=plan.settings)

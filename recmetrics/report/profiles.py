@@ -90,6 +90,9 @@ def notebook_values(profile: str, stem: str) -> dict[str, Any]:
 #: can also declare its own in its metadata: ``{"recmetrics": {"depends_on": ["05_cutoffs"]}}``.
 DEPENDS: dict[str, tuple[str, ...]] = {
     "04_choosing_a_metric": ("05_cutoffs", "06_comparing_metrics", "07_arithmetic_vs_geometric"),
+    # the explorer reads the robustness studies of chapters 6 and 7 at their cut-off
+    # (recmetrics.report.shared) instead of computing them again
+    "09_explorers": ("06_comparing_metrics", "07_arithmetic_vs_geometric"),
 }
 
 

@@ -1,0 +1,116 @@
+"""Tables one chapter computes and a later chapter reads instead of computing them again.
+
+A chapter that others read declares nothing itself: the reader lists it in
+:data:`recmetrics.report.profiles.DEPENDS`, so the report runs it first and gives the reader a
+content key that includes the producer's (a producer executed again makes the reader execute
+again). During a build each kernel knows its own key and its dependencies' keys
+(``RECMETRICS_CHAPTER``, ``RECMETRICS_CHAPTER_KEY``, ``RECMETRICS_DEPENDS``, set by
+:func:`recmetrics.report.execute.execute_plan`):
+
+* :func:`share` (in the producer) writes ``<stem>--<name>.parquet`` into the chapter's scratch
+  results folder, with the chapter's key and the ``settings`` the table was computed under; the
+  report moves it into ``generated/results/`` only when the chapter completed (atomically, with the
+  chapter's other results);
+* :func:`shared` (in the reader) returns that table only when the file carries the key the plan
+  gave the producer *and* the reader's ``settings`` (what the reader would compute it with) are
+  the producer's, else ``None``: the reader then computes the table itself. Outside a build both
+  do nothing (a notebook run by hand computes everything).
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..cache import results_dir
+
+__all__ = ["share", "shared", "canonical", "robustness_settings", "shared_robustness"]
+
+#: metadata key of a shared table's parquet file
+META = b"recmetrics-shared"
+
+
+def canonical(settings: Mapping[str, Any]) -> str:
+    """``settings`` as canonical JSON (sorted keys; tuples as lists), the form both sides compare."""
+    return json.dumps(settings, sort_keys=True, default=str)
+
+
+def _name(stem: str, name: str) -> str:
+    for part, what in ((stem, "chapter"), (name, "table name")):
+        if not part or not all(ch.isalnum() or ch in "-_" for ch in part):
+            from ..errors import InputError
+
+            raise InputError(f"shared {what} {part!r}: use letters, digits, '-' and '_' only")
+    return f"{stem}--{name}.parquet"
+
+
+def share(name: str, table, settings: Mapping[str, Any]) -> Path | None:
+    """Leave ``table`` (a DataFrame) for the chapters that read this one; ``None`` outside a build."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    stem, key = os.environ.get("RECMETRICS_CHAPTER"), os.environ.get("RECMETRICS_CHAPTER_KEY")
+    if not stem or not key:
+        return None
+    folder = results_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    out = folder / _name(stem, name)
+    arrow = pa.Table.from_pandas(table, preserve_index=True)
+    meta = {**(arrow.schema.metadata or {}), META: json.dumps({"key": key, "settings": canonical(settings)}).encode()}
+    tmp = out.with_name(out.name + ".tmp")
+    pq.write_table(arrow.replace_schema_metadata(meta), tmp)
+    os.replace(tmp, out)
+    return out
+
+
+def shared(stem: str, name: str, settings: Mapping[str, Any]):
+    """The table chapter ``stem`` shared as ``name`` in this build, if its key and ``settings`` match; else None."""
+    import pyarrow.parquet as pq
+
+    file = _name(stem, name)
+    folder = os.environ.get("RECMETRICS_RESULTS_DIR")
+    try:
+        expected = json.loads(os.environ.get("RECMETRICS_DEPENDS") or "{}").get(stem)
+    except ValueError:
+        return None
+    if not folder or not expected:
+        return None
+    path = Path(folder) / file
+    try:
+        arrow = pq.read_table(path)
+        meta = json.loads((arrow.schema.metadata or {}).get(META, b"{}"))
+    except (OSError, ValueError):
+        return None
+    if meta.get("key") != expected or meta.get("settings") != canonical(settings):
+        return None
+    return arrow.to_pandas()
+
+
+def robustness_settings(study, *, seed: int, sizes: Mapping[str, Any], n_samples: int, aggregate: str) -> dict:
+    """What a robustness study's sample rows depend on, beyond the package (the chapter keys cover
+    it): the study — its split, the content of every run (:func:`recmetrics.runs.cache.run_checksum`),
+    the metrics and the relevance threshold — and the robustness study's seed, grids, samples per
+    size and mean. Chapters 6 and 7 share their robustness under it and chapter 9 reads it under
+    its own: any difference means computing again."""
+    from ..runs.cache import run_checksum
+
+    return {"split": study.runs.params.get("split"), "systems": [str(s) for s in study.systems],
+            "runs": [run_checksum(study.runs[k]) for k in study.runs], "metrics": [str(m) for m in study.metrics],
+            "threshold": float(study.threshold), "seed": int(seed),
+            "sizes": {str(k): [float(v) for v in vs] for k, vs in dict(sizes).items()},
+            "n_samples": int(n_samples), "aggregate": str(aggregate), "tie_break": "sample"}
+
+
+def shared_robustness(study, sources: Mapping[str, str], *, seed: int, sizes: Mapping[str, Any],
+                      n_samples: int, name: str = "robustness") -> dict:
+    """``{aggregate: samples}`` of the robustness studies the chapters of ``sources`` (``{aggregate:
+    chapter stem}``) shared under ``name`` for this ``study`` and these settings
+    (:func:`robustness_settings`); an aggregate whose table is missing or differs is left out."""
+    out = {}
+    for aggregate, stem in sources.items():
+        table = shared(stem, name, robustness_settings(study, seed=seed, sizes=sizes, n_samples=n_samples,
+                                                       aggregate=aggregate))
+        if table is not None:
+            out[aggregate] = table
+    return out
