@@ -217,3 +217,18 @@ def test_chapter_9_runs_after_and_is_keyed_on_chapters_6_and_7():
                                 profiles.DEPENDS)
     assert order.index("09_explorers") > max(order.index("06_comparing_metrics"),
                                               order.index("07_arithmetic_vs_geometric"))
+
+
+def test_bootstrap_taus_in_one_pass_equal_kendall_tau_per_resample():
+    """Exp. 1's bootstrap τ (rank_correlation) counts pairs for every resample at once, as scipy does."""
+    from recmetrics.meta import agreement
+    from recmetrics.meta.perturbations.scoring import _tau_b_columns
+
+    rng = np.random.default_rng(0)
+    for trial in range(60):
+        n = int(rng.integers(2, 40))
+        x = rng.integers(0, 4, size=(n, 15)).astype(float) if trial % 2 else rng.random((n, 15))
+        y = -np.arange(n, dtype=float) if trial % 3 else rng.integers(0, 3, n).astype(float)
+        got = _tau_b_columns(x, y)
+        want = np.array([agreement.kendall_tau(x[:, b], y) for b in range(15)])
+        np.testing.assert_array_equal(got, want)       # NaN where constant, bit-identical elsewhere

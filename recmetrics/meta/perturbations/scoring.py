@@ -240,11 +240,38 @@ def rank_correlation(result: PerturbationScores, *, include_ideal: bool = True, 
             se = np.nan
             if weights is not None and np.isfinite(tau):
                 means = cube[m_i, start:] @ weights                     # (levels, n_bootstrap)
-                boot = np.array([agreement.kendall_tau(means[:, b], truth) for b in range(n_bootstrap)])
+                boot = _tau_b_columns(means, truth)
                 boot = boot[np.isfinite(boot)]
                 se = float(boot.std(ddof=1)) if len(boot) > 1 else np.nan
             rows.append((fam, m, tau, cube.shape[1] - start, se))
     return pd.DataFrame(rows, columns=["family", "metric", "tau", "n_systems", "tau_se"])
+
+
+def _tau_b_columns(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Kendall's τ_b between every column of ``x`` (n, B) and ``y`` (n,): ``agreement.kendall_tau``
+    column by column (NaN when a column or ``y`` is constant), vectorised over the columns.
+
+    The pair counts are scipy's (``stats.kendalltau``: joint ties ``ntie``, ties ``xtie``/``ytie``,
+    discordant pairs ``dis``) and τ_b is formed as scipy forms it, ``(tot - xtie - ytie + ntie -
+    2 dis) / sqrt(tot - xtie) / sqrt(tot - ytie)`` clipped to [-1, 1], so each value is bit-identical
+    to the per-column call (tested)."""
+    n, B = x.shape
+    if not (np.isfinite(x).all() and np.isfinite(y).all()):   # the per-column call's checks and errors
+        return np.array([agreement.kendall_tau(x[:, b], y) for b in range(B)])
+    i, j = np.triu_indices(n, k=1)
+    dx = np.sign(x[i] - x[j])                     # (pairs, B)
+    dy = np.sign(y[i] - y[j])[:, None]            # (pairs, 1)
+    tot = n * (n - 1) // 2
+    xtie = (dx == 0).sum(axis=0)
+    ytie = int((dy == 0).sum())
+    ntie = ((dx == 0) & (dy == 0)).sum(axis=0)
+    dis = ((dx * dy) < 0).sum(axis=0)
+    out = np.full(B, np.nan)
+    ok = (xtie < tot) & (ytie < tot)
+    con_minus_dis = tot - xtie[ok] - ytie + ntie[ok] - 2 * dis[ok]
+    tau = con_minus_dis / np.sqrt(tot - xtie[ok]) / np.sqrt(tot - ytie)
+    out[ok] = np.minimum(1.0, np.maximum(-1.0, tau))
+    return out
 
 
 def significance_vs_ideal(result: PerturbationScores, *, test: str = "wilcoxon",
