@@ -232,3 +232,39 @@ def test_bootstrap_taus_in_one_pass_equal_kendall_tau_per_resample():
         got = _tau_b_columns(x, y)
         want = np.array([agreement.kendall_tau(x[:, b], y) for b in range(15)])
         np.testing.assert_array_equal(got, want)       # NaN where constant, bit-identical elsewhere
+
+
+# --------------------------------------------------------------------------------------- axioms
+def test_axioms_scored_together_equal_each_metric_alone():
+    """evaluate() scores a scene once for all its metrics (same depth): the results are each check's alone."""
+    from recmetrics.meta import axioms as ax
+    from recmetrics.meta.axioms.definitions import check
+
+    metrics = ["ab-nDCG@10", "a-nDCG@10", "NRBP", "EU", "S-Recall@10", "P@10"]
+    axioms = ["Pri", "Deep", "TopHeav", "MoreAsp", "MissOverNon"]
+    rep = ax.evaluate(metrics, axioms, max_examples=12, seed=3, zero_weights=True, n_counterexamples=2)
+    for m in metrics:
+        for a in axioms:
+            alone = check(a, parse(m), max_examples=12, seed=3, zero_weights=True, n_counterexamples=2)
+            got = rep.result(m, a)
+            assert (got.satisfied, got.cases, got.basis, got.message) == \
+                   (alone.satisfied, alone.cases, alone.basis, alone.message), (m, a)
+            assert str(got) == str(alone), (m, a)
+            assert [e.scores for e in got.counterexamples] == [e.scores for e in alone.counterexamples], (m, a)
+
+
+def test_positions_looked_up_once_serve_every_reduced_test_set(toy):
+    """Exp. 3 looks its lists up once (Qrels.positions) and reads every reduced set through its mask."""
+    test, aspects = toy
+    qrels = Qrels(test)
+    rng = np.random.default_rng(1)
+    users = np.repeat(qrels.users, 2)
+    items = rng.choice(np.array(sorted(aspects) + ["nope"]), size=(len(users), 12))
+    pos = qrels.positions(users, items)
+    ratings = qrels.to_frame()["rating"].to_numpy()
+    np.testing.assert_array_equal(np.where(pos >= 0, ratings[pos], np.nan), qrels.lookup(users, items))
+    assert (pos[items == "nope"] == -1).all()
+    for share in (0.9, 0.5, 0.1):
+        keep = rng.random(len(qrels)) < share
+        np.testing.assert_array_equal(np.where((pos >= 0) & keep[pos], ratings[pos], np.nan),
+                                      qrels.mask(keep).lookup(users, items))

@@ -198,6 +198,13 @@ class Qrels:
 
         ``users`` has shape (n,), ``items`` (n, depth); vectorised through sorted int64 keys.
         """
+        pos = self.positions(users, items)
+        return np.where(pos >= 0, self._ratings[pos], np.nan)
+
+    def positions(self, users: np.ndarray, items: np.ndarray) -> np.ndarray:
+        """Row (in :meth:`to_frame` and :meth:`mask` order) of the judgment of each
+        ``(users[i], items[i, j])`` pair; -1 where unjudged. A judgment kept by ``mask(keep)`` is the
+        one at a position ``p`` with ``keep[p]``, so lists looked up once serve every reduced set."""
         u = self.user_index.get_indexer(users)
         flat = np.asarray(items).ravel()
         i = self.item_index.get_indexer(flat).reshape(np.shape(items))
@@ -205,7 +212,7 @@ class Qrels:
         pos = np.searchsorted(self._keys, keys)
         pos = np.minimum(pos, len(self._keys) - 1)
         hit = (self._keys[pos] == keys) & (i >= 0) & (u[:, None] >= 0)
-        return np.where(hit, self._ratings[pos], np.nan)
+        return np.where(hit, pos, -1)
 
     @cached_property
     def _offsets(self) -> tuple[np.ndarray, np.ndarray]:

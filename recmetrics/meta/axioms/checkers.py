@@ -24,6 +24,8 @@ Each check returns an :class:`AxiomResult`.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import random
 import warnings
 from dataclasses import dataclass, field
@@ -91,17 +93,62 @@ class AxiomResult:
         return head + ("\n" + str(self.example) if self.example is not None else "")
 
 
-def _scores(spec: MetricSpec, lists: list[list], scenes: list[Scene]) -> np.ndarray:
-    """Metric values of ``lists[i]`` under ``scenes[i]``."""
+#: the metrics of the running :func:`~recmetrics.meta.axioms.report.evaluate` and the scores it has
+#: computed (see :func:`scoring_together`); None outside it
+_TOGETHER: contextvars.ContextVar = contextvars.ContextVar("axiom_metrics_together", default=None)
+
+
+@contextlib.contextmanager
+def scoring_together(specs: list[MetricSpec]):
+    """Within the block, a scene scored for one of ``specs`` is scored for all of them at once and
+    remembered, so checking the next metric on the same scene (the searches of every metric draw
+    the same scenes from the same seed) reads its scores. Only metrics that judge the lists to the
+    same depth are scored together, so every value is the one the metric gets alone (tested)."""
+    token = _TOGETHER.set(([s for s in specs], {}))
+    try:
+        yield
+    finally:
+        _TOGETHER.reset(token)
+
+
+def _depth(spec: MetricSpec, lists: list[list]) -> int:
+    """The depth :func:`recmetrics.metrics.diversity.score_lists` judges ``lists`` to for ``spec`` alone."""
+    return max([len(x) for x in lists] + [spec.k or 0, 1])
+
+
+def _score_lists(specs: list[MetricSpec], lists: list[list], scenes: list[Scene]):
     aspects = {}
     for sc in scenes:
         aspects.update(sc.aspects)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        out = dv.score_lists(lists, [sc.ratings for sc in scenes], aspects, [spec],
-                             profile=[{a: w for a, w in sc.weights.items() if w > 0} for sc in scenes],
-                             threshold=THRESHOLD, max_rating=R_MAX)
-    return out.iloc[:, 0].to_numpy()
+        return dv.score_lists(lists, [sc.ratings for sc in scenes], aspects, specs,
+                              profile=[{a: w for a, w in sc.weights.items() if w > 0} for sc in scenes],
+                              threshold=THRESHOLD, max_rating=R_MAX)
+
+
+def _scores(spec: MetricSpec, lists: list[list], scenes: list[Scene]) -> np.ndarray:
+    """Metric values of ``lists[i]`` under ``scenes[i]``."""
+    together = _TOGETHER.get()
+    if together is None or not any(str(s) == str(spec) for s in together[0]):
+        return _score_lists([spec], lists, scenes).iloc[:, 0].to_numpy()
+    specs, memo = together
+    depth = _depth(spec, lists)
+    key = (depth, tuple(tuple(x) for x in lists),
+           tuple((tuple(sc.aspects.items()), tuple(sc.ratings.items()), tuple(sc.weights.items())) for sc in scenes))
+    try:
+        hit = memo.get(key)
+    except TypeError:        # an unhashable id or label: score alone
+        return _score_lists([spec], lists, scenes).iloc[:, 0].to_numpy()
+    if hit is None or str(spec) not in hit:
+        group = list({str(s): s for s in specs if _depth(s, lists) == depth and str(s) not in (hit or {})}.values())
+        try:
+            frame = _score_lists(group, lists, scenes)
+        except Exception:   # another metric refuses this scene: score this one alone (its own error, if any)
+            frame = _score_lists([spec], lists, scenes)
+        hit = {**(hit or {}), **{c: frame[c].to_numpy() for c in frame.columns}}
+        memo[key] = hit
+    return hit[str(spec)]
 
 
 def _tol(*values) -> float:

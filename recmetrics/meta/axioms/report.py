@@ -15,7 +15,7 @@ from typing import Callable, Iterable, Mapping
 import pandas as pd
 
 from ...metrics.registry import MetricSpec
-from .checkers import AxiomResult
+from .checkers import AxiomResult, scoring_together
 from .definitions import AXIOMS, _axiom_name, _spec, check
 
 #: the paper's Table 1 (True = satisfied), keyed by our registry names
@@ -131,13 +131,14 @@ def evaluate(metrics: Iterable = PAPER_METRICS, axioms: Iterable[str] = AXIOMS, 
     specs = [_spec(m) for m in ([metrics] if isinstance(metrics, (str, MetricSpec)) else metrics)]
     names = [_axiom_name(a) for a in axioms]
     report = AxiomReport(metrics=[str(s) for s in specs], axioms=names)
-    for s in specs:
-        for a in names:
-            if progress is not None:
-                progress(str(s), a)
-            report.results[(str(s), a)] = check(a, s, max_examples=max_examples, seed=seed,
-                                                zero_weights=zero_weights, r_quantifier=r_quantifier,
-                                                n_counterexamples=n_counterexamples)
+    with scoring_together(specs):   # a scene is scored once for every metric (the same values)
+        for s in specs:
+            for a in names:
+                if progress is not None:
+                    progress(str(s), a)
+                report.results[(str(s), a)] = check(a, s, max_examples=max_examples, seed=seed,
+                                                    zero_weights=zero_weights, r_quantifier=r_quantifier,
+                                                    n_counterexamples=n_counterexamples)
     return report
 
 

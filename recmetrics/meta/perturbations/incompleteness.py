@@ -143,8 +143,14 @@ def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iter
     rmax = float(qrels.max_rating)
     disc = dv.discount(kmax)
 
-    def system_means(q: Qrels) -> dict:
-        labels = np.where(valid, q.lookup(users_rep, items), np.nan)
+    # the lists never change: each cell's judgment is looked up once in the full test set, and a
+    # reduced set (a mask of its judgments) keeps the cells whose judgment it keeps
+    frame = qrels.to_frame()
+    at = np.where(valid, qrels.positions(users_rep, items), -1)
+    ratings = frame["rating"].to_numpy(dtype=np.float64)
+
+    def system_means(q: Qrels, keep: np.ndarray) -> dict:
+        labels = np.where((at >= 0) & keep[at], ratings[at], np.nan)
         jd = dv.judgments_from_qrels(q, eval_users, idx)
         gamma = dv.profile_weights(eval_users, idx, profile, train=train, judgments=jd, threshold=q.threshold)
         out = {}
@@ -162,14 +168,13 @@ def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iter
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)   # users emptied by the removal fall back to uniform γ
-        full = system_means(qrels)
-        frame = qrels.to_frame()
+        full = system_means(qrels, np.ones(len(frame), dtype=bool))
         rows = []
         for r in range(int(n_removals)):
             rank = proportional_removal_order(frame, idx, rng)
             for f in fractions:
                 keep = rank >= int(round(f * len(frame)))
-                reduced = system_means(qrels.mask(keep))
+                reduced = system_means(qrels.mask(keep), keep)
                 for (k, b), means in reduced.items():
                     rows.append((k, b, f, r, agreement.kendall_tau(full[(k, b)], means)))
     return pd.DataFrame(rows, columns=["cutoff", "beta", "fraction", "removal", "tau"])
