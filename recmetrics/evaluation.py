@@ -169,6 +169,9 @@ def evaluate(run, qrels, metrics, *, users=None, aggregate: str = "arithmetic",
     An empty run is an error; a run none of whose items is judged gets a warning naming the likely cause.
     """
     specs = parse_metrics(metrics)
+    if floor is not None and not (isinstance(floor, (int, float, np.number)) and 0 < floor < np.inf):
+        raise InputError(f"floor must be a positive finite number or None (the value the geometric and harmonic "
+                         f"means raise smaller values to), got floor={floor!r}")
     error = [s.definition.family == "error" for s in specs]
     if users is None:
         users = "all" if all(error) else "relevant"
