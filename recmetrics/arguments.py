@@ -84,9 +84,13 @@ def split_positionals(args, min_files: int = 2, default_metrics=None, usage: str
             f"a qrels file and at least {min_files - 1} run files"
         raise CliError(f"{args.command} needs {runs}; got {len(files)} file name(s) in all ({usage})")
     if metrics and "." in metrics[-1] and not _is_metric(metrics[-1]):  # a file name that is not there?
+        from .trec_measures import is_trec_token
+
         try:
             _resolve_metrics(metrics[-1:])
         except RecmetricsError as exc:
+            if is_trec_token(metrics[-1]):  # a trec_eval measure with bad parameters, not a file name
+                raise
             raise CliError(f"{exc} (and no file {metrics[-1]!r} exists)") from None
     args.qrels, args.runs = files[0], files[1:]
     args.metrics = metrics or list(default_metrics or DEFAULT_METRICS)
@@ -164,6 +168,9 @@ def relevance_level(text, qrels_path) -> float | None:
         value = math.nan
     if not math.isfinite(value):
         raise CliError(f"-l/--threshold {text!r}: expected a number (trec_eval's relevance level, e.g. -l 2)")
+    if value < 0:
+        raise CliError(f"-l/--threshold {text}: expected a relevance level >= 0 (a negative level would make "
+                       "unjudged items relevant in trec_eval)")
     if _suffixes(qrels_path)[1] in TABLE_SUFFIXES:
         return value
     digits = re.match(r"\s*([+-]?\d+)", str(text))
