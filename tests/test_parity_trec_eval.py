@@ -129,7 +129,7 @@ TREC_FLAGS = [["-q", "-m", "all_trec"], ["-q", "-c", "-m", "all_trec"], ["-m", "
               # gain maps (the ideal from all judgments, not from the run's depth), -M shorter than the
               # judgments, -l with fractions (trec_eval's atol: 1.5 is 1, 2.7 is 2, 0.5 is 0)
               ["-q", "-c", "-M", "5", "-m", "ndcg.1=1,2=2,3=3", "-m", "G.2=4", "-m", "ndcg_rel.1=4", "-m", "Rndcg.3=6",
-               "-m", "ndcg_cut.3,10,50", "-m", "map", "-m", "P.5,10"],
+               "-m", "ndcg_cut.3,10", "-m", "map", "-m", "P.5,10"],  # depth 10 < 40 judgments
               ["-q", "-M", "4", "-m", "dcg.1=2,3=0.5", "-m", "ndcg_cut.10"],  # dcg.x with ndcg.x: trec_eval double-frees
               ["-q", "-l", "1.5", "-m", "all_trec", "-m", "ndcg.2=3"],
               ["-q", "-c", "-l", "2.7", "-M", "3", "-m", "all_trec"],
