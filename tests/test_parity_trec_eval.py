@@ -218,3 +218,34 @@ def test_per_user_parity_of_the_rest_of_all_trec(seed, threshold):
             assert value == pytest.approx(theirs[str(user)][trec_name], abs=1e-12, rel=0), (user, ours_name)
             compared += 1
     assert compared > 250 * len(ALL_TREC_PAIRS)
+
+
+def test_every_trec_eval_claim_of_the_reference_is_compared_here():
+    """The metric reference prints "equals trec_eval X" only from rm.metrics.peers.PEER_CHECKS; each
+    such check is a pair this file compares (per user through pytrec_eval, or line for line
+    against the binary), with the same recmetrics spec."""
+    from recmetrics.metrics import peers
+    from recmetrics.trec_measures import expand
+
+    def spec(text):
+        return str(rm.metrics.parse(text))
+
+    compared = {
+        "test_per_user_parity": {(spec(o), t) for o, t in PAIRS},
+        "test_per_user_parity_of_the_rest_of_all_trec": {(spec(o), t) for o, t in ALL_TREC_PAIRS},
+        # the binary test: every column of the measures its flags name
+        "test_cli_trec_format_matches_the_trec_eval_binary": {
+            (spec(c.metric), c.trec) for f in TREC_FLAGS for c in expand([f[i + 1] for i, x in enumerate(f) if x == "-m"]
+                                                                         or ["official"]) if c.metric},
+    }
+    for c in peers.checks("trec_eval"):
+        test = c.test.split("::")[1]
+        assert c.test.startswith("tests/test_parity_trec_eval.py::") and test in compared, c
+        values = {"P_{k}": CUTOFFS, "Rprec_mult_{k}": MULTS, "iprec_at_recall_{k}": [0.25, 0.75]}.get(c.theirs, CUTOFFS)
+        want = [(c.ours.format(k=k), c.theirs.format(k=f"{k:.2f}" if "mult" in c.ours or "recall" in c.ours else k))
+                for k in values] if "{k}" in c.ours else [(c.ours, c.theirs)]
+        hits = [w for w in want if (spec(w[0]), w[1]) in compared[test]]
+        assert hits, (c, want[:2])
+    for name in rm.metrics.names():  # the registry's trec_eval name is a checked claim too
+        if rm.metrics.get(name).trec_eval:
+            assert peers.checks("trec_eval", name), name

@@ -248,19 +248,19 @@ def success(j, k):
     return (_count_rel(j, j.cut(k)) > 0).astype(np.float64)
 
 
-@register("num_ret", cutoff="optional", bounds=(0.0, np.inf), perfect=None, trec_eval="num_ret", better=None,
+@register("num_ret", cutoff="optional", aliases=("numret",), bounds=(0.0, np.inf), perfect=None, trec_eval="num_ret", better=None,
           description="Number of items in the user's list (top k); summed, not averaged, by trec_eval")
 def num_ret(j, k):
     return np.minimum(j.lengths, j.cut(k)).astype(np.float64)
 
 
-@register("num_rel", cutoff="none", bounds=(0.0, np.inf), perfect=None, trec_eval="num_rel", better=None,
+@register("num_rel", cutoff="none", aliases=("numrel",), bounds=(0.0, np.inf), perfect=None, trec_eval="num_rel", better=None,
           description="Number of relevant judgments of the user; summed, not averaged, by trec_eval")
 def num_rel(j, k):
     return j.n_rel.astype(np.float64)
 
 
-@register("num_rel_ret", cutoff="optional", aliases=("hits",), bounds=(0.0, np.inf), perfect=None, trec_eval="num_rel_ret",
+@register("num_rel_ret", cutoff="optional", aliases=("hits", "numrelret"), bounds=(0.0, np.inf), perfect=None, trec_eval="num_rel_ret",
           description="Number of relevant items in the list (top k); summed, not averaged, by trec_eval")
 def num_rel_ret(j, k):
     return _count_rel(j, j.cut(k))
