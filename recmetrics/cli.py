@@ -109,7 +109,9 @@ def _evaluate(args) -> int:
             for r in rows:
                 out.write(",".join(_csv(x) for x in r[:3]) + f",{r[3]!r}\n")
         else:
-            json.dump([dict(zip(("run", "metric", "user", "value"), r)) for r in rows], out, indent=1)
+            # an undefined value (a list-only metric of a user without a list) is null, as JSON has no NaN
+            json.dump([dict(zip(("run", "metric", "user", "value"), r[:3] + (None if r[3] != r[3] else r[3],)))
+                       for r in rows], out, indent=1, allow_nan=False)
             out.write("\n")
     return 0
 

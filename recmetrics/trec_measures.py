@@ -426,6 +426,8 @@ def summaries(cols, res, values, qrels, args) -> dict:
             continue
         if label in res.run_values:  # a per-run metric (not trec_eval's): its one value
             out[label] = float(res.run_values[label])
+        elif np.isnan(values[row]).any():  # a list-only metric (not trec_eval's): over the users with a list
+            out[label] = float(means[label])
         elif c.summary == "geometric":
             total = 0.0
             for v in values[row][order].tolist():

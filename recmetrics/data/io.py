@@ -258,6 +258,19 @@ def _long_row(text: str, sep: str, fname: str, header: list[str]) -> None:
                               f"({sep.join(header)}): {sep.join(row)!r}; every row needs one field per header name")
 
 
+def _one_field_row(path, fname: str, sep: str) -> None:
+    """Raise :class:`FormatError` at the first row of one field (an item without its aspect column:
+    pandas would read it as an item with no aspect; an item with none is written ``item,``)."""
+    import csv
+
+    reader = csv.reader(_io.StringIO(_decode(read_bytes(path, "table"), fname)), delimiter=sep)
+    next(reader, None)  # the header
+    for row in reader:
+        if len(row) == 1 and row[0].strip():
+            raise FormatError(f"{fname}:{reader.line_num}: one field ({row[0]!r}); every row needs the item and its "
+                              f"aspect(s) (an item without aspect: '{row[0]}{sep}')")
+
+
 def read_run(path, *, name: str | None = None, max_docs: int | None = None, **kw) -> Run:
     """Read a run from a TREC file or a ``user,item,score[,rank]`` table (by extension: .csv,
     .tsv, .parquet, possibly compressed; anything else is read as TREC)."""
@@ -313,6 +326,8 @@ def read_aspects(path):
 
     fname = _name(path)
     frame = read_table(path, id_columns=("item", "aspect", "aspects", "genres"))
+    if _suffixes(path)[1] != ".parquet":
+        _one_field_row(path, fname, "\t" if _suffixes(path)[1] == ".tsv" else ",")
     if "item" not in frame.columns or not {"aspect", "aspects", "genres"} & set(frame.columns):
         raise InputError(f"aspects table {fname} has columns {list(frame.columns)}; expected item,aspect (one "
                          "row per item and aspect) or item,aspects with labels joined by '|'")

@@ -200,9 +200,17 @@ def _scores_from_runs(runs, qrels, metrics, users="relevant", **context) -> tupl
             "users_missing_from_run": {n: int(res.metadata.get("users_missing_from_run", 0)) for n, res in results.items()},
             "run_users_ignored": {n: int(res.metadata.get("run_users_ignored", 0)) for n, res in results.items()}}
     ref = next(iter(results.values()))  # every run is asked the same metrics
-    return {m: pd.Series({name: res.run_values[m] for name, res in results.items()}, name=m, dtype=float)
-            if m in ref.run_values else pd.DataFrame({name: frame[m] for name, frame in per_user.items()}).T
-            for m in ref.order}, meta
+    out = {}
+    for m in ref.order:
+        if m in ref.run_values:
+            out[m] = pd.Series({name: res.run_values[m] for name, res in results.items()}, name=m, dtype=float)
+            continue
+        table = pd.DataFrame({name: frame[m] for name, frame in per_user.items()}).T
+        if table.isna().to_numpy().any():  # a list-only metric (ARP, ...) of users some run has no list for:
+            # undefined there, so not paired: shown as each run's mean over its users with a list, untested
+            table = pd.Series({name: float(res.aggregate[m]) for name, res in results.items()}, name=m, dtype=float)
+        out[m] = table
+    return out, meta
 
 
 def _resolution_warning(test, correction, n_pairs, n_users, n_permutations, alpha, alternative="two-sided"):
