@@ -131,6 +131,9 @@ TREC_FLAGS = [["-q", "-m", "all_trec"], ["-q", "-c", "-m", "all_trec"], ["-m", "
               ["-q", "-c", "-M", "5", "-m", "ndcg.1=1,2=2,3=3", "-m", "G.2=4", "-m", "ndcg_rel.1=4", "-m", "Rndcg.3=6",
                "-m", "ndcg_cut.3,10", "-m", "map", "-m", "P.5,10"],  # depth 10 < 40 judgments
               ["-q", "-M", "4", "-m", "dcg.1=2,3=0.5", "-m", "ndcg_cut.10"],  # dcg.x with ndcg.x: trec_eval double-frees
+              # fractional gains: trec_eval orders gains less than 1 apart as listed (an int comparator)
+              ["-q", "-c", "-m", "ndcg.1=0.5", "-m", "G.2=2.5,3=1.5", "-m", "ndcg_rel.1=0.5", "-m", "Rndcg.2=3.25"],
+              ["-q", "-M", "6", "-m", "ndcg.3=2.5,2=2.9", "-m", "G.0=0.5", "-m", "Rndcg.1=-0.5"],
               ["-q", "-l", "1.5", "-m", "all_trec", "-m", "ndcg.2=3"],
               ["-q", "-c", "-l", "2.7", "-M", "3", "-m", "all_trec"],
               ["-q", "-l", "0.5", "-m", "official", "-m", "ndcg", "-m", "ndcg.1=2", "-m", "set", "-m", "bpref",

@@ -291,8 +291,8 @@ def r_ndcg(j, k, gains=""):
     with np.errstate(divide="ignore", invalid="ignore"):
         total = np.bincount(b_row, weights=dcg_b / idcg[b_idx], minlength=len(j))
         count = np.bincount(b_row, minlength=len(j)).astype(np.float64)
-        extra = j.lengths > n_pos + 1
         full = _at(idcg, start, n_pos)
+        extra = (j.lengths > n_pos + 1) & (full > 0)  # m_Rndcg.c adds the list's end only when ideal_dcg > 0
         total = total + np.where(extra, j.per_user(disc, g != 0) / full, 0.0)
     count = count + extra
     return np.where(j.n_rel > 0, safe_div(np.nan_to_num(total), count), 0.0)
