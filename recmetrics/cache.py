@@ -22,3 +22,48 @@ def results_dir() -> Path:
     the explorers' tables of :mod:`recmetrics.explorers`), beside the findings the report gathers."""
     findings = os.environ.get("RECMETRICS_FINDINGS_DIR")
     return Path(findings).parent / "results" if findings else Path("results")
+
+
+def umask() -> int:
+    """The process's file-creation mask (read without changing it where the system allows)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)  # elsewhere: read it by setting it, and put it back at once
+    os.umask(mask)
+    return mask
+
+
+def write_atomic(path, write, suffix: str = "") -> Path:
+    """Write ``path`` through ``write(temporary path)`` in its own folder, then rename it over
+    ``path``: readers see the old file or the whole new one. The file gets the mode a plain
+    ``open()`` would give it (``0o666`` less the umask), so a group-shared cache stays shared
+    (a temporary file is private until then). The parent folder is created; the temporary file is
+    removed on any error, which propagates (an ``OSError`` for a folder that is a file, an
+    unwritable folder or a full disk)."""
+    import tempfile
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=suffix)
+    os.close(fd)
+    try:
+        write(tmp)
+        os.chmod(tmp, 0o666 & ~umask())
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return path
+
+
+def unwritable(path, exc: OSError) -> str:
+    """One line saying why a cache file cannot be written (for the warning of an uncached run)."""
+    reason = {28: "the disk is full", 13: "permission denied", 30: "read-only file system",
+              20: "a part of the path is a file, not a folder", 17: "a part of the path is a file, not a folder",
+              122: "disk quota exceeded"}.get(exc.errno, exc.strerror or str(exc))
+    return f"cannot write the cache file {path} ({reason})"

@@ -14,16 +14,13 @@ import os
 import sys
 import textwrap
 
-from .errors import InputError, RecmetricsError
+from .errors import RecmetricsError
 
-DEFAULT_METRICS = ["P@10", "Recall@10", "AP@100", "nDCG@100", "RR", "bpref", "infAP"]
-
-# trec_eval's measures by name, in its output order: recmetrics.trec_measures
+# the argument helpers `evaluate` and `compare` share live below both (recmetrics.arguments)
+from .arguments import (CLI_CONTEXT, DEFAULT_METRICS, CliError, add_context_options, check_context,  # noqa: E402,F401
+                        given_context, max_docs, print_warnings, read_context, relevance_level, split_positionals)
+from .arguments import _resolve_metrics  # noqa: E402
 from .trec_measures import TREC_MEASURES, expand_measures  # noqa: E402,F401  (re-exported)
-
-
-class CliError(RecmetricsError):
-    """A command-line usage error (exit status 2)."""
 
 
 def _version() -> str:
@@ -32,132 +29,13 @@ def _version() -> str:
     return __version__
 
 
-def _resolve_metrics(tokens):
-    """Parse every requested metric before any file is read (unknown names fail fast).
-
-    Returns the distinct specs to compute and the output columns ``(label, Column, spec index or
-    None)``; several columns may share a spec (``map`` and ``gm_map`` both are AP)."""
-    from dataclasses import replace
-
-    from .metrics import parse
-    from .trec_measures import expand, order_of, trec_name_of
-
-    specs, index, cols, seen = [], {}, [], set()
-    for c in expand(tokens):
-        row = None
-        label = c.trec
-        if c.metric is not None:
-            spec = parse(c.metric)
-            key = str(spec)
-            if key not in index:
-                index[key] = len(specs)
-                specs.append(spec)
-            row = index[key]
-            if c.trec is None:
-                trec = trec_name_of(spec)
-                c = replace(c, trec=trec, order=order_of(trec) if trec else c.order)
-            label = key if c.summary != "geometric" else c.trec
-        if label in seen:
-            continue  # asked twice (e.g. -m P@10 -m P.10)
-        seen.add(label)
-        cols.append((label, c, row))
-    return specs, cols
-
-
-def _is_metric(token: str) -> bool:
-    try:
-        _resolve_metrics([token])
-    except RecmetricsError:
-        return False
-    return True
-
-
-def _is_file_arg(token: str, have: int, need: int) -> bool:
-    """Whether a trailing ``-m`` value is a file name. A token is a file when it is ``-``, names an
-    existing path that is not a metric name (or fewer than ``need`` files have been found), or
-    looks like a path; while fewer than ``need`` files are known, anything that is not a metric name
-    is one too (a missing file is then reported by the reader)."""
-    if token == "-" or os.sep in token:
-        return True
-    if os.path.exists(token):
-        return have < need or not _is_metric(token)
-    return have < need and not _is_metric(token)
-
-
-def split_positionals(args, min_files: int = 2, default_metrics=None, usage: str = "") -> None:
-    """trec_eval puts the flags first: ``-m P.10 qrels run1 run2``; ``-m`` takes several values, so
-    the file names it swallowed (every trailing one that is a file, see :func:`_is_file_arg`) are
-    moved back to the positionals. Sets ``args.qrels``, ``args.runs`` and ``args.metrics``."""
-    metrics = args.metrics or []
-    files = list(args.files)
-    while metrics and _is_file_arg(metrics[-1], len(files), min_files):
-        files.insert(0, metrics.pop())
-    if len(files) < min_files:
-        runs = "a qrels file and at least one run file" if min_files == 2 else \
-            f"a qrels file and at least {min_files - 1} run files"
-        raise CliError(f"{args.command} needs {runs}; got {len(files)} file name(s) in all ({usage})")
-    if metrics and "." in metrics[-1] and not _is_metric(metrics[-1]):  # a file name that is not there?
-        try:
-            _resolve_metrics(metrics[-1:])
-        except RecmetricsError as exc:
-            raise CliError(f"{exc} (and no file {metrics[-1]!r} exists)") from None
-    args.qrels, args.runs = files[0], files[1:]
-    args.metrics = metrics or list(default_metrics or DEFAULT_METRICS)
-
-
-# context a metric may need (MetricDef.needs) -> how the command line passes it
-CLI_CONTEXT = {"train": "--train FILE (the training ratings: a user,item[,rating] table or TREC qrels)",
-               "aspects": "--aspects FILE (the items' aspects, e.g. genres: an item,aspect table, one row per "
-                          "pair, or item,aspects with labels joined by '|')"}
-
-
-def add_context_options(parser) -> None:
-    """``--train`` and ``--aspects``: the files behind :data:`CLI_CONTEXT` (evaluate and compare)."""
-    parser.add_argument("--train", default=None, metavar="FILE",
-                        help="training ratings (user,item[,rating] table or TREC qrels) for the popularity, "
-                             "novelty and coverage metrics (ARP, APLT, EPC, ItemCoverage, Gini, ...)")
-    parser.add_argument("--aspects", default=None, metavar="FILE",
-                        help="item aspects (item,aspect rows, or item,aspects|genres joined by '|') for the "
-                             "diversity metrics (a-nDCG, ab-nDCG, S-Recall, ERR-IA, NRBP, EU, RBU, ILD, ...)")
-
-
-def given_context(args) -> set:
-    """The context names whose files the command line was given."""
-    return {n for n in CLI_CONTEXT if getattr(args, n, None)}
-
-
-def read_context(args) -> dict:
-    """``{name: value}`` read from the context files given (``--train``, ``--aspects``)."""
-    from .data.io import read_aspects, read_ratings
-
-    readers = {"train": read_ratings, "aspects": read_aspects}
-    return {n: readers[n](getattr(args, n)) for n in sorted(given_context(args))}
-
-
-def check_context(specs, given: set, per_user: bool = False) -> None:
-    """One line per problem, before any file is read: a per-run metric asked per user (``-q``), or a
-    metric whose context (``train``, ``aspects``, ...) the command line was not given or cannot pass."""
-    for s in specs:
-        d = s.definition
-        if per_user and s.per_run:
-            raise CliError(f"metric {s} is per-run (one value for the whole run): it has no per-user lines; "
-                           f"drop -q/--per-user or evaluate {s} apart")
-        missing = [n for n in d.needs if n not in given]
-        if d.needs_any and not given & set(d.needs_any):
-            missing.append(next((n for n in d.needs_any if n in CLI_CONTEXT), d.needs_any[0]))
-        for n in missing:
-            if n in CLI_CONTEXT:
-                raise CliError(f"metric {s} needs {n}=: pass {CLI_CONTEXT[n]}")
-            raise CliError(f"metric {s} needs {n}=, which the command line does not read; "
-                           f"use rm.evaluate(run, qrels, metrics, {n}=...) from Python")
-
-
 def _evaluate(args) -> int:
     # no -m: trec_eval's default is its "official" set
     split_positionals(args, default_metrics=["official"] if args.format == "trec" else DEFAULT_METRICS,
                       usage="recmetrics evaluate [options] QRELS RUN [RUN ...]")
     specs, cols = _resolve_metrics(args.metrics)  # before any file is read
     check_context(specs, given_context(args), args.per_query)
+    max_docs(args.max_docs)
     if args.users is not None:
         policy = args.users
     elif args.complete:
@@ -178,7 +56,7 @@ def _evaluate(args) -> int:
         raise CliError("only one input can be read from standard input ('-')")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        qrels = read_qrels(args.qrels, threshold=args.threshold)
+        qrels = read_qrels(args.qrels, threshold=relevance_level(args.threshold, args.qrels))
         context = read_context(args)
     print_warnings(caught)
     several = len(args.runs) > 1
@@ -231,7 +109,9 @@ def _evaluate(args) -> int:
             for r in rows:
                 out.write(",".join(_csv(x) for x in r[:3]) + f",{r[3]!r}\n")
         else:
-            json.dump([dict(zip(("run", "metric", "user", "value"), r)) for r in rows], out, indent=1)
+            # an undefined value (a list-only metric of a user without a list) is null, as JSON has no NaN
+            json.dump([dict(zip(("run", "metric", "user", "value"), r[:3] + (None if r[3] != r[3] else r[3],)))
+                       for r in rows], out, indent=1, allow_nan=False)
             out.write("\n")
     return 0
 
@@ -255,12 +135,6 @@ def _summaries(cols, res, values) -> dict:
 
 def _csv(text: str) -> str:
     return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n') else text
-
-
-def print_warnings(caught) -> None:
-    """Print caught warnings on stderr, one line each (``recmetrics: warning: ...``)."""
-    for w in caught:
-        print(f"recmetrics: warning: {' '.join(str(w.message).split())}", file=sys.stderr)
 
 
 def _print_table(out, name, cols, per_user, summary, meta, policy, qrels, args) -> None:
@@ -489,8 +363,10 @@ def add_evaluate(sub) -> None:
     e.add_argument("-n", "--no-summary", action="store_true", help="no summary line (with -q: per-user only)")
     e.add_argument("-c", "--complete", action="store_true",
                    help="average over every judged user; users missing from the run score 0 (trec_eval -c)")
-    e.add_argument("-l", "--threshold", type=float, default=None, metavar="N",
-                   help="relevance threshold (trec_eval's -l; default 1 for TREC qrels, 4 for rating tables)")
+    e.add_argument("-l", "--threshold", default=None, metavar="N",
+                   help="relevance threshold (trec_eval's -l, an integer level read as trec_eval reads it: -l 1.5 is "
+                        "1; a rating table takes a real threshold such as 3.5; default 1 for TREC qrels, 4 for "
+                        "rating tables)")
     e.add_argument("-M", "--max-docs", type=int, default=None, metavar="N",
                    help="keep the top N items of every list (trec_eval -M)")
     e.add_argument("--format", choices=["table", "trec", "csv", "json"], default="table",

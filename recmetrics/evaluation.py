@@ -78,7 +78,26 @@ def score_judged(judged, specs: list[MetricSpec], **context) -> np.ndarray:
                          f"ask it through rm.evaluate(...).run_values, not in a per-user score table")
     if not specs or not len(judged):
         return np.zeros((len(specs), len(judged)))
-    return np.stack([s(judged, **context) for s in specs])
+    values = np.stack([s(judged, **context) for s in specs])
+    for row, s in enumerate(specs):
+        if s.definition.list_only:  # a description of a list that does not exist is undefined, not 0
+            values[row, judged.lengths == 0] = np.nan
+    return values
+
+
+def aggregate_users(values: np.ndarray, specs, method: str = "arithmetic", floor=MIN_GEO_MEAN) -> np.ndarray:
+    """The mean of each metric over the users (rows of ``values``): over the users with a list for a
+    list-only metric (ARP, APLT, ACLT; NaN when no user has one), over every user otherwise."""
+    out = np.empty(len(specs))
+    for row, s in enumerate(specs):
+        v = values[row]
+        if s.definition.list_only:
+            v = v[~np.isnan(v)]
+            if not len(v):
+                out[row] = np.nan
+                continue
+        out[row] = _aggregate(v, method, floor=floor)
+    return out
 
 
 def _is_frame(obj) -> bool:
@@ -153,6 +172,29 @@ def check_train_test_overlap(qrels: Qrels, train: pd.DataFrame, users: np.ndarra
             f"(user, item) pair is in both, or use universe=judged")
 
 
+def _check_aspects_match(judged, aspects, specs) -> None:
+    """Warn, as for a run whose items are not judged, when none of the ranked items of the evaluated
+    users is in the aspects table: every aspect-based score would be 0 without a word."""
+    if not specs or not judged.lengths.sum():
+        return
+    from .metrics.diversity.aspects import aspect_index
+
+    idx = aspect_index(aspects)
+    ranked = judged.items[np.arange(judged.depth) < judged.lengths[:, None]]
+    if idx.covered(ranked).any():
+        return
+    warnings.warn(
+        f"run {judged.metadata.get('run')!r}: none of its ranked items is in the aspects table, so "
+        f"{', '.join(str(s) for s in specs)} score 0 for every user. Likely cause: the aspects' item ids do not "
+        f"match the run's (run items e.g. {_sample(ranked[:3])}, aspect items e.g. {_sample(idx.items[:3])}), "
+        f"or the aspects belong to another dataset", stacklevel=3)
+
+
+def _sample(values) -> list:
+    """A few ids as plain Python values (for a message)."""
+    return [v.item() if hasattr(v, "item") else v for v in list(values)]
+
+
 def evaluate(run, qrels, metrics, *, users=None, aggregate: str = "arithmetic",
              threshold: float | None = None, floor: float | None = MIN_GEO_MEAN, **context) -> Evaluation:
     """Evaluate one run.
@@ -169,6 +211,9 @@ def evaluate(run, qrels, metrics, *, users=None, aggregate: str = "arithmetic",
     An empty run is an error; a run none of whose items is judged gets a warning naming the likely cause.
     """
     specs = parse_metrics(metrics)
+    if floor is not None and not (isinstance(floor, (int, float, np.number)) and 0 < floor < np.inf):
+        raise InputError(f"floor must be a positive finite number or None (the value the geometric and harmonic "
+                         f"means raise smaller values to), got floor={floor!r}")
     error = [s.definition.family == "error" for s in specs]
     if users is None:
         users = "all" if all(error) else "relevant"
@@ -188,11 +233,14 @@ def evaluate(run, qrels, metrics, *, users=None, aggregate: str = "arithmetic",
             "train" in s.definition.needs + s.definition.optional and dict(s.params).get("universe", "all") == "all"
             and s.definition.family not in ("coverage", "exposure", "popularity", "novelty") for s in specs):
         check_train_test_overlap(judged.qrels, context["train"], judged.users)
+    if context.get("aspects") is not None:
+        _check_aspects_match(judged, context["aspects"], [s for s in specs if "aspects" in s.definition.needs
+                                                          + s.definition.needs_any])
     per_user = [s for s in specs if not s.per_run]
     values = score_judged(judged, per_user, **context)
     run_values = {str(s): float(s(judged, **context)) for s in specs if s.per_run}
     meta = dict(judged.metadata, aggregate=aggregate, floor=floor, users_policy=users if isinstance(users, str) else "given")
-    means = _aggregate(values, aggregate, axis=1, floor=floor) if per_user else np.zeros(0)
+    means = aggregate_users(values, per_user, aggregate, floor) if per_user else np.zeros(0)
     res = Evaluation(values, judged.users, [str(s) for s in per_user], means, meta, run_values,
                      order=[str(s) for s in specs])
     res.judged = judged

@@ -231,6 +231,15 @@ def _eval_users(qrels: Qrels, users, run: Run | None = None) -> np.ndarray:
             return qrels.users[run.user_index.get_indexer(qrels.users) >= 0]
         return qrels.relevant_users if users == "relevant" else qrels.users
     eval_users = np.asarray(users)
+    if eval_users.ndim != 1:
+        raise InputError(f"users must be a policy name {USER_POLICIES} or a list of user ids, got an array of "
+                         f"shape {eval_users.shape}")
+    import pandas as pd
+
+    twice = pd.Index(eval_users).duplicated()
+    if twice.any():  # a user listed twice would count twice in every mean
+        raise InputError(f"user {show(eval_users[twice.argmax()])} is given more than once in users= (position "
+                         f"{int(twice.argmax())}); give each user once")
     unknown = qrels.user_index.get_indexer(eval_users) < 0
     if unknown.any():
         raise InputError(f"user {show(eval_users[unknown][0])} has no judgments; cannot evaluate it")

@@ -19,8 +19,6 @@ once, in :mod:`recmetrics.runs`.
 """
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -239,7 +237,14 @@ class Study:
         else:
             self.cube, users = self._compute(progress)
             if path is not None:
-                _save_cube(path, path.stem, self.cube, users)
+                try:
+                    _save_cube(path, path.stem, self.cube, users)
+                except OSError as exc:  # a cache folder that is a file, unwritable, a full disk
+                    import warnings
+
+                    from .cache import unwritable
+
+                    warnings.warn(f"{unwritable(path, exc)}; the score cube is not cached", stacklevel=2)
         self.users = np.asarray(users)
         self.coords = {"metric": self.metrics, "cutoff": self.cutoffs, "system": self.systems,
                        "fold": list(range(self.n_folds)), "user": self.users}
@@ -503,15 +508,9 @@ def _save_cube(path: Path, key: str, cube: np.ndarray, users: np.ndarray) -> Non
         return
     meta = json.dumps({"format": CUBE_FORMAT, "key": key, "users_dtype": np.asarray(users).dtype.str,
                        "checksum": array_checksum(cube, stored, key)})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".npz")
-    os.close(fd)
-    try:
-        np.savez(tmp, cube=cube, users=stored, meta=np.array(meta))
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    from .cache import write_atomic
+
+    write_atomic(path, lambda tmp: np.savez(tmp, cube=cube, users=stored, meta=np.array(meta)), ".npz")
 
 
 def _load_cube(path: Path, key: str, shape: tuple[int, ...]):

@@ -125,8 +125,17 @@ class Column:
 
 
 def is_trec_token(word: str) -> bool:
+    """Whether ``word`` is trec_eval's syntax (``P.5,10``, ``ndcg``, ``all_trec``); ranx's ``rbp.8``
+    (persistence 0.8, gain = grade) is recmetrics' name, not trec_eval's ``rbp.p=0.8``."""
+    import re
+
     base = word.partition(".")[0]
+    if re.fullmatch(r"rbp\.\d+(@\d+)?", word, re.IGNORECASE):
+        return False
     return (base in TREC_MEASURES or word in NICKNAMES) and "@" not in word and "(" not in word
+
+
+LONG_MAX = 2**63 - 1  # trec_eval's cut-offs are C longs
 
 
 def _long_cuts(word: str, text: str) -> tuple[int, ...]:
@@ -135,15 +144,25 @@ def _long_cuts(word: str, text: str) -> tuple[int, ...]:
     except ValueError:
         raise TrecSyntaxError(f"cut-offs in {word!r} must be integers, e.g. {word.partition('.')[0]}.5,10") from None
     if cuts[0] <= 0:
-        raise TrecSyntaxError(f"cut-offs in {word!r} must be positive")
+        raise TrecSyntaxError(f"cut-offs in {word!r} must be positive, got {cuts[0]}")
+    if cuts[-1] > LONG_MAX:
+        raise TrecSyntaxError(f"cut-off {cuts[-1]} in {word!r} is beyond trec_eval's largest (2^63 - 1 = {LONG_MAX})")
     if len(set(cuts)) < len(cuts):
         raise TrecSyntaxError(f"duplicate cut-offs in {word!r}")
     return tuple(cuts)
 
 
+def _finite(word: str, text: str, value: float) -> float:
+    import math
+
+    if not math.isfinite(value):
+        raise TrecSyntaxError(f"measure {word!r}: parameter {text.strip()!r} must be a finite number")
+    return value
+
+
 def _doubles(word: str, text: str, sort: bool) -> tuple[float, ...]:
     try:
-        values = [float(c) for c in text.split(",")]
+        values = [_finite(word, c, float(c)) for c in text.split(",")]
     except ValueError:
         raise TrecSyntaxError(f"parameters in {word!r} must be numbers separated by ',' "
                               f"(e.g. {word.partition('.')[0]}.0.2,0.5)") from None
@@ -154,17 +173,29 @@ def _doubles(word: str, text: str, sort: bool) -> tuple[float, ...]:
     return tuple(values)
 
 
+def _in_range(word: str, what: str, values, low: float, high: float = float("inf"), low_open: bool = False) -> None:
+    """Each of ``values`` within [low, high] (``low_open``: (low, high]), else one line naming the measure."""
+    for v in values:
+        if v < low or v > high or (low_open and v == low):
+            bound = f"{'(' if low_open else '['}{_num(low)}, {_num(high) if high != float('inf') else 'inf'}]"
+            raise TrecSyntaxError(f"measure {word!r}: {what} {_num(v)} is outside {bound}")
+
+
 def _pairs(word: str, text: str) -> dict[str, float]:
     out = {}
     for part in text.split(","):
         name, eq, value = part.partition("=")
         try:
-            out[name.strip()] = float(value)
+            number = float(value)
         except ValueError:
             eq = ""
         if not eq or not name.strip():
             raise TrecSyntaxError(f"parameters in {word!r} must be name=value pairs separated by ',' "
                                   f"(e.g. rbp.p=0.8, G.1=2,2=5)")
+        _finite(word, part, number)
+        if name.strip() in out:
+            raise TrecSyntaxError(f"measure {word!r}: parameter {name.strip()!r} is given twice; give it once")
+        out[name.strip()] = number
     return out
 
 
@@ -206,11 +237,17 @@ def _columns(m: TrecMeasure, word: str | None, params: str | None) -> list[Colum
         return [Column(m.metric.format(c), f"{m.name}_{c}", **common) for c in cuts]
     if m.kind == "double_cuts":
         cuts = m.default if params is None else _doubles(word, params, sort=True)
+        if m.name == "iprec_at_recall":
+            _in_range(word, "recall level", cuts, 0.0, 1.0)
+        else:
+            _in_range(word, "multiple of R", cuts, 0.0, low_open=True)
         return [Column(m.metric.format(_num(c)), f"{m.name}_{c:3.2f}", **common) for c in cuts]
     name = m.name if params is None else f"{m.name}_{params}"
     if m.kind == "doubles":
         values = m.default if params is None else _doubles(word, params, sort=False)
         if m.name == "relstring":
+            if len(values) != 1 or values[0] < 0 or values[0] != int(values[0]):
+                raise TrecSyntaxError(f"measure {word!r}: relstring takes one length, an integer >= 0")
             return [Column(None, name, special="relstring", arg=int(values[0]), **common)]
         if m.name == "utility":
             if len(values) != 4:
@@ -220,9 +257,13 @@ def _columns(m: TrecMeasure, word: str | None, params: str | None) -> list[Colum
             metric = f"utility(rel_ret={_num(a)},nonrel_ret={_num(b)},rel_missed={_num(c)},nonrel_missed={_num(d)})"
             return [Column(metric, name, arg=values if params is not None else None, **common)]
         if m.name == "11pt_avg":
+            _in_range(word, "recall level", values, 0.0, 1.0)
             pts = ";".join(_num(v) for v in values)
             return [Column(m.metric if params is None else f"IPrec_avg(points='{pts}')", name, **common)]
         if m.name == "set_F":
+            if len(values) != 1:
+                raise TrecSyntaxError(f"measure {word!r}: set_F takes one weight of recall (e.g. set_F.0.5)")
+            _in_range(word, "weight of recall", values, 0.0)
             return [Column(f"set_F(weight={_num(values[0])})", name, **common)]
     # pairs
     pairs = {} if params is None else _pairs(word, params)
@@ -385,6 +426,8 @@ def summaries(cols, res, values, qrels, args) -> dict:
             continue
         if label in res.run_values:  # a per-run metric (not trec_eval's): its one value
             out[label] = float(res.run_values[label])
+        elif np.isnan(values[row]).any():  # a list-only metric (not trec_eval's): over the users with a list
+            out[label] = float(means[label])
         elif c.summary == "geometric":
             total = 0.0
             for v in values[row][order].tolist():

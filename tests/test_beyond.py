@@ -233,8 +233,14 @@ def test_popularity_and_novelty_equal_elliot_loops(seed):
                       ("ARP", "APLT", "ACLT", "EPC", "EFD", "PopRSP", "PopREO")], train=train)
     per_user, rsp, reo = _elliot(train, test, lists, k, res.users.tolist())
     for m, ref in per_user.items():
-        want = [ref.get(u, 0.0) for u in res.users.tolist()]   # a user without a list scores 0 here
+        # ARP, APLT, ACLT describe a list: undefined for a user without one (Elliot leaves the user out);
+        # EPC and EFD: such a user scores 0 (coverage shortfall)
+        listed = [bool(lists.get(u, [])[:k]) for u in res.users.tolist()]
+        want = [ref.get(u, 0.0) if ok or m in ("EPC", "EFD") else np.nan for u, ok in zip(res.users.tolist(), listed)]
         np.testing.assert_allclose(res.per_user[f"{m}@{k}"], want, rtol=1e-12, atol=1e-12, err_msg=m)
+        if m in ("ARP", "APLT", "ACLT"):  # the mean: over the users with a list, as Elliot's
+            assert res.aggregate[f"{m}@{k}"] == pytest.approx(np.mean([ref[u] for u, ok in zip(res.users.tolist(), listed)
+                                                                     if ok]), rel=1e-12)
     assert res.run_values[f"PopRSP@{k}"] == pytest.approx(rsp, rel=1e-12)
     assert res.run_values[f"PopREO@{k}"] == pytest.approx(reo, rel=1e-12)
 

@@ -71,9 +71,11 @@ def test_relevant_user_policy_drops_users_without_relevant_items(case):
 TREC_EVAL = Path(__file__).resolve().parents[1] / ".." / "shared" / "tools" / "trec_eval"
 if not TREC_EVAL.exists():
     TREC_EVAL = Path("/work/shared/tools/trec_eval")
-def sampled_pool_files(tmp_path, seed=0, every_query_in_run=True):
+def sampled_pool_files(tmp_path, seed=0, every_query_in_run=True, max_len=90):
     """Qrels with -1 ("pooled, unjudged") and graded labels, ids that look like integers ("07", "7"),
-    a run with ties, a query without relevant items, CRLF lines and a trailing field."""
+    a run with ties, a query without relevant items, CRLF lines and a trailing field. Every query
+    has 40 judgments; its list holds 1 to ``max_len - 1`` items, so many users have more judged
+    (and relevant) items than their list is long — with ``max_len`` <= 40, every user of the run."""
     rng = np.random.default_rng(seed)
     q, r = [], []
     for u in range(30):
@@ -85,7 +87,7 @@ def sampled_pool_files(tmp_path, seed=0, every_query_in_run=True):
         q += [f"{qid} 0 {it:03d} {lab}" if it % 3 else f"{qid} 0 {it} {lab}" for it, lab in zip(items[:40], labels)]
         if not every_query_in_run and u % 7 == 3:
             continue
-        n = int(rng.integers(1, 90))
+        n = int(rng.integers(1, max_len))
         for k, it in enumerate(rng.choice(200, size=n, replace=False)):
             doc = f"{it:03d}" if it % 3 else str(it)
             r.append(f"{qid} Q0 {doc} {k + 1} {float(rng.integers(0, 8)) / 4} sys" + (" extra" if k == 0 else ""))
@@ -123,12 +125,24 @@ TREC_FLAGS = [["-q", "-m", "all_trec"], ["-q", "-c", "-m", "all_trec"], ["-m", "
                "-m", "utility.2,-1,-0.5,0", "-m", "11pt_avg.0.2,.5,.8", "-m", "set_F.0.25", "-m", "relstring.4",
                "-m", "iprec_at_recall.0.25,.75", "-m", "Rprec_mult.1.5,0.5", "-m", "relative_P.3", "-m", "unj.2,30",
                "-m", "G.1=2,2=5", "-m", "ndcg.1=3,3=1", "-m", "ndcg_rel.0=1,2=4", "-m", "Rndcg.3=4.5"],
-              ["-q", "-m", "dcg", "-m", "G", "-m", "ndcg_rel", "-m", "Rndcg"]]
+              ["-q", "-m", "dcg", "-m", "G", "-m", "ndcg_rel", "-m", "Rndcg"],
+              # gain maps (the ideal from all judgments, not from the run's depth), -M shorter than the
+              # judgments, -l with fractions (trec_eval's atol: 1.5 is 1, 2.7 is 2, 0.5 is 0)
+              ["-q", "-c", "-M", "5", "-m", "ndcg.1=1,2=2,3=3", "-m", "G.2=4", "-m", "ndcg_rel.1=4", "-m", "Rndcg.3=6",
+               "-m", "ndcg_cut.3,10", "-m", "map", "-m", "P.5,10"],  # depth 10 < 40 judgments
+              ["-q", "-M", "4", "-m", "dcg.1=2,3=0.5", "-m", "ndcg_cut.10"],  # dcg.x with ndcg.x: trec_eval double-frees
+              # fractional gains: trec_eval orders gains less than 1 apart as listed (an int comparator)
+              ["-q", "-c", "-m", "ndcg.1=0.5", "-m", "G.2=2.5,3=1.5", "-m", "ndcg_rel.1=0.5", "-m", "Rndcg.2=3.25"],
+              ["-q", "-M", "6", "-m", "ndcg.3=2.5,2=2.9", "-m", "G.0=0.5", "-m", "Rndcg.1=-0.5"],
+              ["-q", "-l", "1.5", "-m", "all_trec", "-m", "ndcg.2=3"],
+              ["-q", "-c", "-l", "2.7", "-M", "3", "-m", "all_trec"],
+              ["-q", "-l", "0.5", "-m", "official", "-m", "ndcg", "-m", "ndcg.1=2", "-m", "set", "-m", "bpref",
+               "-m", "infAP", "-m", "ndcg_cut.5,20"]]
 
 
 @pytest.mark.skipif(not TREC_EVAL.exists(), reason="trec_eval binary absent (../shared/tools/trec_eval)")
 @pytest.mark.parametrize("flags", TREC_FLAGS, ids=lambda f: " ".join(f) or "official")
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("seed", [0, 1, 2])
 def test_cli_trec_format_matches_the_trec_eval_binary(tmp_path, capsys, flags, seed):
     """``--format trec`` prints what the trec_eval 10.0 binary prints for ``-m all_trec`` and the
     other measures, line for line (layout %-22s\tqid\tvalue, measures in its order, summaries
@@ -136,7 +150,9 @@ def test_cli_trec_format_matches_the_trec_eval_binary(tmp_path, capsys, flags, s
     runs with ties, short lists and (with -c) queries missing from the run."""
     from recmetrics.cli import main
 
-    qrels, run = sampled_pool_files(tmp_path, seed=seed, every_query_in_run="-c" not in flags)
+    # seed 2: every list shorter than the 40 judgments of its query (the run's depth too)
+    qrels, run = sampled_pool_files(tmp_path, seed=seed, every_query_in_run="-c" not in flags,
+                                    max_len=12 if seed == 2 else 90)
     ref = subprocess.run([str(TREC_EVAL), *flags, str(qrels), str(run)], capture_output=True, text=True)
     assert ref.returncode == 0, ref.stderr
     assert main(["evaluate", "--format", "trec", *flags, str(qrels), str(run)]) == 0
@@ -205,3 +221,34 @@ def test_per_user_parity_of_the_rest_of_all_trec(seed, threshold):
             assert value == pytest.approx(theirs[str(user)][trec_name], abs=1e-12, rel=0), (user, ours_name)
             compared += 1
     assert compared > 250 * len(ALL_TREC_PAIRS)
+
+
+def test_every_trec_eval_claim_of_the_reference_is_compared_here():
+    """The metric reference prints "equals trec_eval X" only from rm.metrics.peers.PEER_CHECKS; each
+    such check is a pair this file compares (per user through pytrec_eval, or line for line
+    against the binary), with the same recmetrics spec."""
+    from recmetrics.metrics import peers
+    from recmetrics.trec_measures import expand
+
+    def spec(text):
+        return str(rm.metrics.parse(text))
+
+    compared = {
+        "test_per_user_parity": {(spec(o), t) for o, t in PAIRS},
+        "test_per_user_parity_of_the_rest_of_all_trec": {(spec(o), t) for o, t in ALL_TREC_PAIRS},
+        # the binary test: every column of the measures its flags name
+        "test_cli_trec_format_matches_the_trec_eval_binary": {
+            (spec(c.metric), c.trec) for f in TREC_FLAGS for c in expand([f[i + 1] for i, x in enumerate(f) if x == "-m"]
+                                                                         or ["official"]) if c.metric},
+    }
+    for c in peers.checks("trec_eval"):
+        test = c.test.split("::")[1]
+        assert c.test.startswith("tests/test_parity_trec_eval.py::") and test in compared, c
+        values = {"P_{k}": CUTOFFS, "Rprec_mult_{k}": MULTS, "iprec_at_recall_{k}": [0.25, 0.75]}.get(c.theirs, CUTOFFS)
+        want = [(c.ours.format(k=k), c.theirs.format(k=f"{k:.2f}" if "mult" in c.ours or "recall" in c.ours else k))
+                for k in values] if "{k}" in c.ours else [(c.ours, c.theirs)]
+        hits = [w for w in want if (spec(w[0]), w[1]) in compared[test]]
+        assert hits, (c, want[:2])
+    for name in rm.metrics.names():  # the registry's trec_eval name is a checked claim too
+        if rm.metrics.get(name).trec_eval:
+            assert peers.checks("trec_eval", name), name

@@ -1,10 +1,12 @@
-"""Per-user parity of the peers' measures with ranx and ir_measures: RBP (any p, graded or binary),
-Judged@k, DCG, nDCG with exponential gain, Hits@k, MRR@k; and their metric strings."""
+"""Per-user parity of the peers' measures with ranx and ir_measures — every claim of
+``rm.metrics.peers.PEER_CHECKS`` (the table the metric reference prints its "equals" rows from) —
+RBP with any p against the trec_eval binary, and the peers' metric strings."""
 import numpy as np
 import pandas as pd
 import pytest
 
 import recmetrics as rm
+from recmetrics.metrics import peers
 
 CUTS = [1, 3, 10, 50]
 
@@ -53,48 +55,56 @@ def ours(case, names):
     return {n: dict(zip(map(str, res.users), res.values[i])) for i, n in enumerate(names)}
 
 
-@pytest.mark.slow  # ranx compiles its numba kernels on first use (~1 min)
+def _expand(check, cuts=CUTS):
+    """(ours, theirs) of a :class:`~recmetrics.metrics.peers.PeerCheck`, one per cut-off when it has ``{k}``."""
+    if "{k}" not in check.ours:
+        return [(check.ours, check.theirs)]
+    return [(check.ours.format(k=k), check.theirs.format(k=k)) for k in cuts]
+
+
 def test_ranx_parity(case):
+    """Every ranx claim of the metric reference (rm.metrics.peers.PEER_CHECKS), per user. ranx
+    compiles its numba kernels once (cached on disk afterwards)."""
     ranx = pytest.importorskip("ranx")
     _, _, ranked, judgments = case
     rq = ranx.Qrels({u: {i: g for i, g in d.items() if g > 0} or {"__none__": 0} for u, d in judgments.items()})
     rr = ranx.Run({u: d for u, d in ranked.items()})
-    pairs = {"RBP(p=0.8,gain=grade)": "rbp.8", "RBP(p=0.5,gain=grade)": "rbp.5", "RBP(p=0.95,rel=2)": None}
-    for k in CUTS:
-        pairs.update({f"nDCG(dcg='exp-log2')@{k}": f"ndcg_burges@{k}", f"nDCG@{k}": f"ndcg@{k}",
-                      f"DCG@{k}": f"dcg@{k}", f"DCG(dcg='exp-log2')@{k}": f"dcg_burges@{k}",
-                      f"Hits@{k}": f"hits@{k}", f"MRR@{k}": f"mrr@{k}"})
-    names = list(pairs)
-    mine = ours(case, names)
-    bq = ranx.Qrels({u: {i: 1 for i, g in d.items() if g >= 2} or {"__none__": 0} for u, d in judgments.items()})
-    ranx.evaluate(rq, rr, [m for m in pairs.values() if m], make_comparable=True)
-    theirs = {m: dict(rr.scores[m]) for m in pairs.values() if m}
-    rr2 = ranx.Run({u: d for u, d in ranked.items()})
-    ranx.evaluate(bq, rr2, "rbp.95", make_comparable=True)  # binary RBP at grade >= 2
-    theirs[None] = dict(rr2.scores["rbp.95"])
+    pairs = dict(p for c in peers.checks("ranx") for p in _expand(c))
+    assert len(pairs) >= 8
+    mine = ours(case, list(pairs))
+    ranx.evaluate(rq, rr, list(pairs.values()), make_comparable=True)
+    theirs = {m: dict(rr.scores[m]) for m in pairs.values()}
     compared = 0
     for name, metric in pairs.items():
         for q, v in mine[name].items():
             assert v == pytest.approx(theirs[metric][q], abs=1e-9), (name, q)
             compared += 1
     assert compared > 100 * len(pairs)
+    # not a claim of the reference: binary RBP at grade >= 2 is ranx's rbp on qrels binarised there
+    bq = ranx.Qrels({u: {i: 1 for i, g in d.items() if g >= 2} or {"__none__": 0} for u, d in judgments.items()})
+    rr2 = ranx.Run({u: d for u, d in ranked.items()})
+    ranx.evaluate(bq, rr2, "rbp.95", make_comparable=True)
+    for q, v in ours(case, ["RBP(p=0.95,rel=2)"])["RBP(p=0.95,rel=2)"].items():
+        assert v == pytest.approx(rr2.scores["rbp.95"][q], abs=1e-9), q
 
 
 def test_ir_measures_parity(case):
+    """Every ir_measures claim of the metric reference (rm.metrics.peers.PEER_CHECKS), per user."""
     irm = pytest.importorskip("ir_measures")
     _, _, ranked, judgments = case
     qrels = [irm.Qrel(u, i, g) for u, d in judgments.items() for i, g in d.items()]
     run = [irm.ScoredDoc(u, i, s) for u, d in ranked.items() for i, s in d.items()]
-    names = [f"Judged@{k}" for k in CUTS] + ["Judged"] + [f"RR@{k}" for k in CUTS] + ["RR"] \
-        + [f"nDCG@{k}" for k in CUTS] + [f"P@{k}" for k in CUTS]
-    mine = ours(case, [str(rm.metrics.parse(n)) for n in names])
-    got = 0
-    for m in irm.iter_calc([irm.parse_measure(n) for n in names], qrels, run):
+    pairs = {theirs: str(rm.metrics.parse(o)) for c in peers.checks("ir_measures") for o, theirs in _expand(c)}
+    assert {"NumRet", "NumRel", "NumRelRet", "Bpref", "infAP", "Rprec", "R@10", "AP@10", "Success@10"} <= set(pairs)
+    mine = ours(case, sorted(set(pairs.values())))
+    got = {}
+    for m in irm.iter_calc([irm.parse_measure(n) for n in pairs], qrels, run):
         if m.query_id not in mine["P@1"]:
             continue  # a judged user without a list: ir_measures' providers differ on it
-        assert mine[str(rm.metrics.parse(str(m.measure)))][m.query_id] == pytest.approx(m.value, abs=1e-9), m
-        got += 1
-    assert got > 100 * len(names)
+        name = pairs[next(n for n in pairs if irm.parse_measure(n) == m.measure)]
+        assert mine[name][m.query_id] == pytest.approx(m.value, abs=1e-9), m
+        got[name] = got.get(name, 0) + 1
+    assert set(got) == set(pairs.values()) and min(got.values()) > 90, got
 
 
 @pytest.mark.parametrize("measure", ["RBP(rel=1,p=0.8)", "RBP(rel=2,p=0.5)"])

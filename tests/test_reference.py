@@ -18,10 +18,50 @@ def test_every_registered_metric_has_a_reference_entry():
     assert stale == []
 
 
-def test_peer_names_are_claimed_only_with_a_test_that_checks_them():
-    for name, e in reference.ENTRIES.items():
-        if e.ir_measures or e.ranx or rm.metrics.get(name).trec_eval:
-            assert e.proof, name
+def test_every_equals_claim_comes_from_a_parity_check_a_test_consumes():
+    """The "equals" row is generated from rm.metrics.peers.PEER_CHECKS only; each check names a test
+    function that exists and reads the table (so a claim without a test cannot appear)."""
+    from pathlib import Path
+
+    from recmetrics.metrics import peers
+
+    root = Path(__file__).resolve().parents[1]
+    for c in peers.PEER_CHECKS:
+        assert c.peer in peers.PEERS and c.metric in rm.metrics.names(), c
+        path, func = c.test.split("::")
+        text = (root / path).read_text()
+        assert f"def {func}(" in text and "peers." in text, c
+        rm.metrics.parse(c.ours.format(k=1))  # the spec parses (k: a cut-off, a recall level or a multiple of R)
+    for name in rm.metrics.names():
+        row = dict(reference._rows(name))["equals"]
+        made = peers.claims(name)
+        assert (row == "—") == (not made), name
+        for claim in made:
+            assert claim in row, (name, claim)
+        for peer in peers.PEERS:  # no peer named without a check
+            assert (f"{peer} " in row) == bool(peers.checks(peer, name)), (name, peer)
+
+
+def test_rbp_default_is_not_claimed_equal_to_ranx():
+    """Default RBP scales grades by the user's top grade; ranx's rbp.p uses the raw grade."""
+    row = dict(reference._rows("RBP"))["equals"]
+    assert "ranx rbp.8 = RBP(p=0.8,gain='grade')" in row and "ranx rbp.p," not in row and "ranx rbp.p " not in row
+
+
+def test_ir_measures_count_names_parse():
+    for text, name in (("NumRet", "num_ret"), ("NumRel", "num_rel"), ("NumRelRet", "num_rel_ret")):
+        assert rm.metrics.parse(text).name == name
+
+
+def test_efd_formula_and_aplt_citation_match_the_code():
+    import re
+
+    from recmetrics.metrics import popularity
+
+    assert r"p(L_u[i]|\text{seen})" in reference.ENTRIES["EFD"].formula  # p(i|seen), as the code and RankSys
+    assert r"p(\text{seen}|" not in reference.ENTRIES["EFD"].formula
+    doc_year = re.search(r"\*\*APLT\*\*.*?Abdollahpouri et\s+al\. (\d{4})", popularity.__doc__, re.S).group(1)
+    assert doc_year in reference.ENTRIES["APLT"].citation
 
 
 def test_describe_comes_from_the_registry():

@@ -21,7 +21,6 @@ which is the reference: every error names the file and the 1-based line.
 from __future__ import annotations
 
 import io as _io
-import sys
 import warnings
 from pathlib import Path
 
@@ -31,226 +30,12 @@ from ..errors import FormatError, InputError
 from .qrels import Qrels
 from .run import Run
 
-COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".xz": "lzma", ".zst": "pyarrow"}
+from .sources import (COMPRESSIONS, _bom, _decode, _fast_columns, _floats, _head, _name, _reject,  # noqa: F401
+                      _release_arrow_memory, _slow_columns, _source, _suffixes, read_bytes)
+
 TABLE_SUFFIXES = (".csv", ".tsv", ".parquet")
 RUN_LAYOUT = "qid Q0 docno rank score tag"
 QRELS_LAYOUT = "qid 0 docno rel"
-
-
-# --------------------------------------------------------------------------- raw bytes
-def _name(path) -> str:
-    return "<stdin>" if str(path) == "-" else str(path)
-
-
-def _suffixes(path) -> tuple[str, str]:
-    """(compression suffix or '', format suffix) of a path, lower case."""
-    sfx = [s.lower() for s in Path(str(path)).suffixes]
-    comp = sfx[-1] if sfx and sfx[-1] in COMPRESSIONS else ""
-    rest = sfx[:-1] if comp else sfx
-    return comp, (rest[-1] if rest else "")
-
-
-def _lzma_error():
-    import lzma
-
-    return lzma.LZMAError
-
-
-def read_bytes(path, what: str = "input") -> bytes:
-    """The decompressed bytes of ``path`` (``-``: standard input), BOM removed.
-
-    Raises :class:`InputError` for a missing file, a directory, or a corrupt compressed file."""
-    if str(path) == "-":
-        raw = sys.stdin.buffer.read()
-    else:
-        p = Path(path)
-        if p.is_dir():
-            raise InputError(f"{what} {str(p)!r} is a directory; expected a file")
-        if not p.exists():
-            raise InputError(f"{what} file {str(p)!r} does not exist")
-        comp, _ = _suffixes(p)
-        try:
-            if comp == ".zst":  # pyarrow (already the fast reader) decompresses zstd
-                try:
-                    import pyarrow as pa
-                except ImportError:
-                    raise InputError(f"{p}: reading .zst needs pyarrow (pip install 'recmetrics[data]')") from None
-                try:
-                    with pa.input_stream(str(p), compression="zstd") as fh:
-                        raw = fh.read()
-                except (pa.ArrowException, OSError) as exc:
-                    raise InputError(f"{p}: cannot read {what} ({exc})") from None
-            elif comp:
-                import importlib
-
-                with importlib.import_module(COMPRESSIONS[comp]).open(p, "rb") as fh:
-                    raw = fh.read()
-            else:
-                raw = p.read_bytes()
-        except (OSError, EOFError, ValueError, _lzma_error()) as exc:  # corrupt compressed data
-            if isinstance(exc, InputError):
-                raise
-            raise InputError(f"{p}: cannot read {what} ({exc})") from None
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    return raw
-
-
-class _Plain(str):
-    """The path of a plain (uncompressed, BOM-free) file that the fast reader streams from disk
-    instead of holding its bytes (peak memory: a 13.8M-line run is 420 MB of text)."""
-
-    head: bytes = b""
-
-
-def _source(path, what: str):
-    """``path`` as a :class:`_Plain` path when it is an existing uncompressed file without a BOM
-    (its first line in ``.head``), else its bytes (:func:`read_bytes`)."""
-    if str(path) != "-" and not _suffixes(path)[0]:
-        p = Path(path)
-        if p.is_file():
-            try:
-                with open(p, "rb") as fh:
-                    start = fh.read(1 << 16)
-            except OSError:
-                start = None
-            if start is not None and not start.startswith(b"\xef\xbb\xbf"):
-                src = _Plain(str(p))
-                src.head = start[: start.find(b"\n")] if b"\n" in start else start
-                return src
-    return read_bytes(path, what)
-
-
-def _head(src) -> bytes:
-    """First line of a source of :func:`_source`."""
-    if isinstance(src, _Plain):
-        return src.head
-    return src[: src.find(b"\n")] if b"\n" in src else src
-
-
-def _decode(raw: bytes, name: str) -> str:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise FormatError(f"{name}:{line}: bytes {raw[exc.start:exc.end + 3]!r} are not UTF-8 "
-                          "(save the file as UTF-8)") from None
-
-
-# --------------------------------------------------------------------------- whitespace columns
-def _slow_columns(raw: bytes, name: str, n_fields: int, layout: str, extra_ok: bool):
-    """Reference reader: (line numbers, one list of strings per field)."""
-    fields: list[list[str]] = [[] for _ in range(n_fields)]
-    linenos: list[int] = []
-    for lineno, line in enumerate(_decode(raw, name).splitlines(), start=1):
-        parts = line.split()
-        if not parts or parts[0].startswith("#"):
-            continue
-        if len(parts) < n_fields or (len(parts) > n_fields and not extra_ok):
-            hint = ""
-            if len(parts) == 1 and ("," in line or ";" in line):
-                hint = " (a CSV table? name it .csv)"
-            raise FormatError(f"{name}:{lineno}: expected {n_fields} fields "
-                              f"({layout}, separated by spaces or tabs), found {len(parts)}: {line.rstrip()!r}{hint}")
-        linenos.append(lineno)
-        for col, value in zip(fields, parts):
-            col.append(value)
-    return np.asarray(linenos, dtype=np.int64), fields
-
-
-def _fast_columns(raw: bytes, n_fields: int, keep: dict):
-    """pyarrow fast path for single-space or single-tab separated lines; None if anything is unusual
-    (the reference reader then reads the file). ``keep`` maps field index -> 'str' | 'float'; a
-    'str' field comes back as ``(codes int64, vocabulary of str)``, a 'float' one as float64.
-
-    String fields are read as dictionary columns (codes, no per-line strings) whose dictionaries
-    are unified across blocks; every column leaves pyarrow through its buffers: pyarrow's
-    ``to_numpy`` and its compute module import pandas and build docstrings (a third of a second of
-    a command-line run)."""
-    try:
-        import pyarrow as pa
-        import pyarrow.csv as pcsv
-    except ImportError:  # pragma: no cover - the slow path is complete
-        return None
-    delim = "\t" if b"\t" in _head(raw) else " "
-    names = [f"f{i}" for i in range(n_fields)]
-    types = {f"f{i}": (pa.dictionary(pa.int32(), pa.string()) if t == "str" else pa.float64())
-             for i, t in keep.items()}
-    try:
-        table = pcsv.read_csv(
-            pa.OSFile(str(raw)) if isinstance(raw, _Plain) else pa.py_buffer(raw),
-            # one thread, 2 MB blocks and the system allocator (which returns freed blocks at once):
-            # half the parse's peak memory of 8 MB blocks on threads over jemalloc, at about the same
-            # speed on two cores
-            read_options=pcsv.ReadOptions(column_names=names, block_size=1 << 21, use_threads=False),
-            parse_options=pcsv.ParseOptions(delimiter=delim, quote_char=False, double_quote=False),
-            convert_options=pcsv.ConvertOptions(column_types=types, include_columns=list(types),
-                                                strings_can_be_null=False, quoted_strings_can_be_null=False),
-            memory_pool=pa.system_memory_pool())
-    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError, ValueError):
-        return None
-    if table.num_rows == 0:
-        return None
-    table = table.unify_dictionaries(memory_pool=pa.system_memory_pool())
-    _release_arrow_memory()  # the blocks' own dictionaries and indices are gone: give them back
-    cols = {}
-    for i, t in keep.items():
-        col = table.column(f"f{i}")
-        # each column leaves the table once copied out: the copies and the table never coexist whole
-        table = table.drop_columns([f"f{i}"])
-        if col.null_count:
-            return None
-        if t == "str":
-            vocab = col.chunk(0).dictionary.to_pylist()
-            if "" in vocab or (i == 0 and any(v.startswith("#") for v in vocab)):
-                return None  # an empty field or a comment line: the reference reader explains
-            codes = np.concatenate([_buffer_array(c.indices, np.int32) for c in col.chunks])  # int32: memory
-            cols[i] = (codes, np.asarray(vocab, dtype=object))
-        else:
-            cols[i] = np.concatenate([_buffer_array(c, np.float64) for c in col.chunks])
-        del col
-    return cols
-
-
-def _buffer_array(arr, dtype) -> np.ndarray:
-    """A null-free pyarrow primitive array's values as a (read-only) numpy view of its data buffer."""
-    dtype = np.dtype(dtype)
-    return np.frombuffer(arr.buffers()[1], dtype=dtype, count=len(arr), offset=arr.offset * dtype.itemsize)
-
-
-def _release_arrow_memory() -> None:
-    """Give the freed blocks of pyarrow's pool and of the C allocator (which the parse went
-    through) back to the system, so that what follows does not peak on top of them."""
-    try:
-        import pyarrow as pa
-
-        pa.default_memory_pool().release_unused()
-    except (ImportError, AttributeError):  # pragma: no cover
-        pass
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            ctypes.CDLL("libc.so.6").malloc_trim(0)  # glibc: return the freed heap pages
-        except (OSError, AttributeError):  # pragma: no cover - another C library
-            pass
-
-
-def _reject(bad: np.ndarray, name, linenos: np.ndarray, message) -> None:
-    """Raise a FormatError at the first True of ``bad``: ``message(i)`` describes entry ``i``."""
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise FormatError(f"{name}:{linenos[i]}: {message(i)}")
-
-
-def _floats(values: list[str], name, linenos: np.ndarray, what: str) -> np.ndarray:
-    out = np.empty(len(values))
-    for n, v in enumerate(values):
-        try:
-            out[n] = float(v)
-        except ValueError:
-            raise FormatError(f"{name}:{linenos[n]}: {what} {v!r} is not a number") from None
-    return out
 
 
 def _codes_of(values: list[str]):
@@ -318,9 +103,7 @@ def read_trec_run(path, *, name: str | None = None, max_docs: int | None = None,
             _release_arrow_memory()
             if not _has_repeats(run.codes[0]):
                 return run if max_docs is None else run.head(int(max_docs))
-        raw = read_bytes(path, "run") if str(path) != "-" else raw  # the reference reader reports the line
-    if isinstance(raw, _Plain):
-        raw = read_bytes(path, "run")
+        raw = _source(path, "run") if str(path) != "-" else raw  # the reference reader reports the line
     lines, cols, scores, (ucodes, users, icodes, vocab) = _slow_trec(
         raw, fname, 6, RUN_LAYOUT, "run", 4, "score", "appears twice for qid {qid!r}")
     return Run.from_codes(ucodes, users, icodes, vocab, scores, name=name or cols[5][0], max_docs=max_docs)
@@ -361,7 +144,6 @@ def read_trec_qrels(path, *, threshold: float = 1.0, max_rating: float | None = 
         if not np.isfinite(rels).all() or _first_duplicate(ucodes, icodes, len(vocab)) >= 0:
             fast = None
     if fast is None:
-        raw = read_bytes(path, "qrels") if isinstance(raw, _Plain) else raw
         lines, _, rels, (ucodes, users, icodes, vocab) = _slow_trec(
             raw, fname, 4, QRELS_LAYOUT, "qrels", 3, "relevance",
             "is judged twice for qid {qid!r}; one judgment per (qid, docno) expected")
@@ -369,7 +151,6 @@ def read_trec_qrels(path, *, threshold: float = 1.0, max_rating: float | None = 
     if frac.any():
         i = int(np.flatnonzero(frac)[0])
         if lines is None:  # rare: find the line numbers with the reference reader
-            raw = read_bytes(path, "qrels") if isinstance(raw, _Plain) else raw
             lines = _slow_columns(raw, fname, 4, QRELS_LAYOUT, extra_ok=False)[0]
         where = f"{fname}:{lines[i]}" if lines is not None else fname
         warnings.warn(f"{where}: fractional relevance {rels[i]:g} truncated to {np.trunc(rels[i]):g} "
@@ -432,6 +213,8 @@ def read_table(path, *, id_columns=("user", "item"), **kw):
         return frame
     raw = read_bytes(path, "table")
     text = _decode(raw, fname)
+    if "\ufeff" in text:
+        _bom(fname, text.count("\n", 0, text.index("\ufeff")) + 1)
     first = next((l for l in text.splitlines() if l.strip()), "")
     if not first:
         raise InputError(f"{fname}: the table is empty (expected a header line such as user,item,score)")
@@ -473,6 +256,19 @@ def _long_row(text: str, sep: str, fname: str, header: list[str]) -> None:
         if len(row) > len(header):
             raise FormatError(f"{fname}:{reader.line_num}: {len(row)} fields but the header names {len(header)} "
                               f"({sep.join(header)}): {sep.join(row)!r}; every row needs one field per header name")
+
+
+def _one_field_row(path, fname: str, sep: str) -> None:
+    """Raise :class:`FormatError` at the first row of one field (an item without its aspect column:
+    pandas would read it as an item with no aspect; an item with none is written ``item,``)."""
+    import csv
+
+    reader = csv.reader(_io.StringIO(_decode(read_bytes(path, "table"), fname)), delimiter=sep)
+    next(reader, None)  # the header
+    for row in reader:
+        if len(row) == 1 and row[0].strip():
+            raise FormatError(f"{fname}:{reader.line_num}: one field ({row[0]!r}); every row needs the item and its "
+                              f"aspect(s) (an item without aspect: '{row[0]}{sep}')")
 
 
 def read_run(path, *, name: str | None = None, max_docs: int | None = None, **kw) -> Run:
@@ -530,6 +326,8 @@ def read_aspects(path):
 
     fname = _name(path)
     frame = read_table(path, id_columns=("item", "aspect", "aspects", "genres"))
+    if _suffixes(path)[1] != ".parquet":
+        _one_field_row(path, fname, "\t" if _suffixes(path)[1] == ".tsv" else ",")
     if "item" not in frame.columns or not {"aspect", "aspects", "genres"} & set(frame.columns):
         raise InputError(f"aspects table {fname} has columns {list(frame.columns)}; expected item,aspect (one "
                          "row per item and aspect) or item,aspects with labels joined by '|'")

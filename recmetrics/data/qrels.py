@@ -76,8 +76,9 @@ class Qrels:
                 f"qrels: user {show(frame['user'].iloc[i])} item {show(frame['item'].iloc[i])} is judged more than once "
                 f"({where(ratings, i)}); one judgment per (user, item) expected"
             )
-        if not np.isfinite(threshold) or threshold <= 0:
-            raise InputError(f"relevance threshold must be a positive number, got {threshold!r}")
+        if not np.isfinite(threshold) or threshold < 0:
+            raise InputError(f"relevance threshold must be a number >= 0 (0: every judged grade is relevant, as "
+                             f"trec_eval's -l 0), got {threshold!r}")
         self.threshold = float(threshold)
         self.max_rating = float(max(values.max(), 0.0) if max_rating is None else max_rating)
         if self.max_rating < values.max():
@@ -114,8 +115,9 @@ class Qrels:
             raise InputError("qrels are empty: at least one (user, item, rating) judgment is needed")
         if negative == "error" and (ratings < 0).any():
             raise InputError("qrels hold a negative rating; pass negative='unjudged' for trec_eval's semantics")
-        if not np.isfinite(threshold) or threshold <= 0:
-            raise InputError(f"relevance threshold must be a positive number, got {threshold!r}")
+        if not np.isfinite(threshold) or threshold < 0:
+            raise InputError(f"relevance threshold must be a number >= 0 (0: every judged grade is relevant, as "
+                             f"trec_eval's -l 0), got {threshold!r}")
         self = cls.__new__(cls)
         self.negative = negative
         self.threshold = float(threshold)

@@ -200,9 +200,17 @@ def _scores_from_runs(runs, qrels, metrics, users="relevant", **context) -> tupl
             "users_missing_from_run": {n: int(res.metadata.get("users_missing_from_run", 0)) for n, res in results.items()},
             "run_users_ignored": {n: int(res.metadata.get("run_users_ignored", 0)) for n, res in results.items()}}
     ref = next(iter(results.values()))  # every run is asked the same metrics
-    return {m: pd.Series({name: res.run_values[m] for name, res in results.items()}, name=m, dtype=float)
-            if m in ref.run_values else pd.DataFrame({name: frame[m] for name, frame in per_user.items()}).T
-            for m in ref.order}, meta
+    out = {}
+    for m in ref.order:
+        if m in ref.run_values:
+            out[m] = pd.Series({name: res.run_values[m] for name, res in results.items()}, name=m, dtype=float)
+            continue
+        table = pd.DataFrame({name: frame[m] for name, frame in per_user.items()}).T
+        if table.isna().to_numpy().any():  # a list-only metric (ARP, ...) of users some run has no list for:
+            # undefined there, so not paired: shown as each run's mean over its users with a list, untested
+            table = pd.Series({name: float(res.aggregate[m]) for name, res in results.items()}, name=m, dtype=float)
+        out[m] = table
+    return out, meta
 
 
 def _resolution_warning(test, correction, n_pairs, n_users, n_permutations, alpha, alternative="two-sided"):
@@ -305,7 +313,7 @@ def run_compare(args) -> int:
     QRELS RUN RUN``, as ``evaluate`` takes them); warnings print as one line each on stderr."""
     from pathlib import Path
 
-    from ..cli import check_context, given_context, print_warnings, read_context, split_positionals
+    from ..arguments import check_context, given_context, print_warnings, read_context, relevance_level, split_positionals
     from ..data.io import read_qrels, read_run
     from ..evaluation import parse_metrics
 
@@ -314,7 +322,7 @@ def run_compare(args) -> int:
     check_context(parse_metrics(args.metrics), given_context(args))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        qrels = read_qrels(args.qrels, threshold=args.threshold)
+        qrels = read_qrels(args.qrels, threshold=relevance_level(args.threshold, args.qrels))
         context = read_context(args)
         runs = [read_run(p) for p in args.runs]
         if len({r.name for r in runs}) < len(runs):  # same run tag in several files: label by file name
@@ -349,12 +357,13 @@ def add_parser(subparsers):
     c.add_argument("--alpha", type=float, default=0.05)
     c.add_argument("--permutations", type=int, default=100_000, help="permutations / bootstrap samples")
     c.add_argument("--seed", type=int, default=0)
-    c.add_argument("-l", "--threshold", type=float, default=None, metavar="N",
-                   help="relevance threshold (trec_eval's -l; default 1 for TREC qrels, 4 for rating tables)")
+    c.add_argument("-l", "--threshold", default=None, metavar="N",
+                   help="relevance threshold (trec_eval's -l: an integer level for TREC qrels, -l 1.5 is 1; a real "
+                        "threshold for rating tables; default 1 for TREC qrels, 4 for rating tables)")
     c.add_argument("--users", choices=list(USER_POLICIES), default="relevant",
                    help="users compared (every run on the same users; a user a run misses scores 0): "
                         + "; ".join(f"{k}: {v}" for k, v in USER_POLICIES.items()))
-    from ..cli import add_context_options
+    from ..arguments import add_context_options
 
     add_context_options(c)
     c.set_defaults(func=run_compare)

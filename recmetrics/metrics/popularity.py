@@ -18,8 +18,11 @@ without a training rating (a cold item, ranked or relevant) is in neither group.
 ``TailPercentage`` defines the tail differently (the ``tail_ratio`` least popular items, default
 10 %, or the items with at most that many interactions); it is not offered here.
 
-Per-user metrics (averaged over the evaluated users; a user with an empty list scores 0, the
-package's convention — Elliot and RecBole average over the users with a list, ``users="run"``):
+Per-user metrics. ARP, APLT and ACLT describe a list: for a user without one (absent from the run,
+or an empty list) they are undefined (NaN), and their mean is over the users with a list, as
+Elliot, RecBole and rectools average them — so every user policy and every output format gives the
+same mean. EPC and EFD are accuracy-like (relevance-weighted): a user without a list scores 0, the
+package's convention for coverage shortfall.
 
 * **ARP** :math:`= \frac{1}{|L_u|}\sum_{i\in L_u}\phi(i)` (Yin et al. 2012; Elliot ``bias/arp``,
   RecBole ``AveragePopularity``, who agree).
@@ -127,7 +130,7 @@ def _lists(j, k, train, catalog, metric):
 # ------------------------------------------------------------------------------------------
 # per-user
 # ------------------------------------------------------------------------------------------
-@register("ARP", aliases=("averagepopularity", "average-popularity", "avgpop"), **_CONTEXT, better=None,
+@register("ARP", list_only=True, aliases=("averagepopularity", "average-popularity", "avgpop"), **_CONTEXT, better=None,
           family="popularity", bounds=(0.0, math.inf), perfect=None,
           description="Average recommendation popularity: mean number of training users of the listed items")
 def arp(j, k, *, train, catalog=None):
@@ -143,7 +146,7 @@ def _tail(j, k, head, train, catalog, metric):
     return tail.sum(axis=1).astype(np.float64), valid.sum(axis=1)
 
 
-@register("APLT", check=lambda params: _check_head(params["head"], "APLT"), aliases=("aplt",), params={"head": 0.8}, **_CONTEXT, family="popularity", bounds=(0.0, 1.0),
+@register("APLT", list_only=True, check=lambda params: _check_head(params["head"], "APLT"), aliases=("aplt",), params={"head": 0.8}, **_CONTEXT, family="popularity", bounds=(0.0, 1.0),
           perfect=None, description="Average percentage of long-tail items in the list (tail: outside the "
                                     "short head holding 80% of training interactions)")
 def aplt(j, k, head=0.8, *, train, catalog=None):
@@ -151,7 +154,7 @@ def aplt(j, k, head=0.8, *, train, catalog=None):
     return safe_div(tail, n)
 
 
-@register("ACLT", check=lambda params: _check_head(params["head"], "ACLT"), params={"head": 0.8}, **_CONTEXT, family="popularity", bounds=(0.0, math.inf), perfect=None,
+@register("ACLT", list_only=True, check=lambda params: _check_head(params["head"], "ACLT"), params={"head": 0.8}, **_CONTEXT, family="popularity", bounds=(0.0, math.inf), perfect=None,
           description="Average coverage of long-tail items: how many long-tail items the list holds")
 def aclt(j, k, head=0.8, *, train, catalog=None):
     return _tail(j, k, head, train, catalog, "ACLT")[0]

@@ -11,16 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
+from .gains import _at, _ideal, _ideal_dcg_prefix, gain_of, parse_gains, safe_div  # noqa: F401  (safe_div re-exported)
 from .registry import register
 
 INFAP_EPSILON = 1e-5  # trec_eval's INFAP_EPSILON
-
-
-def safe_div(num, den) -> np.ndarray:
-    """``num / den`` elementwise, 0 where ``den`` is not positive (the metrics' zero-denominator value)."""
-    num = np.asarray(num, dtype=np.float64)
-    den = np.asarray(den, dtype=np.float64)
-    return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den > 0)
 
 
 def _count_rel(j, k: int) -> np.ndarray:
@@ -87,19 +81,19 @@ def _dcg_per_user(j, k, gain, dcg) -> np.ndarray:
 
 def _dcg_mapped(j, k, gains, name):
     """DCG and ideal DCG with trec_eval's ``level=gain`` map (``-m ndcg.1=3.5,2=9``)."""
-    from .trec import _at, _ideal, _ideal_dcg_prefix, gain_of, parse_gains
-
     gm = parse_gains(gains, name)
     kk = j.cut(k)
     h = j.hits
     g = gain_of(h.vals, gm)
     got = j.per_user(g / np.log2(h.cols + 2.0), (g != 0) & (h.cols < kk))
     _, _, n_pos, start = _ideal(j, gm)
-    ideal = _at(_ideal_dcg_prefix(j, gm), start, np.minimum(n_pos, kk))
+    # the ideal ranks every judgment of positive gain (trec_eval's m_ndcg.c), cut only by a cut-off,
+    # never by the list's or the run's depth
+    ideal = _at(_ideal_dcg_prefix(j, gm), start, n_pos if k is None else np.minimum(n_pos, kk))
     return got, ideal
 
 
-@register("nDCG", aliases=("ndcg_cut",), trec_eval="ndcg_cut_k", params={"gain": "grade", "dcg": "log2", "gains": ""},
+@register("nDCG", aliases=("ndcg_cut",), check=lambda params: parse_gains(params["gains"], "nDCG"), trec_eval="ndcg_cut_k", params={"gain": "grade", "dcg": "log2", "gains": ""},
           description="nDCG@k with the rating as gain and log2(i+1) discount; ideal from all judgments (Eq. 5); "
                       "gain=relevant: only grades >= threshold are gain; dcg='exp-log2': gain 2^r - 1")
 def ndcg(j, k, gain="grade", dcg="log2", gains=""):
@@ -120,7 +114,7 @@ def ndcg(j, k, gain="grade", dcg="log2", gains=""):
     return safe_div(_dcg_per_user(j, k, gain, dcg), j.ideal_dcg(k, gain == "relevant", dcg == "exp-log2"))
 
 
-@register("DCG", bounds=(0.0, np.inf), perfect=None, trec_eval="dcg", params={"gain": "grade", "dcg": "log2", "gains": ""},
+@register("DCG", check=lambda params: parse_gains(params["gains"], "DCG"), bounds=(0.0, np.inf), perfect=None, trec_eval="dcg", params={"gain": "grade", "dcg": "log2", "gains": ""},
           description="DCG@k (unnormalised): sum of gain / log2(i+1) over the top k (Järvelin & Kekäläinen 2002); "
                       "dcg='exp-log2': gain 2^r - 1")
 def discounted_cumulative_gain(j, k, gain="grade", dcg="log2", gains=""):
@@ -254,19 +248,19 @@ def success(j, k):
     return (_count_rel(j, j.cut(k)) > 0).astype(np.float64)
 
 
-@register("num_ret", cutoff="optional", bounds=(0.0, np.inf), perfect=None, trec_eval="num_ret", better=None,
+@register("num_ret", cutoff="optional", aliases=("numret",), bounds=(0.0, np.inf), perfect=None, trec_eval="num_ret", better=None,
           description="Number of items in the user's list (top k); summed, not averaged, by trec_eval")
 def num_ret(j, k):
     return np.minimum(j.lengths, j.cut(k)).astype(np.float64)
 
 
-@register("num_rel", cutoff="none", bounds=(0.0, np.inf), perfect=None, trec_eval="num_rel", better=None,
+@register("num_rel", cutoff="none", aliases=("numrel",), bounds=(0.0, np.inf), perfect=None, trec_eval="num_rel", better=None,
           description="Number of relevant judgments of the user; summed, not averaged, by trec_eval")
 def num_rel(j, k):
     return j.n_rel.astype(np.float64)
 
 
-@register("num_rel_ret", cutoff="optional", aliases=("hits",), bounds=(0.0, np.inf), perfect=None, trec_eval="num_rel_ret",
+@register("num_rel_ret", cutoff="optional", aliases=("hits", "numrelret"), bounds=(0.0, np.inf), perfect=None, trec_eval="num_rel_ret",
           description="Number of relevant items in the list (top k); summed, not averaged, by trec_eval")
 def num_rel_ret(j, k):
     return _count_rel(j, j.cut(k))

@@ -40,7 +40,7 @@ def powers(p: float, n: int) -> np.ndarray:
 
 def _user_max_grade(j) -> np.ndarray:
     """Each user's highest judged grade (0 without a positive one): the head of its ideal ranking."""
-    from .trec import _ideal
+    from .gains import _ideal
 
     ig, _, n_pos, start = _ideal(j, {})
     return np.where(n_pos > 0, ig[np.minimum(start, max(len(ig) - 1, 0))] if len(ig) else 0.0, 0.0)

@@ -3,8 +3,8 @@
 The registry (:mod:`.registry`) holds what a metric *is* for the code — its kernel, cut-off mode,
 parameters and defaults, range, scope (per user or per run), the context it needs and the
 trec_eval measure it equals. This module adds what a reader needs besides: the formula (LaTeX),
-the citation, the names the peers give it (ir_measures, ranx) and the test that proves each
-equality. :func:`describe` renders one metric as text (``recmetrics metrics NAME``);
+the citation; the peers it equals come from :data:`.peers.PEER_CHECKS`, the table of parity checks
+the tests consume, with the test that proves each equality (a claim without a test cannot appear). :func:`describe` renders one metric as text (``recmetrics metrics NAME``);
 :func:`markdown` renders a family as a book page, optionally with the axioms each metric satisfies
 and its discriminative power and robustness as the meta-evaluation chapters computed them
 (:func:`recmetrics.report.results.load`). Nothing of a page is typed by hand: every registered
@@ -22,50 +22,41 @@ from typing import Mapping
 
 __all__ = ["Entry", "ENTRIES", "entry", "describe", "markdown", "families"]
 
-PARITY_TEST = "tests/test_parity_trec_eval.py"
-PEERS_TEST = "tests/test_peers_parity.py"
-BOTH = f"{PARITY_TEST}, {PEERS_TEST}"
 
 
 @dataclass(frozen=True)
 class Entry:
-    """What the reference says of one metric besides the registry: formula, citation, peers."""
+    """What the reference says of one metric besides the registry: formula and citation (the peers
+    it equals: :func:`.peers.claims`)."""
 
     formula: str                      # LaTeX, without $ delimiters
     citation: str
-    ir_measures: str = ""             # the ir_measures name it equals ("" none); only with a test in ``proof``
-    ranx: str = ""                    # the ranx name it equals; only with a test in ``proof``
-    proof: str = ""                   # the test file that checks the equalities (per user)
 
 
-_P = Entry(r"P@k = \frac{|L_u^k \cap R_u|}{k}", "Valcarce et al. 2018, Eq. 1; trec_eval m_P.c",
-           "P@k", "", BOTH)
+_P = Entry(r"P@k = \frac{|L_u^k \cap R_u|}{k}", "Valcarce et al. 2018, Eq. 1; trec_eval m_P.c")
 ENTRIES: dict[str, Entry] = {
     "P": _P,
-    "Recall": Entry(r"Recall@k = \frac{|L_u^k \cap R_u|}{|R_u|}", "Valcarce et al. 2018, Eq. 2; trec_eval m_recall.c",
-                    "R@k", "", PARITY_TEST),
+    "Recall": Entry(r"Recall@k = \frac{|L_u^k \cap R_u|}{|R_u|}", "Valcarce et al. 2018, Eq. 2; trec_eval m_recall.c"),
     "F1": Entry(r"F_1@k = \frac{2\,P@k\,Recall@k}{P@k + Recall@k}", "Valcarce et al. 2020, Eq. 3"),
     "AP": Entry(r"AP@k = \frac{1}{|R_u|}\sum_{i=1}^{k} \mathrm{rel}(L_u[i])\,P@i",
-                "Valcarce et al. 2018, Eq. 4; trec_eval m_map_cut.c", "AP@k", "", PARITY_TEST),
+                "Valcarce et al. 2018, Eq. 4; trec_eval m_map_cut.c"),
     "nDCG": Entry(r"nDCG@k = \frac{\sum_{i=1}^{k} g(L_u[i]) / \log_2(i+1)}{\sum_{i=1}^{k} g(I_u[i]) / \log_2(i+1)},"
                   r"\ g = r \text{ (every positive grade)}, I_u \text{ the user's judgments by grade}",
-                  "Järvelin & Kekäläinen 2002; Valcarce et al. 2018, Eq. 5; trec_eval m_ndcg_cut.c",
-                  "nDCG@k", "ndcg@k", BOTH),
+                  "Järvelin & Kekäläinen 2002; Valcarce et al. 2018, Eq. 5; trec_eval m_ndcg_cut.c"),
     "RR": Entry(r"RR@k = \frac{1}{\min\{i \le k : L_u[i] \in R_u\}} \text{ (0 if none)}",
-                "Voorhees 1999; Valcarce et al. 2018, Eq. 6; trec_eval m_recip_rank.c", "RR@k", "mrr@k", BOTH),
+                "Voorhees 1999; Valcarce et al. 2018, Eq. 6; trec_eval m_recip_rank.c"),
     "ERR": Entry(r"ERR@k = \sum_{i=1}^{k} \frac{1}{i} R_i \prod_{j<i} (1 - R_j),\ R_i = \frac{2^{r(L_u[i])} - 1}{2^{r_{max}}}",
                  "Chapelle et al. 2009; Valcarce et al. 2020, Eq. 7-8"),
     "bpref": Entry(r"bpref = \frac{1}{|R_u|}\sum_{i \in R_u \cap L_u^k}\Big(1 - \frac{\min(|\{n \in N_u \text{ above } i\}|, |R_u|)}"
-                   r"{\min(|R_u|, |N_u|)}\Big)", "Buckley & Voorhees 2004; Valcarce et al. 2018, Eq. 9; trec_eval m_bpref.c",
-                   "Bpref", "", PARITY_TEST),
+                   r"{\min(|R_u|, |N_u|)}\Big)", "Buckley & Voorhees 2004; Valcarce et al. 2018, Eq. 9; trec_eval m_bpref.c"),
     "infAP": Entry(r"infAP = \frac{1}{|R_u|}\sum_{i \in R_u \cap L_u^k}\Big(\frac{1}{i} + \frac{i-1}{i}\,\frac{|J_{<i}|}{i-1}\,"
                    r"\frac{|rel_{<i}| + \epsilon}{|rel_{<i}| + |nonrel_{<i}| + 2\epsilon}\Big)",
-                   "Yilmaz & Aslam 2006; Valcarce et al. 2018, Eq. 10-11; trec_eval m_infAP.c", "infAP", "", PARITY_TEST),
-    "Rprec": Entry(r"Rprec = \frac{|L_u^{|R_u|} \cap R_u|}{|R_u|}", "trec_eval m_Rprec.c", "Rprec", "", PARITY_TEST),
-    "success": Entry(r"success@k = [\,L_u^k \cap R_u \ne \emptyset\,]", "trec_eval m_success.c", "Success@k", "", PARITY_TEST),
-    "num_ret": Entry(r"|L_u^k|", "trec_eval m_num_ret.c", "NumRet", "", PARITY_TEST),
-    "num_rel": Entry(r"|R_u|", "trec_eval m_num_rel.c", "NumRel", "", PARITY_TEST),
-    "num_rel_ret": Entry(r"|L_u^k \cap R_u|", "trec_eval m_num_rel_ret.c (Hits@k)", "NumRelRet", "hits@k", BOTH),
+                   "Yilmaz & Aslam 2006; Valcarce et al. 2018, Eq. 10-11; trec_eval m_infAP.c"),
+    "Rprec": Entry(r"Rprec = \frac{|L_u^{|R_u|} \cap R_u|}{|R_u|}", "trec_eval m_Rprec.c"),
+    "success": Entry(r"success@k = [\,L_u^k \cap R_u \ne \emptyset\,]", "trec_eval m_success.c"),
+    "num_ret": Entry(r"|L_u^k|", "trec_eval m_num_ret.c"),
+    "num_rel": Entry(r"|R_u|", "trec_eval m_num_rel.c"),
+    "num_rel_ret": Entry(r"|L_u^k \cap R_u|", "trec_eval m_num_rel_ret.c (Hits@k)"),
     "fallout": Entry(r"\frac{fp}{fp + tn}", "Schröder et al. 2011, §4.1"),
     "missrate": Entry(r"\frac{fn}{tp + fn}", "Schröder et al. 2011, §4.1"),
     "inverse_precision": Entry(r"\frac{tn}{fn + tn}", "Schröder et al. 2011, §4.1; Powers 2011"),
@@ -102,44 +93,41 @@ ENTRIES: dict[str, Entry] = {
     "Gini": Entry(r"\frac{1}{|I|-1}\sum_{j=1}^{|I|}(2j - |I| - 1)\,p_{(j)}", "Fleder & Hosanagar 2009; RankSys and Elliot report 1 − G, RecBole divides by n"),
     "Entropy": Entry(r"-\sum_i p_i \log_2 p_i", "Shannon 1948; RankSys, Elliot (RecBole: ln, over the distinct items)"),
     "ARP": Entry(r"\frac{1}{|L_u^k|}\sum_{i \in L_u^k} \phi(i)", "Yin et al. 2012; Elliot bias/arp"),
-    "APLT": Entry(r"\frac{|L_u^k \cap \Gamma|}{|L_u^k|}", "Abdollahpouri et al. 2019; Elliot"),
+    "APLT": Entry(r"\frac{|L_u^k \cap \Gamma|}{|L_u^k|}", "Abdollahpouri, Burke & Mobasher, RecSys 2017; Elliot bias/aplt"),
     "ACLT": Entry(r"|L_u^k \cap \Gamma|", "Abdollahpouri et al. 2019; Elliot"),
     "EPC": Entry(r"C\sum_{i \le k} \mathrm{disc}(i)\,\mathrm{rel}(i)\,(1 - p(\text{seen}|L_u[i]))", "Vargas & Castells 2011"),
-    "EFD": Entry(r"C\sum_{i \le k} \mathrm{disc}(i)\,\mathrm{rel}(i)\,(-\log_2 p(\text{seen}|L_u[i]))", "Vargas & Castells 2011"),
+    "EFD": Entry(r"C\sum_{i \le k} \mathrm{disc}(i)\,\mathrm{rel}(i)\,(-\log_2 p(L_u[i]|\text{seen})),\ "
+                 r"p(i|\text{seen}) = \frac{\phi(i)}{\sum_j \phi(j)}",
+                 "Vargas & Castells 2011; RankSys FDItemNovelty, Elliot novelty/EFD"),
     "PopRSP": Entry(r"\frac{\mathrm{std}(P(R@k|\text{head}), P(R@k|\text{tail}))}{\mathrm{mean}(\cdot)}", "Zhu, Wang & Caverlee, SIGIR 2020; Elliot"),
     "PopREO": Entry(r"\frac{\mathrm{std}(P(R@k|\text{head}, \mathrm{rel}), P(R@k|\text{tail}, \mathrm{rel}))}{\mathrm{mean}(\cdot)}",
                     "Zhu, Wang & Caverlee, SIGIR 2020; Elliot"),
     "ILD": Entry(r"\frac{2}{|L|(|L|-1)}\sum_{i<j} d(\Phi(i), \Phi(j))", "Smyth & McClave 2001; RankSys EILD"),
     "DCG": Entry(r"\sum_{i=1}^{k} g(L_u[i]) / \log_2(i+1),\ g = r \text{ or } 2^r - 1 \text{ (dcg='exp-log2')}",
-                 "Järvelin & Kekäläinen 2002; Burges et al. 2005 (exponential gain)", "", "dcg@k, dcg_burges@k", PEERS_TEST),
-    "IPrec": Entry(r"\max\{P@j : Recall@j \ge x\}", "trec_eval m_iprec_at_recall.c", "", "", PARITY_TEST),
-    "IPrec_avg": Entry(r"\frac{1}{11}\sum_{x \in \{0, 0.1, \dots, 1\}} IPrec@x", "trec_eval m_11pt_avg.c", "", "",
-                       PARITY_TEST),
-    "Rprec_mult": Entry(r"P@\lfloor m|R_u| + 0.9 \rfloor", "trec_eval m_Rprec_mult.c", "", "", PARITY_TEST),
-    "relative_P": Entry(r"\frac{|L_u^k \cap R_u|}{\min(k, |R_u|)}", "trec_eval m_rel_P.c", "", "", PARITY_TEST),
-    "set_P": Entry(r"\frac{|L_u \cap R_u|}{|L_u|}", "trec_eval m_set_P.c", "", "", PARITY_TEST),
-    "set_recall": Entry(r"\frac{|L_u \cap R_u|}{|R_u|}", "trec_eval m_set_recall.c", "", "", PARITY_TEST),
-    "set_relative_P": Entry(r"\frac{|L_u \cap R_u|}{\min(|L_u|, |R_u|)}", "trec_eval m_set_rel_P.c", "", "", PARITY_TEST),
-    "set_map": Entry(r"\frac{|L_u \cap R_u|^2}{|L_u|\,|R_u|}", "trec_eval m_set_map.c", "", "", PARITY_TEST),
-    "set_F": Entry(r"\frac{(x+1)\,P\,R}{x\,P + R} \text{ over the whole list}", "trec_eval m_set_F.c", "", "",
-                   PARITY_TEST),
+                 "Järvelin & Kekäläinen 2002; Burges et al. 2005 (exponential gain)"),
+    "IPrec": Entry(r"\max\{P@j : Recall@j \ge x\}", "trec_eval m_iprec_at_recall.c"),
+    "IPrec_avg": Entry(r"\frac{1}{11}\sum_{x \in \{0, 0.1, \dots, 1\}} IPrec@x", "trec_eval m_11pt_avg.c"),
+    "Rprec_mult": Entry(r"P@\lfloor m|R_u| + 0.9 \rfloor", "trec_eval m_Rprec_mult.c"),
+    "relative_P": Entry(r"\frac{|L_u^k \cap R_u|}{\min(k, |R_u|)}", "trec_eval m_rel_P.c"),
+    "set_P": Entry(r"\frac{|L_u \cap R_u|}{|L_u|}", "trec_eval m_set_P.c"),
+    "set_recall": Entry(r"\frac{|L_u \cap R_u|}{|R_u|}", "trec_eval m_set_recall.c"),
+    "set_relative_P": Entry(r"\frac{|L_u \cap R_u|}{\min(|L_u|, |R_u|)}", "trec_eval m_set_rel_P.c"),
+    "set_map": Entry(r"\frac{|L_u \cap R_u|^2}{|L_u|\,|R_u|}", "trec_eval m_set_map.c"),
+    "set_F": Entry(r"\frac{(x+1)\,P\,R}{x\,P + R} \text{ over the whole list}", "trec_eval m_set_F.c"),
     "utility": Entry(r"a\,|rel\ ret| + b\,|nonrel\ ret| + c\,|rel\ missed| + d\,|nonrel\ missed|",
-                     "trec_eval m_utility.c", "", "", PARITY_TEST),
+                     "trec_eval m_utility.c"),
     "binG": Entry(r"\frac{1}{|R_u|}\sum_{i \in R_u \cap L_u} \frac{1}{\log_2(2 + |N_u \text{ above } i|)}",
-                  "trec_eval m_binG.c", "", "", PARITY_TEST),
+                  "trec_eval m_binG.c"),
     "G": Entry(r"\text{gain over } \log_2(2 + \text{ideal cost} - \text{gain so far}) \text{ (Kekäläinen)}",
-               "trec_eval m_G.c", "", "", PARITY_TEST),
-    "nDCG_rel": Entry(r"\frac{1}{|R_u|}\sum_{i \in R_u} nDCG@\mathrm{rank}(i)", "trec_eval m_ndcg_rel.c", "", "",
-                      PARITY_TEST),
-    "Rndcg": Entry(r"\text{nDCG averaged at the R levels of the ideal gain}", "trec_eval m_Rndcg.c", "", "", PARITY_TEST),
-    "num_nonrel_judged_ret": Entry(r"|L_u^k \cap N_u|", "trec_eval m_num_nonrel_judged_ret.c", "", "", PARITY_TEST),
-    "unj": Entry(r"\frac{|\{i \in L_u^k : i \text{ unjudged}\}|}{k}", "trec_eval m_unjudged.c", "", "", PARITY_TEST),
-    "Judged": Entry(r"\frac{|\{i \in L_u^k : i \text{ judged}\}|}{\min(k, |L_u|)}", "ir_measures Judged@k",
-                    "Judged@k", "", PEERS_TEST),
-    "RBP": Entry(r"(1-p)\sum_{i} g(L_u[i])\,p^{i-1}", "Moffat & Zobel 2008; trec_eval m_rbp.c", "",
-                 "rbp.p", BOTH),
+               "trec_eval m_G.c"),
+    "nDCG_rel": Entry(r"\frac{1}{|R_u|}\sum_{i \in R_u} nDCG@\mathrm{rank}(i)", "trec_eval m_ndcg_rel.c"),
+    "Rndcg": Entry(r"\text{nDCG averaged at the R levels of the ideal gain}", "trec_eval m_Rndcg.c"),
+    "num_nonrel_judged_ret": Entry(r"|L_u^k \cap N_u|", "trec_eval m_num_nonrel_judged_ret.c"),
+    "unj": Entry(r"\frac{|\{i \in L_u^k : i \text{ unjudged}\}|}{k}", "trec_eval m_unjudged.c"),
+    "Judged": Entry(r"\frac{|\{i \in L_u^k : i \text{ judged}\}|}{\min(k, |L_u|)}", "ir_measures Judged@k"),
+    "RBP": Entry(r"(1-p)\sum_{i} g(L_u[i])\,p^{i-1}", "Moffat & Zobel 2008; trec_eval m_rbp.c"),
     "RBP_resid": Entry(r"p^{|L_u|} + (1-p)\sum_{i \text{ unjudged}} p^{i-1} \text{ (what the unjudged could add)}",
-                       "Moffat & Zobel 2008; trec_eval m_rbp.c", "", "", PARITY_TEST),
+                       "Moffat & Zobel 2008; trec_eval m_rbp.c"),
 }
 
 
@@ -162,16 +150,17 @@ def _rows(name: str) -> list[tuple[str, str]]:
 
     d, e = get(name), entry(name)
     params = ", ".join(f"{k}={v!r}" for k, v in d.params.items()) or "none"
-    equals = [f"trec_eval {d.trec_eval}" if d.trec_eval else "", f"ir_measures {e.ir_measures}" if e.ir_measures else "",
-              f"ranx {e.ranx}" if e.ranx else ""]
-    equals = [x for x in equals if x]
+    from .peers import checks, claims
+
+    equals = claims(name)
+    tests = sorted({c.test for c in checks(metric=name)})
     rows = [("description", d.description), ("formula", e.formula), ("citation", e.citation),
             ("cut-off", d.cutoff), ("parameters", params), ("range", f"[{d.bounds[0]:g}, {d.bounds[1]:g}]"),
             ("scope", "one value per run (no user aggregation)" if d.scope == "run" else "per user, aggregated over users")]
     if d.needs or d.optional:
         rows.append(("needs", ", ".join([f"{n}= (required)" for n in d.needs] + [f"{n}= (for some parameters)" for n in d.optional if n not in d.needs_any]
                                   + ([" or ".join(f"{n}=" for n in d.needs_any) + " (required)"] if d.needs_any else []))))
-    rows.append(("equals", (", ".join(equals) + (f" (per user, checked by {e.proof})" if e.proof else "")) if equals else "—"))
+    rows.append(("equals", (", ".join(equals) + f" (per user, checked by {'; '.join(tests)})") if equals else "—"))
     return rows
 
 

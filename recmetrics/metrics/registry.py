@@ -55,6 +55,9 @@ class MetricDef:
                                            # user aggregation (item coverage, Gini, ...)
     check: Callable[[dict], None] | None = None   # validates the parameters when a spec is parsed (an
                                            # InputError), so a bad value fails before any file is read
+    list_only: bool = False                # a description of the list (ARP, APLT, ACLT): undefined (NaN) for
+                                           # a user without a list, averaged over the users with one (Elliot,
+                                           # RecBole, rectools); False: such a user scores 0 (coverage shortfall)
     better: str | None = "higher"          # which way is better: "higher", "lower" (errors, fallout, miss
                                            # rate, popularity-bias and concentration measures) or None (a
                                            # description: counts, ARP, the judged share); compare's letters

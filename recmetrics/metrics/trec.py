@@ -19,103 +19,19 @@ numpy may differ in the last place).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import InputError
-from .ranking import safe_div
+from .gains import _at, _ideal, _ideal_dcg_prefix, _memo, gain_of, hit_pos, parse_gains, safe_div, seg_cumsum  # noqa: F401
 from .registry import register
 
 # trec_eval's default cut-offs of iprec_at_recall and 11pt_avg (m_iprec_at_recall.c, m_11pt_avg.c)
 RECALL_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 
-# ---------------------------------------------------------------- shared helpers
-def seg_cumsum(x: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    """Inclusive cumulative sum of ``x`` within contiguous segments, ``pos`` being each element's
-    0-based position in its segment. Each segment is summed from zero, left to right (a global
-    cumsum minus the segment's start would carry rounding from every earlier segment)."""
-    out = np.array(x, dtype=np.float64, copy=True)
-    if len(out) == 0:
-        return out
-    counts = np.bincount(pos)
-    order = np.argsort(pos, kind="stable")
-    ends = np.cumsum(counts)
-    for p in range(1, len(counts)):
-        sel = order[ends[p - 1]:ends[p]]
-        out[sel] += out[sel - 1]  # the element before is the same segment's position p - 1
-    return out
-
-
-def _memo(j, key, make):
-    memo = j.__dict__.setdefault("_trec_memo", {})
-    if key not in memo:
-        memo[key] = make()
-    return memo[key]
-
-
-def hit_pos(j) -> np.ndarray:
-    """Position of each judged hit among its user's hits (0 for the first)."""
-    return _memo(j, "hit_pos", lambda: np.arange(len(j.hits.rows)) - j._row_first)
-
-
-def parse_gains(text: str, owner: str) -> dict[int, float]:
-    """``'1=3.5;2=9'`` -> ``{1: 3.5, 2: 9.0}``: trec_eval's ``rel_level=gain`` parameters (levels
-    not named keep their grade as gain)."""
-    out: dict[int, float] = {}
-    for part in filter(None, (p.strip() for p in str(text).split(";"))):
-        level, eq, gain = part.partition("=")
-        try:
-            out[int(level)] = float(gain)
-        except ValueError:
-            raise InputError(f"{owner}: gains must read 'level=gain;level=gain' with integer levels, e.g. "
-                             f"'1=3.5;2=9', got {text!r}") from None
-        if not eq or int(level) < 0:
-            raise InputError(f"{owner}: gains must map non-negative integer grades to gains ('1=3.5;2=9'), "
-                             f"got {part!r}")
-    return out
-
-
-def gain_of(vals: np.ndarray, gains: dict[int, float]) -> np.ndarray:
-    """The gain of each judged label: its grade, or ``gains[grade]``; 0 for negative labels (in the
-    pool, unjudged) as in trec_eval's get_gain."""
-    g = np.where(vals >= 0, vals, 0.0).astype(np.float64)
-    for level, gain in gains.items():
-        g[vals == level] = gain
-    return g
-
-
-def _ideal(j, gains: dict[int, float]):
-    """The ideal ranking of every evaluated user: the positive gains of all its judgments, sorted
-    descending (trec_eval's gain levels, highest first). Returns ``(gains, pos, n_pos, start)``:
-    flat gains grouped by user, position within the user, count per user, first index per user."""
-    def make():
-        rows, _, vals = j.qrels.entries(j.users)
-        g = gain_of(vals, gains)
-        keep = g > 0
-        rows, g = rows[keep], g[keep]
-        order = np.lexsort((-g, rows))
-        rows, g = rows[order], g[order]
-        n_pos = np.bincount(rows, minlength=len(j)).astype(np.int64)
-        start = np.cumsum(n_pos) - n_pos
-        pos = np.arange(len(g)) - np.repeat(start, n_pos)
-        return g, pos, n_pos, start
-    return _memo(j, ("ideal", tuple(sorted(gains.items()))), make)
-
-
-def _ideal_dcg_prefix(j, gains):
-    """Cumulative ideal DCG at each ideal position (summed from the top, as trec_eval adds it)."""
-    def make():
-        g, pos, _, _ = _ideal(j, gains)
-        return seg_cumsum(g / np.log2(pos + 2.0), pos)
-    return _memo(j, ("idcg", tuple(sorted(gains.items()))), make)
-
-
-def _at(cum: np.ndarray, start: np.ndarray, m: np.ndarray) -> np.ndarray:
-    """``cum`` summed over the first ``m`` elements of each segment (0 when ``m`` is 0)."""
-    idx = start + m - 1
-    return np.where(m > 0, cum[np.maximum(idx, 0)] if len(cum) else 0.0, 0.0)
-
-
+# ---------------------------------------------------------------- shared helpers (in .gains)
 def _max_per_user(j, values: np.ndarray, mask: np.ndarray) -> np.ndarray:
     out = np.zeros(len(j))
     idx = np.flatnonzero(mask)
@@ -143,7 +59,31 @@ def _iprec_values(j, recall: float) -> np.ndarray:
     return _max_per_user(j, prec, rel & (nth >= need))
 
 
-@register("IPrec", cutoff="none", params={"recall": 0.0}, trec_eval="iprec_at_recall_x", aliases=("iprec_at_recall",),
+def _check_real(owner: str, name: str, value, low: float, high: float = math.inf, low_open: bool = False) -> None:
+    """A parameter that must be a real number in [low, high] (``low_open``: (low, high]), checked
+    when the spec is parsed, before any file is read."""
+    v = float(value)
+    if not math.isfinite(v) or v < low or v > high or (low_open and v == low):
+        rng = f"{'(' if low_open else '['}{low:g}, {high:g}]"
+        raise InputError(f"{owner}: {name} must be a finite number in {rng}, got {name}={value!r}")
+
+
+def _check_points(params) -> None:
+    for level in parse_points(params["points"], "IPrec_avg"):
+        _check_real("IPrec_avg", "points", level, 0.0, 1.0)
+
+
+def _check_gains(owner: str):
+    return lambda params: parse_gains(params["gains"], owner)
+
+
+def _check_utility(params) -> None:
+    for name in ("rel_ret", "nonrel_ret", "rel_missed", "nonrel_missed"):
+        _check_real("utility", name, params[name], -math.inf)
+    _check_real("utility", "n_docs", params["n_docs"], 0.0)
+
+
+@register("IPrec", cutoff="none", check=lambda params: _check_real("IPrec", "recall", params["recall"], 0.0, 1.0), params={"recall": 0.0}, trec_eval="iprec_at_recall_x", aliases=("iprec_at_recall",),
           description="Interpolated precision at a recall level: the best precision at or after the "
                       "round(recall*R)-th relevant item (m_iprec_at_recall.c)")
 def interpolated_precision(j, k, recall=0.0):
@@ -171,7 +111,7 @@ def parse_points(points: str, owner: str) -> tuple[float, ...]:
     return out
 
 
-@register("IPrec_avg", cutoff="none", params={"points": ""}, trec_eval="11pt_avg",
+@register("IPrec_avg", cutoff="none", check=_check_points, params={"points": ""}, trec_eval="11pt_avg",
           description="Interpolated precision averaged over recall levels (default the 11 points 0, 0.1, ..., 1; "
                       "m_11pt_avg.c)")
 def interpolated_precision_average(j, k, points=""):
@@ -184,7 +124,8 @@ def interpolated_precision_average(j, k, points=""):
     return total / len(levels)
 
 
-@register("Rprec_mult", cutoff="none", params={"mult": 1.0}, trec_eval="Rprec_mult_x",
+@register("Rprec_mult", cutoff="none", check=lambda params: _check_real("Rprec_mult", "mult", params["mult"], 0.0,
+                                                                    low_open=True), params={"mult": 1.0}, trec_eval="Rprec_mult_x",
           description="Precision at a multiple of R: P@c with c = int(mult * R + 0.9) (m_Rprec_mult.c)")
 def r_precision_multiple(j, k, mult=1.0):
     """P@c with c = ⌊mult·R + 0.9⌋ (trec_eval's rounding); a list shorter than c counts as padded with
@@ -238,7 +179,7 @@ def set_map(j, k):
     return safe_div(rel_ret * rel_ret, ret * rel)
 
 
-@register("set_F", aliases=("setf",), params={"weight": 1.0}, trec_eval="set_F", perfect=None,
+@register("set_F", aliases=("setf",), check=lambda params: _check_real("set_F", "weight", params["weight"], 0.0), params={"weight": 1.0}, trec_eval="set_F", perfect=None,
           description="Set F: (x+1) P R / (x P + R) over the whole list, x = weight of recall (m_set_F.c)")
 def set_f(j, k, weight=1.0):
     """trec_eval's x is β² of van Rijsbergen's F_β (x = 1: F1). 0 when nothing relevant is retrieved."""
@@ -249,7 +190,7 @@ def set_f(j, k, weight=1.0):
     return np.where(rel_ret > 0, safe_div((weight + 1.0) * p * r, weight * p + r), 0.0)
 
 
-@register("utility", cutoff="none", bounds=(-np.inf, np.inf), perfect=None, trec_eval="utility",
+@register("utility", cutoff="none", check=_check_utility, bounds=(-np.inf, np.inf), perfect=None, trec_eval="utility",
           params={"rel_ret": 1.0, "nonrel_ret": -1.0, "rel_missed": 0.0, "nonrel_missed": 0.0, "n_docs": 0},
           description="Set utility: a*relevant retrieved + b*non-relevant retrieved + c*relevant missed "
                       "+ d*non-relevant missed (m_utility.c)")
@@ -272,7 +213,7 @@ def binary_g(j, k):
     return safe_div(j.per_user(term, j.hit_rel), j.n_rel)
 
 
-@register("G", cutoff="none", params={"gains": ""}, trec_eval="G",
+@register("G", cutoff="none", params={"gains": ""}, check=_check_gains("G"), trec_eval="G",
           description="Normalised gain G: each item's gain over log2(2 + ideal cost - gain so far) (m_G.c)")
 def normalised_gain(j, k, gains=""):
     """G = Σ_i g_i / log2(2 + C_i - S_i) / Σ ideal gains, with S_i the run's gain and C_i the ideal
@@ -301,7 +242,7 @@ def _dcg_parts(j, gm):
     return g, disc, seg_cumsum(disc, hit_pos(j))
 
 
-@register("nDCG_rel", cutoff="none", params={"gains": ""}, trec_eval="ndcg_rel",
+@register("nDCG_rel", cutoff="none", params={"gains": ""}, check=_check_gains("nDCG_rel"), trec_eval="ndcg_rel",
           description="nDCG averaged over the relevant items: nDCG at each one's rank, DCG/IDCG at the end "
                       "for those not retrieved (m_ndcg_rel.c)")
 def ndcg_rel(j, k, gains=""):
@@ -322,7 +263,7 @@ def ndcg_rel(j, k, gains=""):
         return np.where(total > 0, total / np.maximum(n_pos, 1), 0.0)
 
 
-@register("Rndcg", cutoff="none", params={"gains": ""}, trec_eval="Rndcg",
+@register("Rndcg", cutoff="none", params={"gains": ""}, check=_check_gains("Rndcg"), trec_eval="Rndcg",
           description="nDCG averaged at the R levels: where the ideal gain drops, and at the list's end "
                       "(m_Rndcg.c)")
 def r_ndcg(j, k, gains=""):
@@ -350,8 +291,8 @@ def r_ndcg(j, k, gains=""):
     with np.errstate(divide="ignore", invalid="ignore"):
         total = np.bincount(b_row, weights=dcg_b / idcg[b_idx], minlength=len(j))
         count = np.bincount(b_row, minlength=len(j)).astype(np.float64)
-        extra = j.lengths > n_pos + 1
         full = _at(idcg, start, n_pos)
+        extra = (j.lengths > n_pos + 1) & (full > 0)  # m_Rndcg.c adds the list's end only when ideal_dcg > 0
         total = total + np.where(extra, j.per_user(disc, g != 0) / full, 0.0)
     count = count + extra
     return np.where(j.n_rel > 0, safe_div(np.nan_to_num(total), count), 0.0)

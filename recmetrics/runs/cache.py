@@ -28,14 +28,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ..cache import cache_dir
+from ..cache import cache_dir, write_atomic
 from ..data.run import Run
 from ..errors import InputError
 
@@ -229,7 +227,7 @@ def save_run(run: Run, path, metadata: dict | None = None, *, key: str | None = 
     dtypes and metadata, ``metadata`` (e.g. fit times) as the ``extra`` that :func:`load_run`
     returns, the cache ``key`` the file is written under (``None`` outside a cache) and the
     content checksum that :func:`load_run` verifies. The parent directory is created; the file
-    appears only once complete.
+    appears only once complete, with the mode the umask gives new files (a group cache stays shared).
 
     Returns the path written.
 
@@ -251,7 +249,6 @@ def save_run(run: Run, path, metadata: dict | None = None, *, key: str | None = 
     import pyarrow.parquet as pq
 
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     n_users, depth = run.items.shape
     offsets = pa.array(np.arange(n_users + 1, dtype=np.int32) * depth)
     scores = run.scores if run.scores is not None else np.full((n_users, depth), np.nan)
@@ -267,15 +264,7 @@ def save_run(run: Run, path, metadata: dict | None = None, *, key: str | None = 
             "run_metadata": run.metadata, "extra": extra, "key": key,
             "checksum": _file_checksum(run, extra, key)}
     table = table.replace_schema_metadata({b"recmetrics": json.dumps(meta, default=str).encode()})
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".parquet")
-    os.close(fd)
-    try:
-        pq.write_table(table, tmp)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return path
+    return write_atomic(path, lambda tmp: pq.write_table(table, tmp), ".parquet")  # mode: the umask's
 
 
 def _restore(values: np.ndarray, dtype_str: str) -> np.ndarray:

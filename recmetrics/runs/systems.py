@@ -225,9 +225,18 @@ def run_systems(ratings, systems: Sequence[str] | None = None, split: Any = "kfo
         from joblib import Parallel, delayed
 
         results = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(job)(name, f) for name, f, _, _ in todo)
+    writable = cache
     for (name, f, path, key), (run, times) in zip(todo, results):
-        if cache:
-            save_run(run, path, metadata={**times, "system": name, "fold": f}, key=key)
+        if writable:
+            try:
+                save_run(run, path, metadata={**times, "system": name, "fold": f}, key=key)
+            except OSError as exc:  # a cache folder that is a file, unwritable, a full disk: go on uncached
+                import warnings
+
+                from ..cache import unwritable
+
+                warnings.warn(f"{unwritable(path, exc)}; the runs are computed without the cache", stacklevel=2)
+                writable = False
         runs[(name, f)] = run
         rows.append({"system": name, "fold": f, **times, "cached": False})
         if bar is not None:
