@@ -170,11 +170,13 @@ def test_report_help_does_not_slow_the_evaluate_path():
 def test_override_types_follow_the_declared_defaults():
     declared = {"05_cutoffs": {"folds": {"default": "5"}, "systems": {"default": '["Pop", "Random"]'},
                        "focus": {"default": '"nDCG"'}, "test_size": {"default": "0.2"},
-                       "n_users": {"default": "100"}, "expr": {"default": "list(range(3))"}},
+                       "n_users": {"default": "100"}, "expr": {"default": "list(range(3))"},
+                       "sigma": {"default": "0.2"}},
                 "n2": {"systems": {"default": "None"}}}
-    ok = plan_mod.check_overrides({"folds": 3, "systems": ["Pop"], "focus": "AP", "test_size": 1,
+    ok = plan_mod.check_overrides({"folds": 3, "systems": ["Pop"], "focus": "AP", "sigma": 1,
                                    "expr": "anything"}, declared)
-    assert ok["folds"] == 3 and ok["systems"] == ["Pop"] and ok["test_size"] == 1
+    assert ok["folds"] == 3 and ok["systems"] == ["Pop"]
+    assert ok["sigma"] == 1.0 and isinstance(ok["sigma"], float)  # an int where a float is declared: one value
     assert plan_mod.check_overrides({"focus": 5}, declared) == {"focus": "5"}  # a bare word for a string
     # None: n2's default, and the paper profile's value for 05_cutoffs' systems
     assert plan_mod.check_overrides({"systems": None}, declared) == {"systems": None}
@@ -260,7 +262,7 @@ def test_overrides_count_only_where_a_chapter_declares_them(tmp_path):
     def put(stem, declared, applied):
         nb = nbformat.v4.new_notebook()
         nb.metadata["recmetrics"] = {"key": stem, "executed_at": "2025-01-01T00:00:00Z",
-                                     "parameters": {"profile": "quick", **{k: 0 for k in declared}},
+                                     "parameters": {"profile": "quick", **{k: applied.get(k, 0) for k in declared}},
                                      "settings": {"profile": "quick", "dataset": "d", "dataset_args": {},
                                                   "overrides": applied}}
         nbformat.write(nb, str(gen / f"{stem}.ipynb"))
