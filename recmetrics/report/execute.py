@@ -269,7 +269,12 @@ def execute_plan(
                 if folder.exists():
                     shutil.rmtree(folder)
             scratch.mkdir(parents=True)
-            seeded = outputs.seed_inputs(out_dir, {d: plan.keys.get(d) for d in chapter.depends}, scratch_meta)
+            reads = {d: plan.keys.get(d) for d in chapter.depends}
+            foreign = [d for d, k in reads.items() if outputs.outputs_key(out_dir, d) != k]
+            if foreign:
+                raise ReportError(f"chapter {chapter.stem} reads the outputs of {', '.join(foreign)}, and those in "
+                                  f"{out_dir.name}/ are not this build's; build without `only` (or include them)")
+            seeded = outputs.seed_inputs(out_dir, reads, scratch_meta)
             settings = {**plan.settings, "overrides": dict(chapter.overrides)}
             record = {"key": chapter.key, "settings": settings, "parameters": chapter.shown,
                       "depends": {d: plan.keys.get(d) for d in chapter.depends},
@@ -277,7 +282,7 @@ def execute_plan(
                                    if n == plan.dataset or n in _named(chapter.shown)},
                       "package": plan.package, "versions": plan.versions, "commit": commit,
                       "scheduler": plan.scheduler if "scheduler" in chapter.parameters else None}
-            def commit(stem=chapter.stem, key=chapter.key, seeded=seeded):
+            def commit_outputs(stem=chapter.stem, key=chapter.key, seeded=seeded):
                 (findings_dir / f"{stem}.json").unlink(missing_ok=True)
                 outputs.commit(out_dir, stem, key, meta=scratch_meta, findings=scratch, results=scratch_results,
                                seeded=seeded)
@@ -288,7 +293,7 @@ def execute_plan(
                 try:
                     path = execute_notebook(chapter.source, target, chapter.parameters, kernel_name=kernel_name,
                                             timeout=timeout, shown_parameters=chapter.shown, record=record, log=log,
-                                            cwd=chapter.cwd, before_replace=commit)
+                                            cwd=chapter.cwd, before_replace=commit_outputs)
                 except ReportError as exc:
                     record_attempt(out_dir, chapter.stem, "failed", key=chapter.key, message=_one_line(exc, 200),
                                    settings=plan.settings)

@@ -63,15 +63,18 @@ def remove_unkeyed(generated: Path) -> None:
 def seed_inputs(generated: Path, depends: Mapping[str, str], dest: Path) -> dict[str, str]:
     """Fill ``dest`` (a chapter's scratch meta folder) with the tables of the chapters it reads,
     ``{stem: key this build planned}``; a chapter whose committed outputs carry another key gives
-    nothing. Tables of one name from two chapters are joined (one header). Returns
+    nothing. CSV tables of one name from two chapters are joined (one header); another file of one
+    name is the last chapter's. Returns
     ``{file name: sha256}`` of what was put there (so :func:`commit` keeps only what the chapter wrote)."""
     dest.mkdir(parents=True, exist_ok=True)
     for stem, key in sorted(depends.items()):
         if key is None or outputs_key(generated, stem) != key:
             continue
-        for table in sorted(meta_dir(generated, stem).glob("*.csv")):
+        for table in sorted(meta_dir(generated, stem).iterdir()):
+            if not table.is_file() or table.name == MANIFEST:
+                continue
             target = dest / table.name
-            if target.exists():
+            if target.exists() and table.suffix == ".csv":
                 rows = table.read_text(encoding="utf-8").splitlines(keepends=True)[1:]
                 with open(target, "a", encoding="utf-8") as fh:
                     fh.writelines(rows)
