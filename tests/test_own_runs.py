@@ -3,17 +3,19 @@ templates, exact round trips of in-memory runs and Studies, the generated pages,
 whole book built with papermill from four runs written from the embedded dataset."""
 import json
 import os
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import recmetrics as rm
+from recmetrics import cli
 from recmetrics import study as st_mod
 from recmetrics.data.io import write_trec_run
 from recmetrics.data.simulate import simulate
 from recmetrics.errors import FormatError, InputError, UnknownNameError
-from recmetrics.report import own_runs
+from recmetrics.report import own_book, own_runs
 
 SYSTEMS = ["Random", "Pop", "UserKNN(k=10)"]
 
@@ -158,7 +160,10 @@ def test_own_runs_book_builds_from_four_runs_of_the_embedded_dataset(tmp_path, m
 
     from recmetrics.report.paths import repo_root
 
+    from published import DISTINCTIVE, files_with_paths
+
     monkeypatch.setenv("PYTHONPATH", str(repo_root()))     # the kernels import this checkout
+    tmp_path = tmp_path / DISTINCTIVE                      # no published file may name it (issue 24 §1)
     src = own_runs.example_source(tmp_path / "files")
     assert len(src["runs"]) == 4
     runs = [p for paths in src["runs"].values() for p in paths]
@@ -169,7 +174,13 @@ def test_own_runs_book_builds_from_four_runs_of_the_embedded_dataset(tmp_path, m
     generated = tmp_path / "src" / "generated"
     executed = sorted(generated.glob("*.ipynb"))
     assert [p.name for p in executed] == [os.path.basename(n) for n in own_runs.plan(src["qrels"][0], runs).notebooks]
-    assert not list(generated.glob(".partial-*"))
+    assert not list(generated.glob(".partial-*")) and not (generated / ".running").exists()
+    found = files_with_paths(tmp_path / "html", tmp_path)
+    assert not found, found
+    # the parameters table and cell name the files relative to their folder, with their content hash
+    page = (tmp_path / "html" / "generated" / "01_systems.html").read_text(encoding="utf-8")
+    digest = own_book.content_hash(own_runs.plan(src["qrels"][0], runs).source)[:16]
+    assert f"sha256:{digest}" in page and "Pop.trec" in page and "qrels.csv" in page
     for path in executed:
         nb = nbformat.read(str(path), as_version=4)
         for cell in nb.cells:
@@ -224,11 +235,6 @@ def test_a_study_keeps_its_metrics_and_short_runs_are_named(tmp_path, files):
 
 
 # ------------------------------- keyed, confined, locked own-runs books (issue 23 §1, issue 24 §1)
-from pathlib import Path  # noqa: E402
-
-from recmetrics import cli  # noqa: E402
-from recmetrics.report import own_book  # noqa: E402
-
 REPO = Path(__file__).resolve().parent.parent
 
 

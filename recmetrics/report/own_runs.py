@@ -19,17 +19,21 @@ API (the ``report`` command line calls these):
 * :func:`plan` validates the inputs (every file read once, before any notebook runs) and returns a
   :class:`Plan`: the notebooks directory, the parameters every notebook receives (``source``, the
   profile's settings), the intro page, the table of contents and the left-out page;
-* :func:`build` executes the notebooks of a plan with papermill (each into a temporary file moved
-  into place on success, so a failure never replaces the last good chapter) and builds the book;
-  ``rm.report.build(qrels=..., runs=...)`` and ``rm.report.build(study=...)`` call it.
+* :func:`build` executes the notebooks of a plan with papermill and builds the book, through the
+  main report's machinery: each chapter has a content key (the inputs' content, parameters,
+  package sources), is executed only when it changed, is staged and replaced atomically, and the
+  book is refused when a chapter's key is not this build's; the book's folder comes from its name
+  (confined, distinct per name) or from the inputs' content, and is locked while it builds
+  (:mod:`.own_book`); ``rm.report.build(qrels=..., runs=...)`` and ``rm.report.build(study=...)`` call it.
 
 Folds: ``folds=None`` is one fold (one qrels file; each run file is one system). Runs made on k
 folds are given as path *templates* with a ``{fold}`` field and the fold labels, e.g.
 ``plan("qrels.{fold}.txt", ["bm25.fold{fold}.trec", "pop.fold{fold}.trec"], folds=[0, 1, 2])``; the
 run name is the stem with the field (and a ``fold`` word and separator before it) removed (``bm25``).
 
-Inside the notebooks, :func:`load_study` turns the ``source`` parameter (paths only: JSON, shown
-under each chapter's title) into a :class:`~recmetrics.study.Study` with
+Inside the notebooks, :func:`load_study` turns the ``source`` parameter (file names relative to
+the folder the chapter runs in, and the inputs' content hash: JSON, shown under each chapter's
+title; no path of the building machine) into a :class:`~recmetrics.study.Study` with
 :meth:`~recmetrics.study.Study.from_runs`. A Study or in-memory runs given from Python are first
 written to files (:func:`export_study`; runs in the verified format of :func:`~recmetrics.runs.save_run`).
 """
