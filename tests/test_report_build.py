@@ -517,10 +517,15 @@ def _report_cli(project: Path, *args: str, **kw) -> subprocess.Popen:
                             text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, **kw)
 
 
-def _wait_for(path: Path, timeout: float = 240) -> None:
+def _written(gen: Path, level: int) -> bool:
+    """Whether chapter 03_c of a running build wrote its table (``level``) anywhere under ``gen``."""
+    return any(f.read_text() == str(level) for f in gen.rglob("c.txt"))
+
+
+def _wait_for(done, timeout: float = 240) -> None:
     deadline = time.monotonic() + timeout
-    while not path.exists():
-        assert time.monotonic() < deadline, f"{path} never appeared"
+    while not done():
+        assert time.monotonic() < deadline, "the build never got there"
         time.sleep(0.2)
 
 
@@ -588,13 +593,15 @@ def test_sigkill_mid_build_never_leaves_a_mixed_book(tmp_path, kernel_env):
     assert "B reads 1" in _stream(gen / "02_b.ipynb")
     proc = _report_cli(project, "-p", "level=2", "-p", "nap=120")
     try:
-        _wait_for(gen / ".running" / "meta" / "c.txt")  # 03_c wrote level 2 into its scratch and naps
+        _wait_for(lambda: _written(gen, 2))  # 03_c wrote level 2 (into its scratch) and naps
         time.sleep(1)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=60)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
+    # no table of the killed build outside its scratch folder: what the book's chapters read is level 1's
+    assert not [f for f in gen.rglob("c.txt") if ".running" not in f.parts and f.read_text() == "2"]
     assert (gen / "meta" / "03_c" / "c.txt").read_text() == "1"
     assert state.read_record(gen / "03_c.ipynb")["parameters"]["level"] == 1
     stale = state.stale_chapters(gen, ["01_a", "02_b", "03_c"])
@@ -615,7 +622,7 @@ def test_two_builds_of_one_book_at_once_one_fails_with_one_line(tmp_path, kernel
     project = _napping_project(tmp_path)
     first = _report_cli(project, "-p", "nap=25", "--out", str(tmp_path / "site"))
     try:
-        _wait_for(project["generated"] / ".running" / "meta" / "c.txt")
+        _wait_for(lambda: project["generated"].is_dir() and _written(project["generated"], 1))
         second = _report_cli(project, "-p", "level=2", "--out", str(tmp_path / "site"))
         out, err = second.communicate(timeout=240)
         lines = [ln for ln in err.splitlines() if ln.strip()]
