@@ -127,6 +127,17 @@ def test_in_memory_qrels_and_runs_are_written_exactly(runs, tmp_path):
     want = st_mod.Study.from_runs(one, q, ["nDCG", "RR"], [10], progress=False)
     assert back.threshold == 3.5
     assert np.array_equal(back.cube, want.cube, equal_nan=True)
+    # moved into the book's inputs folder (what build does once the book is locked): the same study
+    inputs = tmp_path / "book" / "_build" / "inputs"
+    staged = own_book.stage_inputs(p.source, inputs, move=True)
+    assert not list((tmp_path / "source").iterdir()) and str(tmp_path) not in json.dumps(staged)
+    cwd = os.getcwd()
+    try:
+        os.chdir(inputs)
+        moved = own_runs.load_study(staged, ["nDCG", "RR"], [10])
+    finally:
+        os.chdir(cwd)
+    assert moved.threshold == 3.5 and np.array_equal(moved.cube, want.cube, equal_nan=True)
 
 
 def test_pages_say_what_is_left_out(files):
