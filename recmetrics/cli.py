@@ -324,12 +324,14 @@ def add_report(sub) -> None:
                         "bare word as a string), e.g. -p folds=3 -p \"systems=['Pop','Random']\"; checked against "
                         "the type of the notebook's default")
     r.add_argument("--out", default=None, metavar="DIR",
-                   help="folder of the built site (default book/_build/html; own runs: book/_build/runs/NAME/html)")
+                   help="folder of the built site, replaced whole when the build succeeded (default "
+                        "book/_build/html; own runs: book/_build/runs/FOLDER/html, FOLDER from --name)")
     r.add_argument("--force", action="store_true",
                    help="execute every chapter again, even those whose inputs did not change")
     r.add_argument("--no-execute", action="store_true",
                    help="build the book from the chapters already executed in book/generated/ (refused, naming "
-                        "them, when they did not all complete under one profile and dataset)")
+                        "them, when they did not all complete under one profile and dataset, or, for own runs, "
+                        "under these inputs and parameters)")
     r.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="run the studies on this Dask scheduler (e.g. tcp://127.0.0.1:8786; default: locally); "
                         "results are identical")
@@ -337,13 +339,15 @@ def add_report(sub) -> None:
         "the book of your own runs",
         "instead of the chapters on a dataset: significance tests, discriminative power, robustness,\n"
         "agreement and which metric to report, for runs made by any tool (rm.report.own_runs; built\n"
-        "into book/_build/runs/NAME/html unless --out)")
+        "into book/_build/runs/FOLDER/html unless --out: FOLDER is the name made safe plus a hash of it,\n"
+        "or runs-HASH of the inputs' content when unnamed; one build of a book at a time)")
     own.add_argument("--qrels", default=None, metavar="FILE",
                      help="judgments: TREC qrels or a user,item,rating table (a {fold} template with --folds)")
     own.add_argument("--runs", nargs="+", default=None, metavar="FILE",
                      help="run files (TREC or user,item,score tables; each one system named after its file's "
                           "stem), or one folder of them; {fold} templates with --folds")
-    own.add_argument("--name", default=None, metavar="LABEL", help="the book's label (default: the run names)")
+    own.add_argument("--name", default=None, metavar="LABEL",
+                     help="the book's label (default: the run names); names its folder, which it never leaves")
     own.add_argument("--folds", nargs="+", default=None, metavar="LABEL",
                      help="fold labels substituted into the {fold} field of --qrels and --runs (default: one fold)")
     own.add_argument("-l", "--threshold", type=float, default=None, metavar="N",

@@ -3,17 +3,19 @@ templates, exact round trips of in-memory runs and Studies, the generated pages,
 whole book built with papermill from four runs written from the embedded dataset."""
 import json
 import os
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import recmetrics as rm
+from recmetrics import cli
 from recmetrics import study as st_mod
 from recmetrics.data.io import write_trec_run
 from recmetrics.data.simulate import simulate
 from recmetrics.errors import FormatError, InputError, UnknownNameError
-from recmetrics.report import own_runs
+from recmetrics.report import own_book, own_runs
 
 SYSTEMS = ["Random", "Pop", "UserKNN(k=10)"]
 
@@ -125,6 +127,17 @@ def test_in_memory_qrels_and_runs_are_written_exactly(runs, tmp_path):
     want = st_mod.Study.from_runs(one, q, ["nDCG", "RR"], [10], progress=False)
     assert back.threshold == 3.5
     assert np.array_equal(back.cube, want.cube, equal_nan=True)
+    # moved into the book's inputs folder (what build does once the book is locked): the same study
+    inputs = tmp_path / "book" / "_build" / "inputs"
+    staged = own_book.stage_inputs(p.source, inputs, move=True)
+    assert not list((tmp_path / "source").iterdir()) and str(tmp_path) not in json.dumps(staged)
+    cwd = os.getcwd()
+    try:
+        os.chdir(inputs)
+        moved = own_runs.load_study(staged, ["nDCG", "RR"], [10])
+    finally:
+        os.chdir(cwd)
+    assert moved.threshold == 3.5 and np.array_equal(moved.cube, want.cube, equal_nan=True)
 
 
 def test_pages_say_what_is_left_out(files):
@@ -158,7 +171,10 @@ def test_own_runs_book_builds_from_four_runs_of_the_embedded_dataset(tmp_path, m
 
     from recmetrics.report.paths import repo_root
 
+    from published import DISTINCTIVE, files_with_paths
+
     monkeypatch.setenv("PYTHONPATH", str(repo_root()))     # the kernels import this checkout
+    tmp_path = tmp_path / DISTINCTIVE                      # no published file may name it (issue 24 §1)
     src = own_runs.example_source(tmp_path / "files")
     assert len(src["runs"]) == 4
     runs = [p for paths in src["runs"].values() for p in paths]
@@ -169,7 +185,13 @@ def test_own_runs_book_builds_from_four_runs_of_the_embedded_dataset(tmp_path, m
     generated = tmp_path / "src" / "generated"
     executed = sorted(generated.glob("*.ipynb"))
     assert [p.name for p in executed] == [os.path.basename(n) for n in own_runs.plan(src["qrels"][0], runs).notebooks]
-    assert not list(generated.glob(".partial-*"))
+    assert not list(generated.glob(".partial-*")) and not (generated / ".running").exists()
+    found = files_with_paths(tmp_path / "html", tmp_path)
+    assert not found, found
+    # the parameters table and cell name the files relative to their folder, with their content hash
+    page = (tmp_path / "html" / "generated" / "01_systems.html").read_text(encoding="utf-8")
+    digest = own_book.content_hash(own_runs.plan(src["qrels"][0], runs).source)[:16]
+    assert f"sha256:{digest}" in page and "Pop.trec" in page and "qrels.csv" in page
     for path in executed:
         nb = nbformat.read(str(path), as_version=4)
         for cell in nb.cells:
@@ -221,3 +243,154 @@ def test_a_study_keeps_its_metrics_and_short_runs_are_named(tmp_path, files):
     assert "shorter than the deepest cut-off" not in p.intro()
     short = own_runs.plan(*files, parameters={"cutoffs": [10, 50]})        # the runs are 20 deep
     assert "Runs shorter than the deepest cut-off (50): `Random` (20)" in short.intro()
+
+
+# ------------------------------- keyed, confined, locked own-runs books (issue 23 §1, issue 24 §1)
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture()
+def runs_root(tmp_path, monkeypatch):
+    """Own-runs books go to a temporary book/_build/runs/ (its parent must stay empty otherwise)."""
+    root = tmp_path / "book" / "_build" / "runs"
+    monkeypatch.setattr(own_book, "runs_root", lambda: root)
+    return root
+
+
+def _tiny_notebooks(folder: Path) -> Path:
+    """Two own-runs chapters that load the source and print its systems (seconds, not minutes)."""
+    import nbformat
+
+    folder.mkdir()
+    for stem in ("01_x", "02_y"):
+        nb = nbformat.v4.new_notebook()
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nb.cells = [nbformat.v4.new_markdown_cell(f"# {stem}"),
+                    nbformat.v4.new_code_cell('source = None\nprofile = "quick"\nseed = 0\nmetrics = ["P"]\n'
+                                              'cutoffs = [5, 10, 20]', metadata={"tags": ["parameters"]}),
+                    nbformat.v4.new_code_cell("from recmetrics.report import own_runs\n"
+                                              "st = own_runs.load_study(source, ['P'], [5])\n"
+                                              "print('systems', ' '.join(st.systems))")]
+        nbformat.write(nb, str(folder / f"{stem}.ipynb"))
+    return folder
+
+
+def _stdout(path: Path) -> str:
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    return "".join("".join(o.get("text", "")) for c in nb["cells"] for o in c.get("outputs", []))
+
+
+def _report(capsys, *args):
+    rc = cli.main(["report", *map(str, args)])
+    return rc, capsys.readouterr().err.strip()
+
+
+@pytest.mark.parametrize("params, words", [
+    (["cutoffs=[0]"], ["-p cutoffs=[0]", "integers >= 1"]),
+    (["cutoffs=[]"], ["-p cutoffs=[]", "a non-empty list"]),
+    (["n_permutations=-5"], ["-p n_permutations=-5", "an integer >= 1"]),
+    (["seed=-1"], ["-p seed=-1", "an integer >= 0"]),
+    (["metrics=['Nope']"], ["-p metrics", "'Nope'"]),
+    (["n_samples=0"], ["-p n_samples=0", "an integer >= 1"]),
+    (["cutoffs=['a']"], ["-p cutoffs=['a']", "a list of str"]),
+])
+def test_own_runs_arguments_are_checked_before_anything_runs(capsys, files, runs_root, monkeypatch, params, words):
+    def refuse(*a, **k):
+        raise RuntimeError("a notebook was executed before the arguments were checked")
+
+    monkeypatch.setattr("recmetrics.report.execute.execute_plan", refuse)
+    qrels, paths = files
+    rc, err = _report(capsys, "--qrels", qrels, "--runs", *paths, *[x for p in params for x in ("-p", p)])
+    assert rc == 2 and len(err.splitlines()) == 1 and err.startswith("recmetrics: error:"), err
+    for w in words:
+        assert w in err, (w, err)
+    assert not runs_root.exists()  # nothing written
+
+
+def test_a_threshold_leaving_no_relevant_user_fails_at_planning(capsys, files, runs_root):
+    qrels, paths = files
+    rc, err = _report(capsys, "--qrels", qrels, "--runs", *paths, "-l", "6")
+    assert rc == 2 and len(err.splitlines()) == 1 and "no user has a relevant judgment" in err and "6" in err, err
+    assert not runs_root.exists()
+
+
+def test_names_are_confined_and_distinct(capsys, files, runs_root, tmp_path):
+    """`--name ..` stays inside book/_build/runs/; "a b", "a/b", "a-b" get three folders; two
+    unnamed builds of different inputs get two (--no-execute: refused, nothing executed yet)."""
+    qrels, paths = files
+    for name in ("..", "a b", "a/b", "a-b", "../../escape"):
+        rc, err = _report(capsys, "--qrels", qrels, "--runs", *paths, "--name", name, "--no-execute")
+        assert rc == 2 and "not executed" in err, err
+    rc, err = _report(capsys, "--qrels", qrels, "--runs", *paths, "--no-execute")
+    rc, err = _report(capsys, "--qrels", qrels, "--runs", *paths[:2], "--no-execute")
+    folders = sorted(p.name for p in runs_root.iterdir())
+    assert len(folders) == 7, folders
+    assert sorted(p.name for p in (tmp_path / "book" / "_build").iterdir()) == ["runs"]  # nothing beside
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["book", "files"]
+    assert sum(f.startswith("runs-") for f in folders) == 2 and sum(f.startswith("a-b-") for f in folders) == 3
+    for f in runs_root.iterdir():
+        assert sorted(p.name for p in f.iterdir()) == ["src"], f  # no site from a refused build
+
+
+def test_inputs_are_shown_by_name_and_content_hash(files, tmp_path):
+    """The source a chapter receives (shown under its title and in its parameters cell) names the
+    files relative to the folder the chapter runs in, plus their content hash: no local path."""
+    qrels, paths = files
+    p = own_runs.plan(qrels, paths)
+    folder = tmp_path / "book" / "_build" / "inputs"
+    source = own_book.stage_inputs(p.source, folder)
+    assert source["qrels"] == ["qrels.csv"] and source["runs"] == {"Random": ["Random.trec"], "Pop": ["Pop.trec"],
+                                                                   "UserKNN": ["UserKNN.trec"]}
+    assert source["content"] == f"sha256:{own_book.content_hash(p.source)[:16]}"
+    assert str(tmp_path) not in json.dumps(source)
+    rplan = own_book.report_plan(p, source, tmp_path / "generated", folder)
+    for chapter in rplan.chapters:
+        assert str(tmp_path) not in json.dumps([chapter.parameters, chapter.shown]) and chapter.cwd == folder
+    cwd = os.getcwd()
+    try:
+        os.chdir(folder)
+        assert own_runs.load_study(source, ["P"], [5]).systems == ["Random", "Pop", "UserKNN"]
+    finally:
+        os.chdir(cwd)
+    # another content is another hash, and another key for every chapter
+    other = dict(p.source, threshold=5.0)
+    assert own_book.content_hash(other) != own_book.content_hash(p.source)
+
+
+def test_a_second_build_of_the_same_book_fails_with_one_line(capsys, files, runs_root):
+    from recmetrics.report.lock import book_lock
+
+    qrels, paths = files
+    p = own_runs.plan(qrels, paths, name="base")
+    book = own_book.book_folder("base", own_book.content_hash(p.source)) / "src"
+    with book_lock(book):
+        rc, err = _report(capsys, "--qrels", qrels, "--runs", *paths, "--name", "base")
+    assert rc == 2 and len(err.splitlines()) == 1 and "another build of this own-runs book is running" in err, err
+
+
+@pytest.mark.slow
+def test_no_execute_refuses_chapters_of_other_inputs(capsys, files, runs_root, tmp_path, monkeypatch):
+    """Build `--name base` on three runs, then `--no-execute` on two others: refused (exit 2, one
+    line naming the chapters); the site and the intro still show the three runs."""
+    monkeypatch.setenv("PYTHONPATH", str(REPO))
+    monkeypatch.setattr(own_runs, "notebooks_dir", lambda: _tiny_notebooks(tmp_path / "nbs")
+                        if not (tmp_path / "nbs").exists() else tmp_path / "nbs")
+    qrels, paths = files
+    rc, err = _report(capsys, "--qrels", qrels, "--runs", *paths, "--name", "base")
+    assert rc == 0, err
+    (folder,) = runs_root.iterdir()
+    gen = folder / "src" / "generated"
+    assert "systems Random Pop UserKNN" in _stdout(gen / "01_x.ipynb")
+    intro = (folder / "html" / "intro.html").read_bytes()
+    rc, err = _report(capsys, "--qrels", qrels, "--runs", paths[0], paths[1], "--name", "base", "--no-execute")
+    assert rc == 2 and len(err.splitlines()) == 1, err
+    assert "01_x: executed with other inputs" in err and "02_y: executed with other inputs" in err, err
+    assert (folder / "html" / "intro.html").read_bytes() == intro and b"3 runs" in intro
+    # the same inputs again: every chapter unchanged, the book builds without executing
+    rc, err = _report(capsys, "--qrels", qrels, "--runs", *paths, "--name", "base", "--no-execute")
+    assert rc == 0, err
+    # no local path in the site: parameters tables and cells name the files and their hash
+    for page in (folder / "html").rglob("*"):
+        if page.is_file():
+            data = page.read_bytes()
+            assert str(tmp_path).encode() not in data and str(REPO).encode() not in data, page

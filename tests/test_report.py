@@ -21,6 +21,7 @@ from urllib.parse import urlparse
 import pytest
 
 from browser import DevTools, chromium, render_problems
+from published import DISTINCTIVE, files_with_paths
 from recmetrics import report
 from recmetrics.errors import InputError
 
@@ -44,12 +45,16 @@ def _outputs(nb):
 @pytest.fixture(scope="module")
 def built_book(tmp_path_factory):
     """Build the whole book (every notebook, quick profile) into a temporary copy of book/."""
-    root = tmp_path_factory.mktemp("report")
+    root = tmp_path_factory.mktemp(f"report-{DISTINCTIVE}")   # no published file may name it (issue 24 §1)
     book = root / "book"
     shutil.copytree(REPO / "book", book, ignore=shutil.ignore_patterns("_build", "generated", ".doctrees"))
+    notebooks = root / "notebooks"
+    shutil.copytree(REPO / "notebooks", notebooks, ignore=shutil.ignore_patterns("runs", ".ipynb_checkpoints",
+                                                                                 "findings", "results"))
     timings = {}
     t0 = time.perf_counter()
-    index = report.build(profile="quick", dataset=DATASET, book_dir=book, out=root / "site", log=None)
+    index = report.build(profile="quick", dataset=DATASET, book_dir=book, notebooks_dir=notebooks,
+                         out=root / "site", log=None)
     timings["build"] = time.perf_counter() - t0
     return {"root": root, "book": book, "index": index, "site": index.parent, "timings": timings}
 
@@ -538,4 +543,27 @@ def test_findings_page_filters_and_links(built_book, tmp_path):
 
 def test_build_writes_nothing_beside_the_site(built_book):
     """No stray jupyter_execute/ beside --out (myst-nb writes <out>/../jupyter_execute unless told)."""
-    assert sorted(p.name for p in built_book["root"].iterdir()) == ["book", "site"]
+    assert sorted(p.name for p in built_book["root"].iterdir()) == ["book", "notebooks", "site"]
+
+
+def test_no_local_path_in_any_published_file(built_book):
+    """Built from a folder with a distinctive name: no file of the site (pages, the notebooks under
+    _sources/, search index, scripts) carries that folder, the checkout, the home or the temporary
+    folder (issue 24 §1); chapter 4 says what it measured without a folder or an empty 'found ()'."""
+    found = files_with_paths(built_book["site"], built_book["root"])
+    assert not found, found
+    from recmetrics.meta import guidelines
+    from recmetrics.report import outputs, state
+
+    guide = re.sub(r"<[^>]+>", "", (built_book["site"] / "generated" / "04_choosing_a_metric.html").read_text())
+    assert "found ()" not in guide and "Meta-evaluation result tables in" not in guide
+    # the sentence is what the tables of chapters 5-7 of this build hold (read back here)
+    generated = built_book["book"] / "generated"
+    record = state.read_record(generated / "04_choosing_a_metric.ipynb")
+    tables = built_book["root"] / "guide-tables"
+    outputs.seed_inputs(generated, record["depends"], tables)
+    k = record["parameters"]["guide_k"]
+    measured = guidelines.measured_properties(
+        [m for family in guidelines.FAMILIES for m in guidelines.family_metrics(family, k)], tables)
+    shutil.rmtree(tables)
+    assert guidelines.measured_note(measured) in guide

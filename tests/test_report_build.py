@@ -122,6 +122,13 @@ def _cli(capsys, *args):
     (["--dataset", "movielens-1m", "--dataset-arg", "path=/nowhere"], ["movielens-1m", "'/nowhere' does not exist"]),
     (["--dataset-arg", "path=/x"], ["--dataset-arg needs --dataset"]),
     (["--no-execute", "--force"], ["--no-execute", "no --force"]),
+    # values, not only types, are checked at planning time (issue 23 §1)
+    (["-p", "cutoff_grid=[0]"], ["-p cutoff_grid=[0]", "cut-offs, integers >= 1"]),
+    (["-p", "cutoffs=[]"], ["-p cutoffs=[]", "a non-empty list"]),
+    (["-p", "n_permutations=-5"], ["-p n_permutations=-5", "an integer >= 1"]),
+    (["-p", "seed=-1"], ["-p seed=-1", "an integer >= 0"]),
+    (["-p", "metrics=['Nope']"], ["-p metrics", "'Nope'"]),
+    (["-p", "test_size=1.5"], ["-p test_size=1.5", "between 0 and 1"]),
 ])
 def test_bad_arguments_fail_before_any_notebook_runs(capsys, no_execution, args, words):
     rc, err = _cli(capsys, *args)
@@ -170,11 +177,13 @@ def test_report_help_does_not_slow_the_evaluate_path():
 def test_override_types_follow_the_declared_defaults():
     declared = {"05_cutoffs": {"folds": {"default": "5"}, "systems": {"default": '["Pop", "Random"]'},
                        "focus": {"default": '"nDCG"'}, "test_size": {"default": "0.2"},
-                       "n_users": {"default": "100"}, "expr": {"default": "list(range(3))"}},
+                       "n_users": {"default": "100"}, "expr": {"default": "list(range(3))"},
+                       "sigma": {"default": "0.2"}},
                 "n2": {"systems": {"default": "None"}}}
-    ok = plan_mod.check_overrides({"folds": 3, "systems": ["Pop"], "focus": "AP", "test_size": 1,
+    ok = plan_mod.check_overrides({"folds": 3, "systems": ["Pop"], "focus": "AP", "sigma": 1,
                                    "expr": "anything"}, declared)
-    assert ok["folds"] == 3 and ok["systems"] == ["Pop"] and ok["test_size"] == 1
+    assert ok["folds"] == 3 and ok["systems"] == ["Pop"]
+    assert ok["sigma"] == 1.0 and isinstance(ok["sigma"], float)  # an int where a float is declared: one value
     assert plan_mod.check_overrides({"focus": 5}, declared) == {"focus": "5"}  # a bare word for a string
     # None: n2's default, and the paper profile's value for 05_cutoffs' systems
     assert plan_mod.check_overrides({"systems": None}, declared) == {"systems": None}
@@ -260,7 +269,7 @@ def test_overrides_count_only_where_a_chapter_declares_them(tmp_path):
     def put(stem, declared, applied):
         nb = nbformat.v4.new_notebook()
         nb.metadata["recmetrics"] = {"key": stem, "executed_at": "2025-01-01T00:00:00Z",
-                                     "parameters": {"profile": "quick", **{k: 0 for k in declared}},
+                                     "parameters": {"profile": "quick", **{k: applied.get(k, 0) for k in declared}},
                                      "settings": {"profile": "quick", "dataset": "d", "dataset_args": {},
                                                   "overrides": applied}}
         nbformat.write(nb, str(gen / f"{stem}.ipynb"))
@@ -483,3 +492,176 @@ def test_paper_profile_takes_the_papers_set_ups_and_drops_nothing(monkeypatch):
     monkeypatch.setitem(profiles.NOTEBOOK_PARAMETERS, "paper", bogus)
     with pytest.raises(report.ReportError, match="01_dataset_overview's sizes, which the notebook does not declare"):
         report.make_plan("paper", "movielens-small")
+
+
+# ------------------------------------- keyed, staged, locked builds (issue 23 §1-§2, issue 24 §1)
+def _napping_project(root: Path) -> dict[str, Path]:
+    """Like :func:`_project`, but 03_c writes its meta table and then naps ``nap`` seconds (a
+    parameter), so a build can be killed while a chapter's outputs are written."""
+    project = _project(root)
+    _notebook(project["notebooks"] / "03_c.ipynb", 'dataset = "movielens-small"\nlevel = 1\nnap = 0',
+              "import os, pathlib, time\n"
+              "pathlib.Path(os.environ['RECMETRICS_META_RESULTS'], 'c.txt').write_text(str(level))\n"
+              "print('C wrote', level, flush=True)\ntime.sleep(nap)")
+    return project
+
+
+def _report_cli(project: Path, *args: str, **kw) -> subprocess.Popen:
+    """``recmetrics report ARGS`` in a subprocess whose checkout is ``project``'s folder."""
+    script = project["root"] / "run.py"
+    script.write_text("import pathlib, sys\nimport recmetrics.report.paths as P\n"
+                      "P.repo_root = lambda: pathlib.Path(sys.argv[1])\n"
+                      "from recmetrics import cli\nsys.exit(cli.main(['report', *sys.argv[2:]]))\n")
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    return subprocess.Popen([sys.executable, str(script), str(project["root"]), *args], cwd=REPO, env=env,
+                            text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, **kw)
+
+
+def _written(gen: Path, level: int) -> bool:
+    """Whether chapter 03_c of a running build wrote its table (``level``) anywhere under ``gen``."""
+    return any(f.read_text() == str(level) for f in gen.rglob("c.txt"))
+
+
+def _wait_for(done, timeout: float = 240) -> None:
+    deadline = time.monotonic() + timeout
+    while not done():
+        assert time.monotonic() < deadline, "the build never got there"
+        time.sleep(0.2)
+
+
+@pytest.mark.slow
+def test_meta_tables_are_keyed_and_a_reader_sees_only_its_dependencies_tables(tmp_path, kernel_env):
+    """Chapter outputs other than the notebook (the meta tables chapter 4 reads from 5-7) are staged
+    and committed under the chapter's key; the reader gets only tables whose key is its
+    dependency's key in this build, never a table another or a killed build left in generated/."""
+    project = _project(tmp_path)
+    records = _run(project)
+    gen = project["generated"]
+    assert (gen / "meta" / "03_c" / "c.txt").read_text() == "1"
+    manifest = json.loads((gen / "meta" / "03_c" / "outputs.json").read_text())
+    assert manifest["key"] == records["03_c"]["key"]
+    assert not list((gen / "meta").glob("*.txt")) and not (gen / ".running").exists()
+    # a table written straight into generated/meta (an older build) and one whose key is not 03_c's
+    (gen / "meta" / "c.txt").write_text("999")
+    (gen / "meta" / "03_c" / "c.txt").write_text("998")
+    (gen / "meta" / "03_c" / "outputs.json").write_text(json.dumps({**manifest, "key": "another build"}))
+    with pytest.raises(report.ReportError, match="chapter 02_b reads the outputs of 03_c, and those in generated/ "
+                                                 "are not this build's"):
+        _run(project, only=["02_b"], force=True)
+    assert "B reads 1" in _stream(gen / "02_b.ipynb")
+    log: list[str] = []
+    _run(project, log.append)  # 03_c's outputs are not its key's: executed again (02_b's inputs are unchanged)
+    assert [m.split()[1] for m in log if m.startswith("executing ")] == ["03_c.ipynb"]
+    assert not (gen / "meta" / "c.txt").exists() and (gen / "meta" / "03_c" / "c.txt").read_text() == "1"
+    _run(project, only=["02_b"], force=True)
+    assert "B reads 1" in _stream(gen / "02_b.ipynb")
+    # papermill's absolute input and output paths are not published in the executed notebooks
+    for nb in gen.glob("*.ipynb"):
+        text = nb.read_text(encoding="utf-8")
+        assert str(tmp_path) not in text and str(REPO) not in text, nb.name
+        meta = json.loads(text)["metadata"]["papermill"]
+        assert meta["output_path"] == nb.name and not os.path.isabs(meta["input_path"]), meta
+
+
+@pytest.mark.slow
+def test_a_value_equal_to_the_default_is_the_default(tmp_path, kernel_env):
+    """-p seed=0 where every chapter's seed is 0: every chapter unchanged, and the book is not
+    refused as stale (it was: 'executed with seed = <the notebook's default>; this build asks for
+    seed = 0')."""
+    project = _project(tmp_path)
+    _run(project)
+    log: list[str] = []
+    p = report.make_plan("quick", "movielens-small", overrides={"seed": 0}, notebooks_dir=project["notebooks"],
+                         generated_dir=project["generated"])
+    report.execute_plan(p, log=log.append)
+    assert not [m for m in log if m.startswith("executing ")] and len([m for m in log if "unchanged" in m]) == 3
+    stems = list(p.keys)
+    assert state.stale_chapters(project["generated"], stems, p.settings, p.keys) == {}
+    assert state.stale_chapters(project["generated"], stems, {"overrides": {"seed": 0}}) == {}  # --no-execute
+    stale = state.stale_chapters(project["generated"], stems, {"overrides": {"seed": 1}})
+    assert set(stale) == {"01_a", "02_b"} and "seed = 0; this build asks for seed = 1" in stale["01_a"]
+
+
+@pytest.mark.slow
+def test_sigkill_mid_build_never_leaves_a_mixed_book(tmp_path, kernel_env):
+    """Build with level 1, then with -p level=2 killed (SIGKILL) after chapter 03_c wrote its table:
+    the table in generated/ is still level 1's, --no-execute refuses naming 03_c, and the next
+    build with level 1 shows level 1 everywhere."""
+    project = _napping_project(tmp_path)
+    gen = project["generated"]
+    _run(project)
+    assert "B reads 1" in _stream(gen / "02_b.ipynb")
+    proc = _report_cli(project, "-p", "level=2", "-p", "nap=120")
+    try:
+        _wait_for(lambda: _written(gen, 2))  # 03_c wrote level 2 (into its scratch) and naps
+        time.sleep(1)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    # no table of the killed build outside its scratch folder: what the book's chapters read is level 1's
+    assert not [f for f in gen.rglob("c.txt") if ".running" not in f.parts and f.read_text() == "2"]
+    assert (gen / "meta" / "03_c" / "c.txt").read_text() == "1"
+    assert state.read_record(gen / "03_c.ipynb")["parameters"]["level"] == 1
+    stale = state.stale_chapters(gen, ["01_a", "02_b", "03_c"])
+    assert list(stale) == ["03_c"] and "did not finish" in stale["03_c"], stale
+    with pytest.raises(report.ReportError, match="03_c: its last execution did not finish"):
+        report.build(book_dir=project["book"], notebooks_dir=project["notebooks"], execute=False, log=None)
+    log: list[str] = []
+    _run(project, log.append)  # the chapters in place are level 1's, whole: nothing to execute
+    assert not [m for m in log if m.startswith("executing ")], log
+    assert "B reads 1" in _stream(gen / "02_b.ipynb") and "C wrote 1" in _stream(gen / "03_c.ipynb")
+    assert state.stale_chapters(gen, ["01_a", "02_b", "03_c"]) == {}
+
+
+@pytest.mark.slow
+def test_two_builds_of_one_book_at_once_one_fails_with_one_line(tmp_path, kernel_env):
+    """A second build of a book while one runs exits 2 with one line; the first completes, and its
+    book is the first build's alone."""
+    project = _napping_project(tmp_path)
+    first = _report_cli(project, "-p", "nap=25", "--out", str(tmp_path / "site"))
+    try:
+        _wait_for(lambda: project["generated"].is_dir() and _written(project["generated"], 1))
+        second = _report_cli(project, "-p", "level=2", "--out", str(tmp_path / "site"))
+        out, err = second.communicate(timeout=240)
+        lines = [ln for ln in err.splitlines() if ln.strip()]
+        assert second.returncode == 2 and len(lines) == 1, err
+        assert lines[0].startswith("recmetrics: error: another build of this report is running (process "), err
+        out, err = first.communicate(timeout=600)
+        assert first.returncode == 0, err
+    finally:
+        for proc in (first,):
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+    gen = project["generated"]
+    assert "B reads 1" in _stream(gen / "02_b.ipynb") and "C wrote 1" in _stream(gen / "03_c.ipynb")
+    assert state.stale_chapters(gen, ["01_a", "02_b", "03_c"]) == {}
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []  # no staging left
+
+
+def test_the_lock_is_released_and_names_its_holder(tmp_path):
+    from recmetrics.report.lock import book_lock
+
+    with book_lock(tmp_path, "report"):
+        with pytest.raises(report.ReportError, match=r"another build of this report is running \(process "
+                                                     rf"{os.getpid()}, started "):
+            with book_lock(tmp_path, "report"):
+                pass
+    with book_lock(tmp_path, "report"):  # released when the holder ends
+        pass
+
+
+def test_a_site_is_replaced_whole(tmp_path):
+    """The site is built into a staging folder that replaces the old one only on success."""
+    from recmetrics.report import site
+
+    out = tmp_path / "html"
+    out.mkdir()
+    (out / "index.html").write_text("old")
+    (out / "page.html").write_text("old")
+    new = site.staging_dir(out)
+    new.mkdir()
+    (new / "index.html").write_text("new")
+    site.replace_dir(new, out)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["html"] and [p.name for p in out.iterdir()] == ["index.html"]

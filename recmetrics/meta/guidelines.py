@@ -444,6 +444,26 @@ def measured_properties(metrics: Iterable[str], path: str | os.PathLike | None =
     return wide
 
 
+def measured_note(measured: pd.DataFrame | None) -> str:
+    """One sentence saying what :func:`measured_properties` found: which properties on which
+    datasets, or that there is none (then the guide shows the rules only). It names no folder: the
+    sentence is published in the book.
+
+    >>> measured_note(None)
+    'No measured discriminative power or robustness was found, so the explorer shows the rules only.'
+    >>> cols = pd.MultiIndex.from_tuples([("robustness", "ml"), ("discriminative power", "ml")])
+    >>> measured_note(pd.DataFrame([[0.9, 0.1]], index=["P@10"], columns=cols))
+    'Measured discriminative power and robustness (dataset ml) are shown under each recommended metric.'
+    """
+    cols = list(measured.columns) if measured is not None and not measured.empty else []
+    if not cols:
+        return "No measured discriminative power or robustness was found, so the explorer shows the rules only."
+    props = " and ".join(sorted({str(p) for p, _ in cols}))
+    datasets = sorted({str(d) for _, d in cols})
+    return (f"Measured {props} (dataset{'s' if len(datasets) > 1 else ''} {', '.join(datasets)}) are shown under "
+            "each recommended metric.")
+
+
 def catalogue_identities(run, qrels, k: int, universes=("all", "judged"), **context) -> pd.DataFrame:
     """How far Schröder et al.'s measures sit from their catalogue-scale approximations.
 
@@ -493,4 +513,4 @@ def catalogue_identities(run, qrels, k: int, universes=("all", "judged"), **cont
 __all__ = ["catalogue_identities", "ToyCase", "toy_case", "toy_scores", "figure1", "figure2", "figure3", "figure4", "FIGURE_METRICS",
            "FIGURE1_RANKING", "QUESTIONS", "DEFAULT_ANSWERS", "FAMILIES", "RULES", "CAUTIONS", "Recommendation",
            "normalise_answers", "recommend_metrics", "cautions", "family_metrics", "decision_table",
-           "rules_table", "meta_results_dir", "save_measured", "measured_properties", "META_TABLES", "META_RESULTS_ENV"]
+           "rules_table", "meta_results_dir", "save_measured", "measured_note", "measured_properties", "META_TABLES", "META_RESULTS_ENV"]

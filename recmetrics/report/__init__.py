@@ -34,26 +34,33 @@ functions that need them.
 
 Only what changed is executed again: every chapter's content key (:mod:`.cache`: its notebook,
 parameters, data fingerprint, package sources, dependency versions, and the keys of the chapters it
-reads) is stored in the executed notebook; a failed chapter never replaces the last good one, and
-the book is built only from chapters that all completed under one profile and dataset
-(:mod:`.state`). Every build writes a reproducibility appendix (:mod:`.appendix`).
+reads) is stored in the executed notebook and in the manifest of its other outputs (meta tables,
+findings, saved results: staged, then committed before the notebook, :mod:`.outputs`); a failed
+or killed chapter never replaces the last good one, a chapter reads only outputs whose key is the
+key this build planned for the chapters it depends on, and the book is built only from chapters
+that all completed under one set of settings (:mod:`.state`). The site is built into a staging
+folder that replaces the old one whole (:mod:`.site`), and one build at a time holds a book
+(:mod:`.lock`). Every build writes a reproducibility appendix (:mod:`.appendix`). The own-runs
+book (:mod:`.own_runs`, :mod:`.own_book`) goes through the same machinery.
 
 Modules: :mod:`.profiles` (profiles, per-notebook parameters, chapter dependencies), :mod:`.plan`
 (argument checks, execution order, content keys), :mod:`.cache` (content hashes), :mod:`.execute`
-(papermill), :mod:`.state` (chapter records, stale chapters), :mod:`.appendix`, :mod:`.offline`
-(vendored ``vegaEmbed`` outputs, remote-asset scan), :mod:`.vendor` (JavaScript),
-:mod:`.kernel` (the chapters' kernel start-up: quiet, pandas showing whole tables),
-:mod:`.findings_page`, :mod:`.book` (Sphinx build and :func:`build`), :mod:`.paths`.
+(papermill), :mod:`.outputs` (keyed chapter outputs), :mod:`.state` (chapter records, stale
+chapters), :mod:`.appendix`, :mod:`.offline` (vendored ``vegaEmbed`` outputs, remote-asset scan),
+:mod:`.vendor` (JavaScript), :mod:`.kernel` (the chapters' kernel start-up: quiet, pandas showing
+whole tables), :mod:`.findings_page`, :mod:`.site` (the Sphinx build, staged), :mod:`.lock`,
+:mod:`.book` (:func:`build`), :mod:`.paths`.
 """
 from __future__ import annotations
 
 from .appendix import write_appendix
-from .book import build, build_book
+from .book import build
 from .execute import execute_notebook, execute_notebooks, execute_plan, printed_tracebacks
 from .findings_page import write_findings_page
 from .offline import EMBED_OPTIONS, embed_html, external_assets, offline_outputs
 from .paths import ReportError, default_book_dir, default_notebooks_dir, js_cache_dir, repo_root
 from .plan import Plan, make_plan
+from .site import build_book
 from .profiles import (DEPENDS, NOTEBOOK_PARAMETERS, PROFILES, executed_parameters, hide_default_parameters,
                        notebook_parameters, parameters_markdown, show_parameters)
 from .vendor import MATHJAX_JS, NPM_PACKAGES, REQUIRE_JS, VEGA_BUNDLE, WIDGETS_JS, WIDGETS_SETUP_JS, vendor_js

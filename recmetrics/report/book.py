@@ -1,11 +1,8 @@
-"""Build the Jupyter Book site (Sphinx in a subprocess) and the whole report (:func:`build`)."""
+"""The whole report (:func:`build`): plan, execute the chapters that changed, build the site
+(:func:`~recmetrics.report.site.build_book`), holding the book's lock (:mod:`.lock`) throughout."""
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
@@ -13,77 +10,15 @@ from ..errors import InputError, unknown_name
 from .appendix import built_with, write_appendix
 from .execute import execute_plan, remove_orphans
 from .findings_page import write_findings_page
-from .reference_pages import write_reference_pages
+from .lock import book_lock
 from .offline import external_assets
+from .reference_pages import write_reference_pages
+from .site import build_book
 from .paths import ReportError, _log_default, default_book_dir, default_notebooks_dir
 from .plan import check_dataset, check_out, make_plan
 from .profiles import PROFILES
 from .state import book_settings, read_record, stale_chapters, stale_message
 from .vendor import vendor_js
-
-_SPHINX_RUNNER = r"""
-import json
-import sys
-from pathlib import Path
-import myst_nb.sphinx_ext
-from jupyter_book.sphinx import build_sphinx
-src, out, doctrees, quiet = Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] == "1"
-extra = json.loads(sys.argv[5])
-# myst-nb writes the notebooks' image outputs to <out>/../jupyter_execute; an absolute name keeps that
-# scratch folder inside the book's _build/ instead of beside the user's --out folder
-myst_nb.sphinx_ext.OUTPUT_FOLDER = str(Path(doctrees).parent / "jupyter_execute")
-result = build_sphinx(
-    src, out, doctreedir=doctrees, noconfig=True, path_config=str(src / "_config.yml"),
-    confoverrides={"external_toc_path": (src / "_toc.yml").as_posix(), "latex_individualpages": False,
-                   "nb_execution_cache_path": str(Path(doctrees).parent / ".jupyter_cache"), **extra},
-    builder="html", quiet=quiet, keep_going=True,
-)
-if isinstance(result, BaseException):
-    raise result
-sys.exit(int(result or 0))
-"""
-
-
-def build_book(
-    book_dir: str | os.PathLike | None = None,
-    out: str | os.PathLike | None = None,
-    *,
-    quiet: bool = True,
-    substitutions: Mapping[str, str] | None = None,
-    log: Callable[[str], None] | None = _log_default,
-) -> Path:
-    """Build the HTML site of ``book_dir`` into ``out`` (default ``book_dir/_build/html``).
-
-    Runs jupyter-book's Sphinx build in a subprocess (a clean docutils state each time) with the
-    notebooks' execution off; returns the path of ``index.html``. ``substitutions``: MyST
-    substitutions (``{{ name }}`` in the pages), e.g. the introduction's ``built_with``. Sphinx's
-    scratch folders (doctrees, myst-nb's ``jupyter_execute``) stay in ``book_dir/_build/``,
-    whatever ``out`` is.
-    """
-    log = log or (lambda msg: None)
-    book_dir = Path(book_dir) if book_dir else default_book_dir()
-    out = Path(out).expanduser() if out else book_dir / "_build" / "html"
-    doctrees = book_dir / "_build" / ".doctrees"  # kept outside the site, whatever `out` is
-    extra = {"myst_substitutions": dict(substitutions)} if substitutions else {}
-    t0 = time.perf_counter()
-    proc = subprocess.run(
-        [sys.executable, "-c", _SPHINX_RUNNER, str(book_dir.resolve()), str(out.resolve()),
-         str(doctrees.resolve()), "1" if quiet else "0", json.dumps(extra)],
-        capture_output=True, text=True,
-    )
-    if proc.returncode != 0:
-        raise ReportError(
-            f"the book build failed (exit {proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}"
-        )
-    warnings = [ln for ln in proc.stderr.splitlines() if "WARNING" in ln or "ERROR" in ln]
-    for ln in warnings[:20]:
-        log(ln)
-    index = out / "index.html"
-    if not index.exists():
-        raise ReportError(f"the book build produced no {index}:\n{proc.stderr[-4000:]}")
-    log(f"built the book into {out} in {time.perf_counter() - t0:.1f}s")
-    return index
-
 
 def build(
     profile: str | None = None,
@@ -158,40 +93,42 @@ def build(
     if not (book / "_config.yml").is_file() or not (book / "_toc.yml").is_file():
         raise ReportError(f"{book} is not a Jupyter Book folder (need _config.yml and _toc.yml)")
     generated = book / "generated"
-    if execute:
+    if execute:  # every argument checked before the lock is taken and anything is written
         plan = make_plan(profile or "quick", dataset if dataset is not None else "movielens-small",
                          dataset_args=dataset_args, overrides=overrides, scheduler=scheduler,
                          notebooks_dir=notebooks_dir, generated_dir=generated, only=only, out=out, book_dir=book,
                          kernel_name=kernel_name)
-        vendored = vendor_js(generated / "_vendor", cache=js_cache, log=log)  # before the notebooks: fails fast
-        execute_plan(plan, force=force, kernel_name=kernel_name, timeout=timeout, progress=progress, log=log)
-        stems, expected, keys = list(plan.keys), plan.settings, plan.keys
-    else:
-        keys = None
-        if profile is not None and profile not in PROFILES:
-            raise unknown_name("report profile", str(profile), PROFILES)
-        if dataset is not None:
-            dataset = check_dataset(dataset)
-        check_out(out, book)
-        nb_dir = Path(notebooks_dir) if notebooks_dir else default_notebooks_dir()
-        stems = sorted(p.stem for p in nb_dir.glob("*.ipynb") if not p.name.startswith((".", "_")))
-        if not any(generated.glob("*.ipynb")):
-            raise ReportError(f"no executed notebook in {generated}; run the report without --no-execute first")
-        expected = {"profile": profile, "dataset": dataset, "dataset_args": dataset_args, "overrides": overrides}
-        stale = stale_chapters(generated, stems, expected)
-        if stale:
-            raise ReportError(stale_message(stale))
-        remove_orphans(generated, set(stems))
-        vendored = vendor_js(generated / "_vendor", cache=js_cache, log=log)
-    if execute:
-        stale = stale_chapters(generated, stems, expected, keys)
-        if stale:  # e.g. a chapter left out by `only` that was executed with other inputs
-            raise ReportError(stale_message(stale))
-    write_findings_page(generated)
-    write_reference_pages(generated)
-    settings = book_settings(r for r in (read_record(generated / f"{s}.ipynb") for s in stems) if r)
-    write_appendix(generated, stems, vendored=vendored, benchmarks_dir=benchmarks_dir)
-    index = build_book(book, out, quiet=quiet, log=log, substitutions={"built_with": built_with(settings)})
+    with book_lock(book, "report"):
+        if execute:
+            vendored = vendor_js(generated / "_vendor", cache=js_cache, log=log)  # before the notebooks: fails fast
+            execute_plan(plan, force=force, kernel_name=kernel_name, timeout=timeout, progress=progress, log=log)
+            stems, expected, keys = list(plan.keys), plan.settings, plan.keys
+        else:
+            keys = None
+            if profile is not None and profile not in PROFILES:
+                raise unknown_name("report profile", str(profile), PROFILES)
+            if dataset is not None:
+                dataset = check_dataset(dataset)
+            check_out(out, book)
+            nb_dir = Path(notebooks_dir) if notebooks_dir else default_notebooks_dir()
+            stems = sorted(p.stem for p in nb_dir.glob("*.ipynb") if not p.name.startswith((".", "_")))
+            if not any(generated.glob("*.ipynb")):
+                raise ReportError(f"no executed notebook in {generated}; run the report without --no-execute first")
+            expected = {"profile": profile, "dataset": dataset, "dataset_args": dataset_args, "overrides": overrides}
+            stale = stale_chapters(generated, stems, expected)
+            if stale:
+                raise ReportError(stale_message(stale))
+            remove_orphans(generated, set(stems))
+            vendored = vendor_js(generated / "_vendor", cache=js_cache, log=log)
+        if execute:
+            stale = stale_chapters(generated, stems, expected, keys)
+            if stale:  # e.g. a chapter left out by `only` that was executed with other inputs
+                raise ReportError(stale_message(stale))
+        write_findings_page(generated)
+        write_reference_pages(generated)
+        settings = book_settings(r for r in (read_record(generated / f"{s}.ipynb") for s in stems) if r)
+        write_appendix(generated, stems, vendored=vendored, benchmarks_dir=benchmarks_dir)
+        index = build_book(book, out, quiet=quiet, log=log, substitutions={"built_with": built_with(settings)})
     leaks = external_assets(index.parent) if check_offline else {}
     if leaks:
         raise ReportError(

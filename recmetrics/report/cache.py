@@ -127,7 +127,13 @@ def _default(obj):
     return str(obj)
 
 
+def canonical(value: Any) -> str:
+    """The text a value is keyed by: JSON with sorted keys (values JSON cannot hold as ``str``).
+    The content key and the stale-chapter check compare parameter values by it, so they agree on
+    what a value is (``-p seed=0`` is the default ``seed = 0``; ``0.5`` and ``0.50`` are one value)."""
+    return json.dumps(value, sort_keys=True, default=_default, separators=(",", ":"))
+
+
 def chapter_key(inputs: Mapping[str, Any]) -> str:
     """SHA-256 (hex) of ``inputs`` as JSON with sorted keys (values JSON cannot hold as ``str``)."""
-    text = json.dumps(inputs, sort_keys=True, default=_default, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
+    return hashlib.sha256(canonical(inputs).encode()).hexdigest()

@@ -11,15 +11,18 @@ counts the chapters.
 
 Each kernel inherits ``RECMETRICS_FINDINGS_DIR`` (where :func:`recmetrics.meta.findings.save`
 writes the chapter's claims table, and :func:`recmetrics.report.results.save` its result tables
-beside it: a scratch folder, moved to ``generated/findings/`` and ``generated/results/`` on success)
-and ``RECMETRICS_META_RESULTS`` (``generated/meta/``, the meta-evaluation tables chapter 4's
-guide reads from chapters 5-7), and the chapter's own key and its dependencies' keys
-(:mod:`recmetrics.report.shared`: a table one chapter computed, read by a later one).
+beside it) and ``RECMETRICS_META_RESULTS`` (the meta-evaluation tables, e.g. those chapter 4's
+guide reads from chapters 5-7): scratch folders, committed under the chapter's key by
+:mod:`.outputs` just before the executed notebook replaces the old one. Before a chapter runs its
+attempt is logged as ``running``, so a build killed in any way (SIGKILL included) leaves a record
+that :func:`~recmetrics.report.state.stale_chapters` refuses, never a chapter shown as fresh.
+
+The executed notebooks carry no path of the building machine: papermill's ``input_path`` and
+``output_path`` are stored relative to the notebook folders (:func:`relative_paths`).
 """
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import shutil
@@ -30,8 +33,9 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from .findings_page import write_findings_page
 from .kernel import kernel_arguments
+from . import outputs
 from .offline import offline_outputs
-from .paths import ReportError, _log_default
+from .paths import ReportError, _log_default, repo_root
 from .profiles import hide_default_parameters, show_parameters
 from .state import RECORD_KEY, now, read_record, record_attempt
 
@@ -55,6 +59,7 @@ def execute_notebook(
     shown_parameters: Mapping[str, Any] | None = None,
     record: Mapping[str, Any] | None = None,
     log: Callable[[str], None] | None = _log_default,
+    before_replace: Callable[[], None] | None = None,
 ) -> Path:
     """Execute one notebook with papermill (widget state stored) and make its charts offline.
 
@@ -62,6 +67,8 @@ def execute_notebook(
     cell succeeded. ``shown_parameters`` (every declared parameter with its executed value) is
     shown as a Markdown table under the chapter's title; ``record`` is stored in the notebook's
     metadata (``metadata.recmetrics``, with ``executed_at`` and ``seconds`` added).
+    ``before_replace`` is called once the chapter completed, just before it replaces ``target``
+    (the report commits the chapter's other outputs there, :mod:`.outputs`).
     Raises :class:`ReportError` naming the failed cell (the partial notebook is kept in
     ``<target folder>/.failed/``; ``target`` is untouched); ``KeyboardInterrupt`` leaves ``target``
     untouched too. Tracebacks that a cell only *printed* (the cell still succeeded) are logged as
@@ -118,10 +125,27 @@ def execute_notebook(
         show_parameters(nb, shown_parameters)
     if record is not None:
         nb.metadata[RECORD_KEY] = {**record, "executed_at": started, "seconds": round(seconds, 1)}
+    relative_paths(nb, source, target)
     nbformat.write(nb, str(running))
     target.parent.mkdir(parents=True, exist_ok=True)
+    if before_replace is not None:
+        before_replace()
     os.replace(running, target)
     return target
+
+
+def relative_paths(nb, source: Path, target: Path) -> None:
+    """papermill's ``input_path`` and ``output_path`` (absolute paths of the building machine,
+    published in the book's downloadable notebooks) made relative: the source notebook relative
+    to the checkout (``notebooks/runs/01_systems.ipynb``) or its name, the output its name."""
+    meta = nb.metadata.get("papermill")
+    if not isinstance(meta, dict):
+        return
+    try:
+        src = Path(source).resolve().relative_to(repo_root()).as_posix()
+    except ValueError:
+        src = Path(source).name
+    meta["input_path"], meta["output_path"] = src, Path(target).name
 
 
 def _keep_failed(running: Path) -> Path | None:
@@ -167,13 +191,14 @@ def _environ(**values: str) -> Iterator[None]:
 
 
 def remove_orphans(generated: Path, stems: set[str]) -> None:
-    """Executed notebooks and findings whose source notebook is gone (the book never shows them)."""
+    """Executed notebooks, findings and outputs whose source notebook is gone (the book never shows them)."""
     for stale in generated.glob("*.ipynb"):
         if stale.stem not in stems:
             stale.unlink()
     for stale in (generated / "findings").glob("*.json"):
         if stale.stem not in stems:
             stale.unlink()
+    outputs.remove_orphans(generated, stems)
 
 
 def execute_plan(
@@ -184,6 +209,7 @@ def execute_plan(
     timeout: float | None = None,
     progress: bool = False,
     log: Callable[[str], None] | None = _log_default,
+    findings_page: bool = True,
 ) -> list[Path]:
     """Execute the chapters of ``plan`` that changed (all with ``force``); return every chapter's path.
 
@@ -195,14 +221,13 @@ def execute_plan(
     out_dir.mkdir(parents=True, exist_ok=True)
     findings_dir = out_dir / "findings"
     findings_dir.mkdir(exist_ok=True)
-    meta_dir = out_dir / "meta"
-    meta_dir.mkdir(exist_ok=True)
-    # the running chapter's findings (and, beside them, the results tables of recmetrics.report.results)
-    # go to a scratch folder, moved into generated/ only when the chapter completed
+    # the running chapter's findings, results (recmetrics.report.results) and meta tables go to
+    # scratch folders, committed into generated/ under its key only when it completed (.outputs)
     scratch = out_dir / ".running" / "findings"
     scratch_results = scratch.parent / "results"
-    results_dir = out_dir / "results"
+    scratch_meta = scratch.parent / "meta"
     remove_orphans(out_dir, set(plan.keys) or {c.stem for c in plan.chapters})
+    outputs.remove_unkeyed(out_dir)
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -225,7 +250,8 @@ def execute_plan(
             if bar is not None:
                 bar.set_postfix_str(chapter.stem)
             old = read_record(target) if target.exists() else None
-            if not force and old is not None and old.get("key") == chapter.key:
+            if (not force and old is not None and old.get("key") == chapter.key
+                    and outputs.outputs_key(out_dir, chapter.stem) == chapter.key):
                 log(f"{chapter.source.name}: unchanged (notebook, parameters, data and package), kept")
                 record_attempt(out_dir, chapter.stem, "ok", key=chapter.key, settings=plan.settings)
                 done.append(target)
@@ -239,37 +265,44 @@ def execute_plan(
                 from .appendix import git_commit
 
                 commit = git_commit()
-            for folder in (scratch, scratch_results):
+            for folder in (scratch, scratch_results, scratch_meta):
                 if folder.exists():
                     shutil.rmtree(folder)
             scratch.mkdir(parents=True)
-            settings = {**plan.settings, "overrides": {k: v for k, v in plan.overrides.items() if k in chapter.shown}}
+            reads = {d: plan.keys.get(d) for d in chapter.depends}
+            foreign = [d for d, k in reads.items() if outputs.outputs_key(out_dir, d) != k]
+            if foreign:
+                raise ReportError(f"chapter {chapter.stem} reads the outputs of {', '.join(foreign)}, and those in "
+                                  f"{out_dir.name}/ are not this build's; build without `only` (or include them)")
+            seeded = outputs.seed_inputs(out_dir, reads, scratch_meta)
+            settings = {**plan.settings, "overrides": dict(chapter.overrides)}
             record = {"key": chapter.key, "settings": settings, "parameters": chapter.shown,
                       "depends": {d: plan.keys.get(d) for d in chapter.depends},
                       "datasets": {n: fp for n, fp in plan.fingerprints.items()
                                    if n == plan.dataset or n in _named(chapter.shown)},
                       "package": plan.package, "versions": plan.versions, "commit": commit,
                       "scheduler": plan.scheduler if "scheduler" in chapter.parameters else None}
+            def commit_outputs(stem=chapter.stem, key=chapter.key, seeded=seeded):
+                (findings_dir / f"{stem}.json").unlink(missing_ok=True)
+                outputs.commit(out_dir, stem, key, meta=scratch_meta, findings=scratch, results=scratch_results,
+                               seeded=seeded)
+
+            record_attempt(out_dir, chapter.stem, "running", key=chapter.key, settings=plan.settings)
             # the chapter's key and its dependencies' keys: tables shared between chapters
             # (recmetrics.report.shared) are read only under the keys of this plan
             with _environ(RECMETRICS_FINDINGS_DIR=str(scratch.resolve()),
-                          RECMETRICS_META_RESULTS=str(meta_dir.resolve()),
-                          RECMETRICS_RESULTS_DIR=str(results_dir.resolve()), RECMETRICS_CHAPTER=chapter.stem,
-                          RECMETRICS_CHAPTER_KEY=chapter.key,
-                          RECMETRICS_DEPENDS=json.dumps({d: plan.keys.get(d) for d in chapter.depends})):
+                          RECMETRICS_META_RESULTS=str(scratch_meta.resolve()),
+                          RECMETRICS_RESULTS_DIR=str((out_dir / "results").resolve()),
+                          RECMETRICS_CHAPTER=chapter.stem, RECMETRICS_CHAPTER_KEY=chapter.key,
+                          RECMETRICS_DEPENDS=json.dumps(reads)):
                 try:
                     path = execute_notebook(chapter.source, target, chapter.parameters, kernel_name=kernel_name,
-                                            timeout=timeout, shown_parameters=chapter.shown, record=record, log=log)
+                                            timeout=timeout, shown_parameters=chapter.shown, record=record, log=log,
+                                            cwd=chapter.cwd, before_replace=commit_outputs)
                 except ReportError as exc:
                     record_attempt(out_dir, chapter.stem, "failed", key=chapter.key, message=_one_line(exc, 200),
                                    settings=plan.settings)
                     raise
-            (findings_dir / f"{chapter.stem}.json").unlink(missing_ok=True)
-            for f in scratch.glob("*.json"):
-                os.replace(f, findings_dir / f.name)
-            for f in [*scratch_results.glob("*.json"), *scratch_results.glob("*.parquet")]:
-                results_dir.mkdir(exist_ok=True)
-                os.replace(f, results_dir / f.name)
             record_attempt(out_dir, chapter.stem, "ok", key=chapter.key, settings=plan.settings)
             seconds = read_record(path).get("seconds", 0.0)
             log(f"executed {chapter.source.name} in {seconds:.1f}s")
@@ -284,12 +317,13 @@ def execute_plan(
     finally:
         if bar is not None:
             bar.close()
-        for folder in (scratch, scratch_results):
+        for folder in (scratch, scratch_results, scratch_meta):
             if folder.exists():
                 shutil.rmtree(folder, ignore_errors=True)
         with contextlib.suppress(OSError):
             scratch.parent.rmdir()  # .running/, when nothing else is in it
-    write_findings_page(out_dir)
+    if findings_page:
+        write_findings_page(out_dir)
     return done
 
 

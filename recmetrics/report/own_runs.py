@@ -19,17 +19,21 @@ API (the ``report`` command line calls these):
 * :func:`plan` validates the inputs (every file read once, before any notebook runs) and returns a
   :class:`Plan`: the notebooks directory, the parameters every notebook receives (``source``, the
   profile's settings), the intro page, the table of contents and the left-out page;
-* :func:`build` executes the notebooks of a plan with papermill (each into a temporary file moved
-  into place on success, so a failure never replaces the last good chapter) and builds the book;
-  ``rm.report.build(qrels=..., runs=...)`` and ``rm.report.build(study=...)`` call it.
+* :func:`build` executes the notebooks of a plan with papermill and builds the book, through the
+  main report's machinery: each chapter has a content key (the inputs' content, parameters,
+  package sources), is executed only when it changed, is staged and replaced atomically, and the
+  book is refused when a chapter's key is not this build's; the book's folder comes from its name
+  (confined, distinct per name) or from the inputs' content, and is locked while it builds
+  (:mod:`.own_book`); ``rm.report.build(qrels=..., runs=...)`` and ``rm.report.build(study=...)`` call it.
 
 Folds: ``folds=None`` is one fold (one qrels file; each run file is one system). Runs made on k
 folds are given as path *templates* with a ``{fold}`` field and the fold labels, e.g.
 ``plan("qrels.{fold}.txt", ["bm25.fold{fold}.trec", "pop.fold{fold}.trec"], folds=[0, 1, 2])``; the
 run name is the stem with the field (and a ``fold`` word and separator before it) removed (``bm25``).
 
-Inside the notebooks, :func:`load_study` turns the ``source`` parameter (paths only: JSON, shown
-under each chapter's title) into a :class:`~recmetrics.study.Study` with
+Inside the notebooks, :func:`load_study` turns the ``source`` parameter (file names relative to
+the folder the chapter runs in, and the inputs' content hash: JSON, shown under each chapter's
+title; no path of the building machine) into a :class:`~recmetrics.study.Study` with
 :meth:`~recmetrics.study.Study.from_runs`. A Study or in-memory runs given from Python are first
 written to files (:func:`export_study`; runs in the verified format of :func:`~recmetrics.runs.save_run`).
 """
@@ -37,9 +41,7 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -155,6 +157,7 @@ class Plan:
     profile: str
     label: str
     summary: dict = field(default_factory=dict)
+    overrides: dict = field(default_factory=dict)   # the parameters given (``-p``), checked
 
     @property
     def notebooks_dir(self) -> Path:
@@ -274,6 +277,11 @@ def _summary(source: Mapping) -> dict:
         if not isinstance(run, Run) or not len(run):  # pragma: no cover - the readers reject empty files
             raise InputError(f"run {name!r} (fold {f}) holds no list")
     thr = {q.threshold for q in qrels}
+    for f, q in enumerate(qrels):
+        if not len(q.relevant_users):
+            where = f" of fold {source['folds'][f]}" if source.get("folds") else ""
+            raise InputError(f"no user has a relevant judgment in the qrels{where} at threshold {q.threshold:g} "
+                             f"(-l/threshold): nothing to evaluate; give a lower threshold")
     return {"systems": systems, "folds": len(qrels), "judgments": sum(len(q) for q in qrels),
             "judged_users": sum(len(q.users) for q in qrels),
             "relevant_users": sum(len(q.relevant_users) for q in qrels), "threshold": min(thr),
@@ -348,16 +356,21 @@ def plan(qrels=None, runs=None, *, study=None, name: str | None = None, folds: S
     nbs = sorted(p for p in notebooks_dir().glob("[0-9]*.ipynb"))
     if not nbs:
         raise ReportError(f"no own-runs notebook in {notebooks_dir()}")
+    given: dict[str, Any] = {}
     if parameters:
         import papermill
 
-        declared = set().union(*(papermill.inspect_notebook(str(nb)).keys() for nb in nbs))
-        unknown = [k for k in parameters if k not in declared]
+        from .own_book import check_parameters
+
+        specs = {nb.stem: dict(papermill.inspect_notebook(str(nb))) for nb in nbs}
+        declared = set().union(*specs.values())
+        unknown = [k for k in parameters if k not in declared or k == "source"]
         if unknown:
             raise unknown_name("own-runs notebook parameter", unknown[0], declared - {"source"})
-        params.update(copy.deepcopy(dict(parameters)))
+        given = check_parameters(parameters, specs)
+        params.update(copy.deepcopy(given))
     params["source"] = source
-    return Plan([str(p) for p in nbs], params, source, profile, source["label"], summary)
+    return Plan([str(p) for p in nbs], params, source, profile, source["label"], summary, given)
 
 
 # ------------------------------------------------------------------------------------ build
@@ -370,55 +383,66 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
     """Build the own-runs book: :func:`plan`, execute its notebooks, build the site; returns the
     path of ``index.html``.
 
-    ``book_dir`` (default ``book/_build/runs/<label>/src``) receives the book's sources: the
+    The book's folder is ``book/_build/runs/<folder>/`` (:func:`recmetrics.report.own_book.book_folder`:
+    from ``name``, confined to that folder and distinct for distinct names; unnamed, from the
+    inputs' content). ``book_dir`` (default ``<folder>/src``) receives the book's sources: the
     configuration of the main book with this book's title, the generated intro, table of contents
-    and *Not in this book* page, and the executed notebooks in ``generated/``; in-memory inputs
-    are written to ``book_dir/source``. ``out`` (default ``book/_build/runs/<label>/html``) is
-    the site. Each notebook is executed into a temporary file that replaces the chapter only when
-    it completed. ``execute=False`` rebuilds the site from the chapters already executed. Other
-    arguments as :func:`plan` and :func:`recmetrics.report.build`.
+    and *Not in this book* page, and the executed notebooks in ``generated/``; the inputs are
+    linked into ``book_dir/_build/inputs/`` (in-memory inputs are written there). ``out`` (default
+    ``<folder>/html``) is the site, replaced whole when the build succeeded.
+
+    Every chapter has a content key (its notebook, parameters, the inputs' content, the package
+    sources and dependency versions) and is executed only when it changed, staged and replaced
+    atomically, as in the main report (:func:`recmetrics.report.execute.execute_plan`); the book is
+    built only from chapters whose key is this build's, so ``execute=False`` with other inputs or
+    parameters, or after a killed build, is refused naming the chapters (:class:`ReportError`). A
+    second build of the same book while one runs fails at once (:mod:`.lock`). Other arguments
+    as :func:`plan` and :func:`recmetrics.report.build`.
     """
-    from .execute import execute_notebook
+    import tempfile
+
+    from . import own_book
+    from .execute import execute_plan, remove_orphans
+    from .lock import book_lock
     from .offline import external_assets
-    from .profiles import executed_parameters
+    from .site import build_book
+    from .state import stale_chapters, stale_message
     from .vendor import vendor_js
-    from .book import build_book
 
     log = log or (lambda msg: None)
-    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", str(name or "runs")).strip("-") or "runs"
-    base = default_book_dir() / "_build" / "runs" / slug
-    book = Path(book_dir) if book_dir else base / "src"
-    out_dir = Path(out) if out else base / "html"
-    if out_dir.exists() and not out_dir.is_dir():
-        raise InputError(f"--out {str(out_dir)!r} is a file; give a directory for the site")
-    p = plan(qrels, runs, study=study, name=name, folds=folds, threshold=threshold, profile=profile,
-             work_dir=book, parameters=parameters)
-    _write_book_sources(book, p)
-    generated = book / "generated"
-    generated.mkdir(parents=True, exist_ok=True)
-    wanted = {Path(nb).name for nb in p.notebooks}
-    for stale in generated.glob("*.ipynb"):
-        if stale.name not in wanted:
-            stale.unlink()
-    if execute:
-        for nb in p.notebooks:
-            nb = Path(nb)
-            params = p.notebook_parameters(nb)
-            tmp = generated / f".partial-{nb.name}"
-            t0 = time.perf_counter()
-            log(f"executing {nb.name}")
-            try:
-                execute_notebook(nb, tmp, params, kernel_name=kernel_name, timeout=timeout,
-                                 shown_parameters=executed_parameters(nb, params, profile=profile), log=log)
-                os.replace(tmp, generated / nb.name)
-            finally:
-                tmp.unlink(missing_ok=True)
-            log(f"executed {nb.name} in {time.perf_counter() - t0:.1f}s")
-    missing = [Path(nb).name for nb in p.notebooks if not (generated / Path(nb).name).exists()]
-    if missing:
-        raise ReportError(f"chapter(s) {', '.join(missing)} were never executed; build with execute=True")
-    vendor_js(generated / "_vendor", cache=js_cache, log=log)
-    index = build_book(book, out_dir, quiet=quiet, log=log)
+    if out is not None and Path(out).exists() and not Path(out).is_dir():
+        raise InputError(f"--out {str(out)!r} is a file; give a directory for the site")
+    in_memory = study is not None or _in_memory(qrels, runs)
+    incoming = None
+    if in_memory:  # written to a private folder first, moved into the book's once it is locked
+        scratch_root = Path(book_dir) / "_build" if book_dir else own_book.runs_root()
+        scratch_root.mkdir(parents=True, exist_ok=True)
+        incoming = Path(tempfile.mkdtemp(prefix=".incoming-", dir=scratch_root))
+    try:
+        p = plan(qrels, runs, study=study, name=name, folds=folds, threshold=threshold, profile=profile,
+                 work_dir=incoming, parameters=parameters)
+        content = own_book.content_hash(p.source)
+        folder = own_book.book_folder(name, content) if book_dir is None or out is None else None
+        book = Path(book_dir) if book_dir else folder / "src"
+        out_dir = Path(out) if out else folder / "html"
+        with book_lock(book, "own-runs book"):
+            inputs = book / "_build" / "inputs"
+            source = own_book.stage_inputs(p.source, inputs, move=in_memory)
+            generated = book / "generated"
+            generated.mkdir(parents=True, exist_ok=True)
+            rplan = own_book.report_plan(p, source, generated, inputs, kernel_name)
+            remove_orphans(generated, set(rplan.keys))
+            if execute:
+                execute_plan(rplan, kernel_name=kernel_name, timeout=timeout, log=log, findings_page=False)
+            stale = stale_chapters(generated, list(rplan.keys), rplan.settings, rplan.keys)
+            if stale:
+                raise ReportError(stale_message(stale))
+            _write_book_sources(book, p)
+            vendor_js(generated / "_vendor", cache=js_cache, log=log)
+            index = build_book(book, out_dir, quiet=quiet, log=log)
+    finally:
+        if incoming is not None:
+            shutil.rmtree(incoming, ignore_errors=True)
     leaks = external_assets(index.parent) if check_offline else {}
     if leaks:
         raise ReportError("the built pages load assets from other hosts (they would not render offline): "
@@ -426,20 +450,30 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
     return index
 
 
+def _in_memory(qrels, runs) -> bool:
+    import pandas as pd
+
+    from ..data.qrels import Qrels
+
+    return isinstance(qrels, (Qrels, pd.DataFrame)) or isinstance(runs, Mapping)
+
+
 def _write_book_sources(book: Path, p: Plan) -> None:
     """The book folder: the main book's configuration (title changed) and static files, and the
-    generated intro, table of contents and *Not in this book* page."""
+    generated intro, table of contents and *Not in this book* page (each file replaced whole)."""
     import yaml
+
+    from .own_book import write_text
 
     main = default_book_dir()
     book.mkdir(parents=True, exist_ok=True)
     config = yaml.safe_load((main / "_config.yml").read_text(encoding="utf-8"))
     config["title"] = f"recmetrics: meta-evaluation of {p.label}"
     config.setdefault("latex", {}).setdefault("latex_documents", {})["targetname"] = "recmetrics-runs.tex"
-    (book / "_config.yml").write_text("# Generated by recmetrics.report.own_runs from book/_config.yml\n"
-                                      + yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    write_text(book / "_config.yml", "# Generated by recmetrics.report.own_runs from book/_config.yml\n"
+               + yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
     if (main / "static").is_dir():
         shutil.copytree(main / "static", book / "static", dirs_exist_ok=True)
-    (book / "_toc.yml").write_text(p.toc(), encoding="utf-8")
-    (book / "intro.md").write_text(p.intro(), encoding="utf-8")
-    (book / "left_out.md").write_text(p.left_out(), encoding="utf-8")
+    write_text(book / "_toc.yml", p.toc())
+    write_text(book / "intro.md", p.intro())
+    write_text(book / "left_out.md", p.left_out())

@@ -52,6 +52,8 @@ class Chapter:
     shown: dict               # every declared parameter with the value it runs with, profile first
     depends: tuple[str, ...]  # chapters whose results it reads (run before it)
     key: str                  # content key (:mod:`.cache`): executed again only when it changes
+    overrides: dict = field(default_factory=dict)  # the -p values that change what it runs with
+    cwd: Path | None = None   # the kernel's working folder (default: the notebook's folder)
 
 
 @dataclass
@@ -163,6 +165,50 @@ def _none_allowed(stem: str, key: str, default) -> bool:
     return False
 
 
+def _int_at_least(low: int):
+    return lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= low
+
+
+def _cutoff_list(v) -> bool:
+    return isinstance(v, (list, tuple)) and len(v) > 0 and all(_int_at_least(1)(c) for c in v)
+
+
+def _share(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1
+
+
+#: What a parameter's value must be, by name, in whichever notebook declares it (both books):
+#: ``{name: (test, what is expected)}``. Checked when a build is planned, so a bad ``-p`` value is
+#: one line and exit 2 there, not a failure in the first chapter that uses it.
+VALUE_RULES: dict[str, tuple[Any, str]] = {
+    "seed": (_int_at_least(0), "an integer >= 0"),
+    **{k: (_cutoff_list, "a non-empty list of cut-offs, integers >= 1") for k in ("cutoffs", "cutoff_grid")},
+    **{k: (_int_at_least(1), "an integer >= 1") for k in (
+        "cutoff", "guide_k", "depth", "n", "folds", "n_permutations", "n_samples", "n_bootstrap", "users",
+        "n_users", "n_systems", "axiom_examples")},
+    **{k: (_share, "a number between 0 and 1 (exclusive)") for k in ("alpha", "test_size", "confidence")},
+}
+
+
+def check_value(key: str, value: Any, what: str = "-p") -> None:
+    """Raise :class:`~recmetrics.errors.InputError` (one line) when ``value`` breaks the rule of
+    parameter ``key`` (:data:`VALUE_RULES`; ``metrics``: registered metric names, each given a
+    cut-off when it has none)."""
+    rule = VALUE_RULES.get(key)
+    if rule is not None and value is not None and not rule[0](value):
+        raise InputError(f"{what} {key}={value!r}: expected {rule[1]}")
+    if key == "metrics" and value is not None:
+        if not isinstance(value, (list, tuple)) or not value or not all(isinstance(m, str) for m in value):
+            raise InputError(f"{what} {key}={value!r}: expected a non-empty list of metric names, e.g. ['P', 'nDCG']")
+        from ..metrics import parse
+
+        for m in value:
+            try:
+                parse(m if "@" in m else f"{m}@10")
+            except InputError as exc:
+                raise InputError(f"{what} {key}: {' '.join(str(exc).split())}") from None
+
+
 def check_overrides(overrides: Mapping[str, Any], declared: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """Validate ``-p`` overrides against the notebooks' declared parameters; return them (a bare
     word given where a notebook declares a string stays a string, e.g. ``-p focus=AP``).
@@ -188,6 +234,9 @@ def check_overrides(overrides: Mapping[str, Any], declared: Mapping[str, Mapping
             if not _conforms(value, default):
                 raise InputError(f"-p {key}={value!r}: notebook {stem} declares {key} = {spec['default']} "
                                  f"({_type_name(default, show=False)}); got {_type_name(value)}")
+            if isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
+                value = float(value)  # -p alpha=1 is the value 1.0 (one key for one value)
+        check_value(key, value)
         out[key] = value
     return out
 
@@ -381,6 +430,9 @@ def make_plan(
             else:
                 d = _default(spec)
                 shown[name] = spec["default"] if d is _NO_LITERAL else d
+        base = notebook_parameters(profile, dataset, stem, specs)
+        changed = {k: v for k, v in overrides.items() if k in specs
+                   and cache.canonical(v) != cache.canonical(base[k] if k in base else _default(specs[k]))}
         deps = tuple(d for d in depends[stem] if d in keys)
         used = {n: fingerprints[n] for n in [dataset, *dataset_names(shown)] if n in fingerprints}
         key = cache.chapter_key({
@@ -391,6 +443,6 @@ def make_plan(
         })
         keys[stem] = key
         if wanted is None or stem in wanted:
-            chapters.append(Chapter(stem, nb_dir / f"{stem}.ipynb", p, shown, deps, key))
+            chapters.append(Chapter(stem, nb_dir / f"{stem}.ipynb", p, shown, deps, key, changed))
     return Plan(profile, dataset, dataset_args, overrides, scheduler, nb_dir, generated, chapters, fingerprints,
                 package, versions, keys)

@@ -101,7 +101,9 @@ _DEFAULT = "<the notebook's default>"
 
 
 def _canon(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, default=str)
+    from .cache import canonical
+
+    return canonical(value)
 
 
 def _book_level(settings: Mapping[str, Any]) -> str:
@@ -113,6 +115,24 @@ def _overrides_seen(record: Mapping[str, Any], keys: Iterable[str]) -> dict[str,
     applied = settings_of(record).get("overrides") or {}
     declared = record.get("parameters") or {}
     return {k: _canon(applied[k]) if k in applied else _DEFAULT for k in keys if k in declared}
+
+
+def _overrides_differ(record: Mapping[str, Any], wanted: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
+    """``{parameter: (value it ran with, value asked)}`` where a chapter declaring the parameter ran
+    with another value than ``wanted`` asks (compared by value: ``-p seed=0`` where it ran with
+    seed 0 is no difference), or ran with an override this build does not give."""
+    ran = record.get("parameters") or {}
+    applied = settings_of(record).get("overrides") or {}
+    bad = {}
+    for k in sorted(set(wanted) | set(applied)):
+        if k not in ran:
+            continue
+        if k in wanted:
+            if _canon(ran[k]) != _canon(wanted[k]):
+                bad[k] = (_canon(ran[k]), _canon(wanted[k]))
+        else:
+            bad[k] = (_canon(applied[k]), _DEFAULT)
+    return bad
 
 
 def stale_chapters(generated_dir: str | os.PathLike, stems: Iterable[str],
@@ -140,8 +160,10 @@ def stale_chapters(generated_dir: str | os.PathLike, stems: Iterable[str],
             stale[stem] = "not executed"
         elif record is None:
             stale[stem] = "executed without a build record (by hand or by an older recmetrics)"
-        elif last.get("status") in ("failed", "interrupted") and last.get("at", "") >= record.get("executed_at", ""):
-            what = "failed" if last["status"] == "failed" else "was interrupted"
+        elif last.get("status") in ("failed", "interrupted", "running") and \
+                last.get("at", "") >= record.get("executed_at", ""):
+            what = {"failed": "failed", "interrupted": "was interrupted",
+                    "running": "did not finish (the build was killed or is still running)"}[last["status"]]
             stale[stem] = f"its last execution {what} ({last.get('at')}" + (
                 f": {last['message']}" if last.get("message") else "") + "); the copy in place is older"
         elif keys is not None and stem in keys and record.get("key") != keys[stem]:
@@ -171,9 +193,9 @@ def stale_chapters(generated_dir: str | os.PathLike, stems: Iterable[str],
     wanted = (expected or {}).get("overrides")
     if wanted is not None:
         for stem, record in fresh.items():
-            seen = _overrides_seen(record, set(wanted) | set(settings_of(record).get("overrides") or {}))
-            asked = {k: _canon(wanted[k]) if k in wanted else _DEFAULT for k in seen}
-            bad = {k: (v, asked[k]) for k, v in seen.items() if v != asked[k]}
+            if keys is not None and stem in keys:  # its key is this build's: exactly what it asks for
+                continue
+            bad = _overrides_differ(record, wanted)
             if bad:
                 stale[stem] = "executed with " + ", ".join(f"{k} = {v}" for k, (v, _) in bad.items()) + \
                               "; this build asks for " + ", ".join(f"{k} = {a}" for k, (_, a) in bad.items())

@@ -44,8 +44,8 @@ def render(answers: Mapping[str, Any] | None = None, k: int = 10, results=None) 
         parts += [f"<li><b>{html.escape(c.family)}</b>: {html.escape(c.reason)}</li>" for c in warn]
         parts.append("</ul>")
     if props is None:
-        parts.append(f"<p><i>Measured robustness and discriminative power: not available yet "
-                     f"(no meta-evaluation tables in {html.escape(str(_g.meta_results_dir(results)))}).</i></p>")
+        parts.append("<p><i>Measured robustness and discriminative power: not available yet "
+                     "(no meta-evaluation table was found).</i></p>")
     return "".join(parts)
 
 

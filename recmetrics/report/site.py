@@ -1,0 +1,114 @@
+"""The Sphinx build of a Jupyter Book folder into its site, staged and replaced whole (:func:`build_book`)."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Callable, Mapping
+
+from .paths import ReportError, _log_default, default_book_dir
+
+_SPHINX_RUNNER = r"""
+import json
+import sys
+from pathlib import Path
+import myst_nb.sphinx_ext
+from jupyter_book.sphinx import build_sphinx
+src, out, doctrees, quiet = Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] == "1"
+extra = json.loads(sys.argv[5])
+# myst-nb writes the notebooks' image outputs to <out>/../jupyter_execute; an absolute name keeps that
+# scratch folder inside the book's _build/ instead of beside the user's --out folder
+myst_nb.sphinx_ext.OUTPUT_FOLDER = str(Path(doctrees).parent / "jupyter_execute")
+result = build_sphinx(
+    src, out, doctreedir=doctrees, noconfig=True, path_config=str(src / "_config.yml"),
+    confoverrides={"external_toc_path": (src / "_toc.yml").as_posix(), "latex_individualpages": False,
+                   "nb_execution_cache_path": str(Path(doctrees).parent / ".jupyter_cache"), **extra},
+    builder="html", quiet=quiet, keep_going=True,
+)
+if isinstance(result, BaseException):
+    raise result
+sys.exit(int(result or 0))
+"""
+
+
+def build_book(
+    book_dir: str | os.PathLike | None = None,
+    out: str | os.PathLike | None = None,
+    *,
+    quiet: bool = True,
+    substitutions: Mapping[str, str] | None = None,
+    log: Callable[[str], None] | None = _log_default,
+) -> Path:
+    """Build the HTML site of ``book_dir`` into ``out`` (default ``book_dir/_build/html``).
+
+    Runs jupyter-book's Sphinx build in a subprocess (a clean docutils state each time) with the
+    notebooks' execution off; returns the path of ``index.html``. ``substitutions``: MyST
+    substitutions (``{{ name }}`` in the pages), e.g. the introduction's ``built_with``. Sphinx's
+    scratch folders (doctrees, myst-nb's ``jupyter_execute``) stay in ``book_dir/_build/``,
+    whatever ``out`` is.
+
+    The site is built into a staging folder beside ``out`` (a copy of the last site, so Sphinx
+    writes only the pages that changed) that replaces ``out`` only when the build succeeded: a
+    failed or killed build never leaves a site that mixes two builds.
+    """
+    log = log or (lambda msg: None)
+    book_dir = Path(book_dir) if book_dir else default_book_dir()
+    out = Path(out).expanduser() if out else book_dir / "_build" / "html"
+    doctrees = book_dir / "_build" / ".doctrees"  # kept outside the site, whatever `out` is
+    extra = {"myst_substitutions": dict(substitutions)} if substitutions else {}
+    staging = staging_dir(out)
+    _clear(staging)
+    _clear(_old_dir(out))
+    if out.is_dir():  # Sphinx then writes only the pages that changed (mtimes are kept)
+        shutil.copytree(out, staging, symlinks=True)
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-c", _SPHINX_RUNNER, str(book_dir.resolve()), str(staging.resolve()),
+         str(doctrees.resolve()), "1" if quiet else "0", json.dumps(extra)],
+        capture_output=True, text=True,
+    )
+    if proc.returncode != 0:
+        _clear(staging)
+        raise ReportError(
+            f"the book build failed (exit {proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}"
+        )
+    warnings = [ln for ln in proc.stderr.splitlines() if "WARNING" in ln or "ERROR" in ln]
+    for ln in warnings[:20]:
+        log(ln)
+    if not (staging / "index.html").exists():
+        _clear(staging)
+        raise ReportError(f"the book build produced no index.html:\n{proc.stderr[-4000:]}")
+    replace_dir(staging, out)
+    log(f"built the book into {out} in {time.perf_counter() - t0:.1f}s")
+    return out / "index.html"
+
+
+def staging_dir(out: Path) -> Path:
+    """Where the site of ``out`` is built before it replaces ``out`` (beside it, hidden)."""
+    return out.parent / f".{out.name}.staging"
+
+
+def _old_dir(path: Path) -> Path:
+    return path.parent / f".{path.name}.old"
+
+
+def _clear(path: Path) -> None:
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.exists():
+        shutil.rmtree(path)
+
+
+def replace_dir(new: Path, target: Path) -> None:
+    """Put folder ``new`` in the place of ``target`` (two renames on one file system; a process
+    killed between them leaves no ``target``, never a mix of the two)."""
+    old = _old_dir(target)
+    _clear(old)
+    if target.exists():
+        os.replace(target, old)
+    os.replace(new, target)
+    _clear(old)
