@@ -23,6 +23,7 @@ The executed notebooks carry no path of the building machine: papermill's ``inpu
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shutil
