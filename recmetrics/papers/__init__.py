@@ -47,7 +47,7 @@ PAPERS: dict[str, str] = {
 #: report profiles a paper module answers for
 PROFILES = ("quick", "paper")
 
-_LAZY = {"SetUp": "setup", "deviations": "setup", "grid": "setup", "describe_grid": "setup",
+_LAZY = {"SetUp": "setup", "deviations": "setup", "row_deviations": "setup", "grid": "setup", "describe_grid": "setup",
          "assess_choices": "choices"}
 
 __all__ = ["PAPERS", "PROFILES", "get", "notebook_parameters", "claims", *sorted(_LAZY)]
