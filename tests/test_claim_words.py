@@ -104,6 +104,12 @@ def test_p_falls_slowly_and_linearly():
     same = rob(curves, values={"ratings": {m: lin["P"] for m in METRICS}})
     ev = check("000", "p-falls-slowly-linearly", {"robustness": same})
     assert ev.verdict == "inconclusive" and "within the noise" in ev.detail
+    # the scale of "slowly" is open: P small and proportional to the share kept (drop 0.01) vs the others
+    # large, keeping 85 % (drop 0.03): slower in absolute terms, faster in relative ones -> flips
+    small = {"P": {1.0: 0.02, **{x: 0.02 * x for x in sizes}}}
+    big = {m: {1.0: 0.2, **{x: 0.2 * (0.7 + 0.3 * x) for x in sizes}} for m in METRICS if m != "P"}
+    ev = check("000", "p-falls-slowly-linearly", {"robustness": rob(curves, values={"ratings": {**big, **small}})})
+    assert ev.verdict == "inconclusive" and "flips with the scale" in ev.detail
     curved = {"P": {1.0: 0.2, 0.75: 0.2 * 0.99, 0.5: 0.2 * 0.98, 0.25: 0.2 * 0.6}}
     ev = check("000", "p-falls-slowly-linearly", {"robustness": rob(curves, values={"ratings": {**fast, **curved}})})
     assert ev.verdict == "disagrees" and "largest distance from the straight line" in ev.detail
