@@ -80,6 +80,16 @@ def robustness_tiers(tiers: Sequence[Sequence[str]], scenario: str, key: str = "
     return check
 
 
+def _standing(rob, scenario: str, metric: str, group: Sequence[str], slack: int, label: str) -> tuple[str, str]:
+    """Where ``metric`` stands under ``scenario``: ``agrees`` when clearly above all but at most
+    ``slack`` of the metrics outside ``group``, ``disagrees`` when clearly below more than ``slack``."""
+    values, se = robustness_area(rob, scenario)
+    signs = [order(values[metric], values[o], se.get(metric), se.get(o)) for o in values.index if o not in group]
+    above, below = signs.count(1), signs.count(-1)
+    v = "disagrees" if below > slack else "agrees" if above >= len(signs) - slack else "inconclusive"
+    return v, f"{scenario}: {label}{metric} {values[metric]:.3f} above {above}, below {below} of {len(signs)}"
+
+
 def robustness_among_most(group: Sequence[str], scenarios: Sequence[str], key: str = "robustness",
                           slack: int = 2, label: str = "") -> Callable:
     """"``group`` exhibits good robustness in all ``scenarios``": in each scenario every member is
@@ -88,21 +98,13 @@ def robustness_among_most(group: Sequence[str], scenarios: Sequence[str], key: s
     group = list(group)
 
     def check(results):
-        few = few_systems(results)
-        if few:
-            return few
-        verdicts, parts = [], []
-        for sc in scenarios:
-            values, se = robustness_area(results[key], sc)
-            others = [m for m in values.index if m not in group]
-            for m in group:
-                signs = [order(values[m], values[o], se.get(m), se.get(o)) for o in others]
-                above, below = sum(s > 0 for s in signs), sum(s < 0 for s in signs)
-                verdicts.append("disagrees" if below > slack else "agrees" if above >= len(others) - slack
-                                else "inconclusive")
-                parts.append(f"{sc}: {label}{m} {values[m]:.3f} above {above}, below {below} of {len(others)}")
-        return Evidence(combine(verdicts), None, "; ".join(parts) + f" — 'good robustness': above all but at most "
-                        f"{slack} other metrics beyond {NOISE_SE:g} se in every scenario")
+        parts = few_systems(results) or [_standing(results[key], sc, m, group, slack, label)
+                                          for sc in scenarios for m in group]
+        if isinstance(parts, Evidence):
+            return parts
+        return Evidence(combine(v for v, _ in parts), None, "; ".join(d for _, d in parts)
+                        + f" — 'good robustness': above all but at most {slack} other metrics beyond {NOISE_SE:g} se "
+                        "in every scenario")
     return check
 
 
