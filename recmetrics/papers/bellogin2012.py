@@ -213,7 +213,7 @@ def deviations(ran: Mapping[str, Any]) -> dict[str, list[str]]:
 
     >>> d = deviations({"dataset": "movielens-small", "users": 150, "designs": ["1R", "AR-AN"]})
     >>> d["pop-close-to-best"][:3]  # doctest: +NORMALIZE_WHITESPACE
-    ["dataset: movielens-small (the thesis: MovieLens 1M and Last.fm; Last.fm is not available to the project)",
+    ['dataset: movielens-small (the thesis: MovieLens 1M and Last.fm; Last.fm is not available to the project)',
      '150 sampled test users (the thesis: every test user)',
      'AR in Fig. 4.1: TI-AR-AN only (the thesis shows TI-AR-AN and AI-AR-AN on MovieLens 1M)']
     """

@@ -36,6 +36,8 @@ Results a check reads (a missing one makes the claim ``inconclusive``, naming it
 ``table1_basis``  ``AxiomReport.bases()`` (what each cell rests on; optional, for the wording)
 ``tau``           :func:`~recmetrics.meta.perturbations.rank_correlation` (``tau_se`` optional)
 ``pshape``        :func:`~recmetrics.meta.perturbations.pvalue_summary`
+``pvalues``       :func:`~recmetrics.meta.perturbations.significance_vs_ideal` (``family, metric, level,
+                  pvalue``): "the subtopic metrics behave worse" (§5.3) reads the p-values themselves
 ``robustness``    :func:`~recmetrics.meta.perturbations.robustness` (one row per removal), or its
                   :func:`~recmetrics.meta.perturbations.robustness_summary` (``tau``, ``se``)
 
@@ -521,7 +523,7 @@ def paper_claims() -> list:
     >>> from recmetrics.meta import findings
     >>> claims = paper_claims()
     >>> len(claims), claims[0].id, claims[-1].id
-    (16, 'table1-a-nDCG', 'exp3-lower-beta-more-robust')
+    (17, 'table1-a-nDCG', 'exp3-lower-beta-more-robust')
     >>> tau = pd.DataFrame({"family": "swap", "metric": ["S-Recall@100", "S-RR"], "tau": [-0.6, -0.2],
     ...                     "n_systems": 51, "tau_se": [0.05, 0.2]})
     >>> out = findings.assess(claims, {"tau": tau}).set_index("id")
