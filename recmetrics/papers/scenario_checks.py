@@ -22,6 +22,7 @@ Evidence``; results are read by key, metric names reduced to their base names.
 * :func:`tau_pair_at_least` — one entry of a τ matrix at least a threshold ("MAP is strongly
   correlated with NDCG").
 * :func:`dp_worst` — a group with the highest DP (least discriminative), optionally in order.
+* :func:`all_of` — a claim made of several checks' parts: one verdict (:func:`combine`), every detail.
 * :func:`least_robust_words` — 003 §7's wording of MRR's robustness: the worst under popularity,
   and among the least robust under sparsity, where bpref is the worst.
 """
@@ -35,7 +36,7 @@ import pandas as pd
 from ..meta.findings import NOISE_SE, Evidence, best_of, combine, holds, order
 from .checks import _lowest, _se_text, _tau_by_base, base_name, by_base, few_systems, robustness_area
 
-__all__ = ["STRONG_TAU", "LINEAR_TOLERANCE", "robustness_tiers", "robustness_among_most", "scenario_below",
+__all__ = ["STRONG_TAU", "LINEAR_TOLERANCE", "all_of", "robustness_tiers", "robustness_among_most", "scenario_below",
            "tau_at_size", "falls_slowly_linearly", "all_at_least", "tau_pair_at_least", "dp_worst",
            "least_robust_words"]
 
@@ -317,3 +318,13 @@ def least_robust_words(metric: str, worst_sparsity: str, poor_sparsity: Sequence
                         f"{_se_text(rat_se, rat.index)}) — " + "; ".join(f"{w}: {v}" + ("" if v == "agrees" else f" ({d})")
                                                                         for w, v, d in parts))
     return check
+
+
+def all_of(*checks: Callable) -> Callable:
+    """One claim made of several checks' parts ("lower than under ratings *and* under items"): the
+    verdicts combined (:func:`combine`), the details joined by ``" | "``, the first part's value."""
+    def check(results):
+        parts = [c(results) for c in checks]
+        return Evidence(combine(p.verdict for p in parts), parts[0].value, " | ".join(p.detail for p in parts))
+    return check
+

@@ -43,7 +43,7 @@ from ..recommenders import PAPER_SYSTEMS
 from .checks import (dp_best, geometric_beats_arithmetic, lowest_mean_correlation, lowest_values,
                      per_user_f1_reading, robustness_among_least, robustness_best, robustness_worst_everywhere)
 from ..meta.robustness import GRIDS_000, QUICK_GRIDS
-from .scenario_checks import (STRONG_TAU, falls_slowly_linearly, robustness_among_most, robustness_tiers,
+from .scenario_checks import (STRONG_TAU, all_of, falls_slowly_linearly, robustness_among_most, robustness_tiers,
                               scenario_below, tau_at_size, tau_pair_at_least)
 from .setup import SetUp
 
@@ -105,12 +105,6 @@ QUICK = SETUP.replace(
     n_permutations=2000,
 )
 
-def _both(a, b):
-    """Two parts of one claim, each an Evidence: one verdict (:func:`combine`), both details."""
-    from ..meta.findings import Evidence, combine
-
-    return Evidence(combine([a.verdict, b.verdict]), a.value, f"{a.detail} | {b.detail}")
-
 
 METRIC_CLAIMS = [
     Claim("mrr-err-differ", PAPER, "MRR and ERR differ noticeably from the rest of the metrics",
@@ -147,7 +141,7 @@ METRIC_CLAIMS = [
     Claim("random-users-smoother", PAPER, "Removing random users lowers τ less than removing ratings or items",
           "§6.3.3, Fig. 7: 'similar results to those obtained when removing random ratings (Fig. 3) and random "
           "items (Fig. 5), but with a much smoother decrease in correlation'",
-          lambda r: _both(scenario_below("ratings", "random-users")(r), scenario_below("random-items", "random-users")(r))),
+          all_of(scenario_below("ratings", "random-users"), scenario_below("random-items", "random-users"))),
     Claim("large-users-utility-best", PAPER,
           "When the largest users are removed, MRR and ERR and, to a lesser degree, InfAP and Bpref are the most robust",
           "§6.3.3, Fig. 8: 'MRR, ERR and, to a lesser degree, InfAP and Bpref show the best robustness. In "
