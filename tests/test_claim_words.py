@@ -78,6 +78,26 @@ def test_map_ndcg_strongly_correlated():
         == "inconclusive"
 
 
+def test_tau_thresholds_see_the_step_of_one_swapped_pair():
+    from recmetrics.papers.scenario_checks import swap_step
+
+    assert swap_step(6) == pytest.approx(4 / 30) and swap_step(21) == pytest.approx(4 / 420)
+    cut = papers.get("003").CLAIMS[0]  # cutoffs-correlate: every pair of cut-offs at τ ≥ 0.9
+    perfect = pd.DataFrame(np.ones((3, 3)), index=[5, 10, 100], columns=[5, 10, 100])
+    assert cut.check({"cutoff_tau": perfect, "n_systems": 21}).verdict == "agrees"
+    # 6 systems: τ moves in steps of 0.133, so 1.0 (and 0.867, one swap) are one pair from 0.9
+    ev = cut.check({"cutoff_tau": perfect, "n_systems": 6})
+    assert ev.verdict == "inconclusive" and "one pair moves τ by 0.133" in ev.detail
+    one_swap = perfect.copy()
+    one_swap.loc[5, 100] = one_swap.loc[100, 5] = 1 - 4 / 30
+    assert cut.check({"cutoff_tau": one_swap, "n_systems": 6}).verdict == "inconclusive"
+    far = perfect.copy()
+    far.loc[5, 100] = far.loc[100, 5] = 0.6
+    assert cut.check({"cutoff_tau": far, "n_systems": 6}).verdict == "disagrees"
+    assert check("000", "map-ndcg-strong", {"tau": tau_matrix(pairs={("AP", "nDCG"): 1.0}), "n_systems": 6}).verdict \
+        == "inconclusive"
+
+
 # ------------------------------------------------------------------ 000 §6.3: robustness scenarios
 def test_ratings_half_removed_above_09():
     ok = rob({"ratings": flat({m: 0.95 for m in METRICS}, (0.5, 0.2))})

@@ -262,8 +262,10 @@ def test_deeper_dp_claim_as_worded_above_50():
 
 def test_cutoffs_correlate_threshold_is_exact():
     tau = pd.DataFrame(np.full((3, 3), 0.9 - 1e-16))
-    assert verdict("003", "cutoffs-correlate", {"cutoff_tau": tau, "n_systems": 21}) == "agrees"
+    assert verdict("003", "cutoffs-correlate", {"cutoff_tau": tau}) == "agrees"
     assert verdict("003", "cutoffs-correlate", {"cutoff_tau": tau - 0.1, "n_systems": 21}) == "disagrees"
+    # with the number of systems known, a τ within one swapped pair of 0.9 decides nothing
+    assert verdict("003", "cutoffs-correlate", {"cutoff_tau": tau, "n_systems": 21}) == "inconclusive"
 
 
 def test_cutoffs_correlate_tests_every_pair_not_the_median():
