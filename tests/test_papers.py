@@ -261,9 +261,19 @@ def test_deeper_dp_claim_as_worded_above_50():
 
 
 def test_cutoffs_correlate_threshold_is_exact():
-    tau = pd.DataFrame(np.full((3, 3), 0.85 - 1e-16))
-    assert verdict("003", "cutoffs-correlate", {"cutoff_tau": tau, "n_systems": 21}) == "agrees"
+    tau = pd.DataFrame(np.full((3, 3), 0.9 - 1e-16))
+    assert verdict("003", "cutoffs-correlate", {"cutoff_tau": tau}) == "agrees"
     assert verdict("003", "cutoffs-correlate", {"cutoff_tau": tau - 0.1, "n_systems": 21}) == "disagrees"
+    # with the number of systems known, a τ within one swapped pair of 0.9 decides nothing
+    assert verdict("003", "cutoffs-correlate", {"cutoff_tau": tau, "n_systems": 21}) == "inconclusive"
+
+
+def test_cutoffs_correlate_tests_every_pair_not_the_median():
+    # the words: every two cut-offs of nDCG at τ ≥ 0.9 — one pair at 0.8 fails though the median is 1
+    tau = pd.DataFrame(np.ones((4, 4)), index=[5, 10, 50, 100], columns=[5, 10, 50, 100])
+    tau.loc[5, 100] = tau.loc[100, 5] = 0.8
+    ev = papers.get("003").CLAIMS[0].check({"cutoff_tau": tau, "n_systems": 21})
+    assert ev.verdict == "disagrees" and "5 vs 100" in ev.detail and ev.value == 0.8
 
 
 def test_verdicts_are_stable_under_tiny_perturbations():
@@ -438,9 +448,16 @@ def test_study_cache_tells_the_infap_readings_apart(tmp_path):
 def test_003_metric_claims_among_its_seven_metrics():
     """003 §7 compares seven metrics: F1 and ERR (000's additions) do not take part."""
     scen = ("ratings", "popular-items")
-    rob = robustness({"P": 0.95, "F1": 0.99, "ERR": 0.1, "RR": 0.3}, scenarios=scen)
+    # 003 §7's words: bpref the worst under sparsity, infAP and MRR next; MRR the worst under popularity
+    ratings = robustness({"P": 0.95, "F1": 0.99, "ERR": 0.1, "RR": 0.3, "bpref": 0.2, "infAP": 0.35})
+    popular = robustness({"P": 0.95, "F1": 0.99, "ERR": 0.05, "RR": 0.1}, scenarios=("popular-items",))
+    rob = Robustness(pd.concat([ratings.samples, popular.samples], ignore_index=True), pd.DataFrame())
     assert verdict("003", "p-most-robust-003", {"robustness": rob, "n_systems": 21}) == "agrees"
     assert verdict("003", "mrr-least-robust-003", {"robustness": rob, "n_systems": 21}) == "agrees"
+    # MRR the least robust under sparsity too (the old reading) is not the paper's words: bpref is the worst there
+    mrr_worst = robustness({"P": 0.95, "F1": 0.99, "ERR": 0.1, "RR": 0.1}, scenarios=scen)
+    ev = findings.assess(claim("003", "mrr-least-robust-003"), {"robustness": mrr_worst, "n_systems": 21})
+    assert ev.verdict.iloc[0] == "disagrees" and "bpref worst under sparsity: disagrees" in ev.our_evidence.iloc[0]
     only_sparsity = robustness({"P": 0.95}, scenarios=("ratings",))
     t = findings.assess(claim("003", "p-most-robust-003"), {"robustness": only_sparsity, "n_systems": 21})
     assert t.verdict.iloc[0] == "inconclusive" and "popular-items" in t.our_evidence.iloc[0]

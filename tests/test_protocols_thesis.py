@@ -162,6 +162,13 @@ def test_pop_close_to_best_is_second_and_nearer_the_best():
     assert verdict("pop-close-to-best", {"designs": fake_run(designs())}).verdict == "agrees"
     far = fake_run(designs(**{"1R": {POP: 0.046}}))  # second, but nearer the third than the best
     assert verdict("pop-close-to-best", {"designs": far}).verdict == "disagrees"
+    # the words: pLSA best and Pop next; Pop ranked first (close to pLSA, above the rest) fails
+    first = fake_run(designs(**{"1R": {POP: 0.080}, "AR_AN": {POP: 0.080}}))
+    ev = verdict("pop-close-to-best", {"designs": first})
+    assert ev.verdict == "disagrees" and "): Pop 0.0" in ev.detail  # Pop listed first
+    # pLSA best but MF second: Pop not next
+    mf_second = fake_run(designs(**{"1R": {MF: 0.066}}))
+    assert verdict("pop-close-to-best", {"designs": mf_second}).verdict == "disagrees"
 
 
 def test_bias_orderings_uar_knn_ai_uar_and_head10():

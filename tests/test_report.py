@@ -186,7 +186,7 @@ def test_findings_page_groups_links_counts_and_warns(tmp_path):
     text = page.read_text(encoding="utf-8")
     # grouped by paper, in id order, with the papers' citations
     assert text.index("## 000: Valcarce et al., IRJ 2020") < text.index("## 003: Valcarce et al., RecSys 2018")
-    assert "4 claims: 2 agrees, 0 disagrees, 0 inconclusive, 2 not testable" in text
+    assert "4 claims of the papers: 2 agrees, 0 disagrees, 0 inconclusive, 2 not testable" in text
     # a check box and a count for each of the four verdicts
     for verdict, n in (("agrees", 2), ("disagrees", 0), ("inconclusive", 0), ("not testable", 2)):
         assert (f'data-verdict="{verdict}" checked> {verdict} <span class="rm-findings-n">{n}</span>') in text

@@ -7,9 +7,10 @@ import pandas as pd
 import pytest
 
 from recmetrics.meta import findings, guidelines
+from recmetrics import papers as rm_papers
 from recmetrics.papers import schroeder2011 as sc
 
-CLAIMS = {c.id: c for c in sc.CLAIMS}
+CLAIMS = {c.id: c for c in sc.CHAPTERS["04_choosing_a_metric"]}
 
 
 @pytest.fixture(scope="module")
@@ -60,6 +61,8 @@ BREAK = {
     "lauc-top-increases": lambda r: setv(r, 2, "LAUC", "position", [1], 0.5),
     "lauc-swap-equal": lambda r: setv(r, 2, "LAUC", "position", [2], 0.95),
     "lauc-beyond-ignored": lambda r: setv(r, 2, "LAUC", "position", [8], 0.1),
+    # a case with no relevant item in the top k above the minimum: LAUC not minimal there
+    "lauc-minimal": lambda r: setv(r, 4, "LAUC", "position", [7], 0.9),
 }
 # the one toy claim our LAUC disagrees with (§5.2's first bullet read literally): made to agree here
 FIX = {"lauc-one-within": lambda r: setv(setv(r, 2, "LAUC", "position", range(1, 5), 1.0),
@@ -90,9 +93,17 @@ def test_the_papers_module_holds_the_set_up():
     assert {c.paper for c in sc.CLAIMS} == {"001"}
 
 
+def test_catalogue_identities_are_the_projects_checks_not_the_papers_claims():
+    # 001 states none of the catalogue identities: they are filed under the project's key, apart from
+    # the paper's claims (the Findings page does not count them as claims of 001)
+    assert {c.paper for c in sc.CATALOGUE_CLAIMS} == {sc.PROJECT} and sc.PROJECT == "project"
+    assert not {c.id for c in sc.CATALOGUE_CLAIMS} & {c.id for c in rm_papers.claims("001")}
+    assert sc.CHAPTERS["04_choosing_a_metric"] == sc.TOY_CLAIMS + sc.CATALOGUE_CLAIMS
+
+
 def test_every_claim_has_a_test():
     assert set(BREAK) | set(FIX) | set(sc.IDENTITIES) | {"id-judged-breaks"} == set(CLAIMS)
-    assert len(CLAIMS) == len(sc.CLAIMS)  # ids unique
+    assert len(CLAIMS) == len(sc.CHAPTERS["04_choosing_a_metric"])  # ids unique
 
 
 @pytest.mark.parametrize("cid", sorted(BREAK))
@@ -128,7 +139,7 @@ def test_judged_breaks_claim():
 
 
 def test_missing_results_are_inconclusive(toy):
-    table = findings.assess(sc.CLAIMS, {"figure1": toy["figure1"]}, context={"dataset": "toy"})
+    table = findings.assess(CLAIMS.values(), {"figure1": toy["figure1"]}, context={"dataset": "toy"})
     assert set(table.verdict) == {"agrees", "inconclusive"}
     assert (table.set_index("id").loc[["fig2-map-top", "id-bktau-mcc"], "verdict"] == "inconclusive").all()
 

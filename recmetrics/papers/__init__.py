@@ -15,7 +15,8 @@ Each paper module (registered in :data:`PAPERS`, loaded on first use) defines
 A new paper is a new module plus one line in :data:`PAPERS`. The package-level
 :func:`notebook_parameters` gathers every paper's chapters (the report's ``paper`` profile takes
 its per-notebook parameters from it); :func:`deviations` names where a run differs from a set-up
-(the chapters pass it to :func:`recmetrics.meta.findings.assess`); :func:`assess_choices`
+(the chapters pass it to :func:`recmetrics.meta.findings.assess`), and :func:`row_deviations`
+writes per-claim deviations on the rows (paper 004's ``deviations(ran)`` gives them per claim); :func:`assess_choices`
 assesses claims under every reading of an open choice (fold pooling) and makes a verdict that
 flips with it ``inconclusive``.
 
@@ -47,7 +48,7 @@ PAPERS: dict[str, str] = {
 #: report profiles a paper module answers for
 PROFILES = ("quick", "paper")
 
-_LAZY = {"SetUp": "setup", "deviations": "setup", "grid": "setup", "describe_grid": "setup",
+_LAZY = {"SetUp": "setup", "deviations": "setup", "row_deviations": "setup", "grid": "setup", "describe_grid": "setup",
          "assess_choices": "choices"}
 
 __all__ = ["PAPERS", "PROFILES", "get", "notebook_parameters", "claims", *sorted(_LAZY)]

@@ -34,7 +34,7 @@ from ..meta.findings import NOISE_SE, Evidence, best_of, combine, holds, not_tes
 
 __all__ = ["MIN_SYSTEMS", "base_name", "by_base", "few_systems", "robustness_area", "robustness_best",
            "robustness_worst_everywhere", "robustness_among_least", "dp_best", "deeper_better",
-           "median_at_least", "geometric_beats_arithmetic", "lowest_mean_correlation", "lowest_values",
+           "geometric_beats_arithmetic", "lowest_mean_correlation", "lowest_values",
            "per_user_f1_reading", "F1_PER_USER_REASON"]
 
 #: below this many systems a ranking τ moves in steps too coarse to support a verdict
@@ -281,23 +281,6 @@ def deeper_better(key: str, what: str, *, larger_better: bool, metric: str = "")
               (("; " if ends == 0 else "") + "shallower beats deeper beyond the noise at "
                + ", ".join(f"@{a} > @{b}" for a, b in reversals[:5]) if reversals else "")
         return Evidence("inconclusive", rho, f"{detail}; {why}")
-    return check
-
-
-def median_at_least(key: str, threshold: float, what: str) -> Callable:
-    """The median off-diagonal entry of the matrix ``results[key]`` is ≥ ``threshold`` (exact τ)."""
-    def check(results):
-        few = few_systems(results)
-        if few:
-            return few
-        t = pd.DataFrame(results[key]).to_numpy(dtype=np.float64)
-        off = t[~np.eye(len(t), dtype=bool)]
-        off = off[np.isfinite(off)]
-        if not len(off):
-            return Evidence("inconclusive", None, f"no finite {what}")
-        med = float(np.median(off))
-        return Evidence(holds(med, ">=", threshold), med,
-                        f"median {what} {med:.3f} (lowest {off.min():.3f}; claim: ≥ {threshold:g})")
     return check
 
 

@@ -17,11 +17,66 @@ Example::
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+import dataclasses
+from typing import Any, Iterable, Iterator, Mapping
 
 from ..errors import InputError
 
-__all__ = ["assess_choices"]
+__all__ = ["assess_choices", "same_inputs"]
+
+
+class _Watched(Mapping):
+    """A read-only view of a results mapping that records every key a check reads."""
+
+    def __init__(self, data: Mapping[str, Any], seen: set):
+        self._data, self._seen = data, seen
+
+    def __getitem__(self, key):
+        self._seen.add(key)
+        return self._data[key]
+
+    def __iter__(self) -> Iterator:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __contains__(self, key) -> bool:
+        self._seen.add(key)
+        return key in self._data
+
+
+def _watching(claim, seen: set):
+    return dataclasses.replace(claim, check=lambda results, _c=claim.check: _c(_Watched(results, seen)))
+
+
+def _same(a: Any, b: Any) -> bool:
+    """The same result: one object, equal plain values, or equal pandas/numpy objects."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if a is None or isinstance(a, (bool, int, float, str, tuple)):
+        return a == b or (isinstance(a, float) and a != a and b != b)
+    equals = getattr(a, "equals", None)
+    if callable(equals):
+        try:
+            return bool(equals(b))
+        except Exception:
+            return False
+    return False
+
+
+def same_inputs(keys: Iterable[str], results_by_choice: Mapping[str, Mapping[str, Any]]) -> bool:
+    """Whether the results ``keys`` are the same under every reading (present or absent alike)."""
+    tables = list(results_by_choice.values())
+    for key in keys:
+        present = [key in t for t in tables]
+        if any(present) and not all(present):
+            return False
+        if all(present) and not all(_same(tables[0][key], t[key]) for t in tables[1:]):
+            return False
+    return True
 
 
 def assess_choices(claims: Iterable, results_by_choice: Mapping[str, Mapping[str, Any]],
@@ -31,9 +86,11 @@ def assess_choices(claims: Iterable, results_by_choice: Mapping[str, Mapping[str
 
     ``results_by_choice``: ``{reading: results}`` (e.g. ``{"concat": {...}, "mean": {...}}``).
     One row per claim, as :func:`~recmetrics.meta.findings.assess`: the shared verdict when every
-    reading agrees (the detail and value of the first reading, with "same under <others>"), else
-    ``inconclusive`` with each reading's verdict and detail; a column ``<choice>_verdicts`` keeps
-    every reading's verdict (``"concat: agrees; mean: agrees"``).
+    reading agrees (the detail and value of the first reading, with "(same verdict with <choice> =
+    <others>)" when the results the check read differ between the readings, or "(<choice> does not
+    enter these results)" when they are the same under all of them), else ``inconclusive`` with each
+    reading's verdict and detail; a column ``<choice>_verdicts`` keeps every reading's verdict
+    (``"concat: agrees; mean: agrees"``, or ``"any: agrees"`` when the choice does not enter).
     """
     from ..meta.findings import assess
 
@@ -41,14 +98,22 @@ def assess_choices(claims: Iterable, results_by_choice: Mapping[str, Mapping[str
     readings = list(results_by_choice)
     if not readings:
         raise InputError(f"give the results of at least one reading of {choice!r}")
-    tables = {r: assess(claims, results_by_choice[r], context, deviations) for r in readings}
+    read: list[set] = [set() for _ in claims]
+    tables = {r: assess([_watching(c, seen) for c, seen in zip(claims, read)], results_by_choice[r], context,
+                        deviations) for r in readings}
     first = tables[readings[0]].copy()
     per_row = []
     for i in range(len(first)):
         verdicts = {r: tables[r].verdict.iloc[i] for r in readings}
-        per_row.append("; ".join(f"{r}: {v}" for r, v in verdicts.items()))
         if len(readings) == 1:
+            per_row.append(f"{readings[0]}: {verdicts[readings[0]]}")
             continue
+        if len(set(verdicts.values())) == 1 and same_inputs(read[i], results_by_choice):
+            per_row.append(f"any: {verdicts[readings[0]]}")
+            first.loc[first.index[i], "our_evidence"] = (
+                f"{first.our_evidence.iloc[i]} ({choice} does not enter these results)")
+            continue
+        per_row.append("; ".join(f"{r}: {v}" for r, v in verdicts.items()))
         if len(set(verdicts.values())) == 1:
             first.loc[first.index[i], "our_evidence"] = (
                 f"{first.our_evidence.iloc[i]} (same verdict with {choice} = {', '.join(readings[1:])})")

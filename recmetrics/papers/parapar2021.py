@@ -36,6 +36,8 @@ Results a check reads (a missing one makes the claim ``inconclusive``, naming it
 ``table1_basis``  ``AxiomReport.bases()`` (what each cell rests on; optional, for the wording)
 ``tau``           :func:`~recmetrics.meta.perturbations.rank_correlation` (``tau_se`` optional)
 ``pshape``        :func:`~recmetrics.meta.perturbations.pvalue_summary`
+``pvalues``       :func:`~recmetrics.meta.perturbations.significance_vs_ideal` (``family, metric, level,
+                  pvalue``): "the subtopic metrics behave worse" (§5.3) reads the p-values themselves
 ``robustness``    :func:`~recmetrics.meta.perturbations.robustness` (one row per removal), or its
                   :func:`~recmetrics.meta.perturbations.robustness_summary` (``tau``, ``se``)
 
@@ -370,6 +372,28 @@ def _others_erratic(r) -> Evidence:
                     + ", ".join(f"{m} {v:.2f}" for m, v in zip(rows.metric, rows.largest_rise)))
 
 
+def _subtopic_worse(r) -> Evidence:
+    """"In general, the subtopic metrics behave worse than the other ones" (Fig. 3): each subtopic
+    metric's p-values against the ideal, as mean log10 p over every level of every family (higher:
+    the degradation is harder to detect), above every other metric's (exact p-values)."""
+    p = r["pvalues"]
+    if p.empty:
+        raise KeyError("pvalues")
+    logp = p.assign(logp=np.log10(np.maximum(p["pvalue"].to_numpy(dtype=float), 1e-300)))
+    overall = logp.groupby("metric").logp.mean()
+    group = [m for m in overall.index if _base(m) in SUBTOPIC]
+    if not group or len(group) == len(overall):
+        raise KeyError("p-values of the subtopic metrics and of the others")
+    verdict, detail = best_of(overall.to_dict(), group)
+    fam = logp.groupby(["family", "metric"]).logp.mean().unstack("family")
+    per_family = "; ".join(f"{f}: " + ", ".join(f"{m} {v:.2f}" for m, v in fam[f].sort_values(ascending=False).items())
+                           for f in fam.columns)
+    return Evidence(verdict, float(overall[group].min()),
+                    "mean log10 p over the levels (higher: worse at spotting the degradation): "
+                    + ", ".join(f"{m} {v:.2f}" for m, v in overall.sort_values(ascending=False).items())
+                    + f" — {detail.replace(' beats ', ' is above ')}. Per family: {per_family} (exact p-values)")
+
+
 # ----------------------------------------------------------------------------------- Experiment 3
 def _robust_frame(r) -> tuple[pd.DataFrame, bool]:
     s = r["robustness"]
@@ -462,6 +486,9 @@ EXPERIMENT_CLAIMS = [
     Claim("exp2-others-erratic-on-aspect-swaps", PAPER,
           "Exp. 2, aspect swaps: only αβ-nDCG behaves well; NRBP, EU, RBU and α-nDCG are erratic",
           "Fig. 3 right; §5.3", _others_erratic),
+    Claim("exp2-subtopic-worse", PAPER,
+          "Exp. 2: the subtopic metrics (S-Recall, S-RR) spot the degradations worse than the other metrics",
+          "Fig. 3; §5.3: 'In general, the subtopic metrics behave worse than the other ones'", _subtopic_worse),
     Claim("exp3-robust", PAPER,
           f"Exp. 3: αβ-nDCG keeps a high self-correlation (read here: τ >= {ROBUST_TAU:g}) with half the "
           "ratings missing, at both cut-offs", "Fig. 4; §5.4", _robust),
@@ -496,7 +523,7 @@ def paper_claims() -> list:
     >>> from recmetrics.meta import findings
     >>> claims = paper_claims()
     >>> len(claims), claims[0].id, claims[-1].id
-    (16, 'table1-a-nDCG', 'exp3-lower-beta-more-robust')
+    (17, 'table1-a-nDCG', 'exp3-lower-beta-more-robust')
     >>> tau = pd.DataFrame({"family": "swap", "metric": ["S-Recall@100", "S-RR"], "tau": [-0.6, -0.2],
     ...                     "n_systems": 51, "tau_se": [0.05, 0.2]})
     >>> out = findings.assess(claims, {"tau": tau}).set_index("id")

@@ -9,9 +9,10 @@ relevant item moved from rank 1 to 10 (Fig. 2), 1 to 9 relevant items for a perf
 its inverse (Fig. 3), a block of three relevant items moved down (Fig. 4). The ranking of Figure 1
 is an image: :data:`recmetrics.meta.guidelines.FIGURE1_RANKING` is the project's choice
 (``SETUP.notes``). The catalogue-scale identities (:data:`CATALOGUE_CLAIMS`) are the project's
-derivation, checked on a real run of the chapter's dataset; the paper states none of them.
+derivation, checked on a real run of the chapter's dataset; the paper states none of them, so they
+carry the paper key :data:`PROJECT` and are not among :data:`CLAIMS`.
 
-Claims (:data:`CLAIMS`): :data:`TOY_CLAIMS` quote the paper (§4.2, §4.3, §5.1, §5.2) about its
+Claims (:data:`CLAIMS` = :data:`TOY_CLAIMS`) quote the paper (§4.2, §4.3, §5.1, §5.2) about its
 figures; every check decides through the verdict rule of :mod:`recmetrics.meta.findings`. The toy
 values are exact (no sampling), so a comparison clears only the rule's floating-point tolerance —
 a tie within it is not a difference; the identities are means over users, compared with their
@@ -29,7 +30,7 @@ Example::
 
     >>> from recmetrics.papers import schroeder2011 as p
     >>> p.SETUP.cutoffs, p.SETUP.extra["n_items"], len(p.TOY_CLAIMS), len(p.CATALOGUE_CLAIMS)
-    ((4,), 10, 14, 6)
+    ((4,), 10, 15, 6)
 """
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ from ..meta.findings import Claim, Evidence, combine, holds, order
 from .setup import SetUp
 
 __all__ = ["PAPER", "SETUP", "CLAIMS", "TOY_CLAIMS", "CATALOGUE_CLAIMS", "CHAPTERS", "IDENTITIES", "TN_IDENTITIES",
-           "IDENTITY_TOLERANCE", "CORRELATION_THRESHOLD", "figure_series", "notebook_parameters", "deviations"]
+           "IDENTITY_TOLERANCE", "CORRELATION_THRESHOLD", "PROJECT", "figure_series", "notebook_parameters", "deviations"]
 
 PAPER = "001"
 #: an identity "holds" when the mean |difference| over users is at most this (metric units, range ≤ 2)
@@ -251,6 +252,25 @@ def _lauc_zero(results) -> Evidence:
                     f"Fig. 3, inverse recommender with ≤ {k} irrelevant items (all retrieved first): LAUC {_fmt(fit)}")
 
 
+def _lauc_minimal(results) -> Evidence:
+    """'The measure becomes minimal if no relevant items are retrieved within the top-k list': in
+    Figs. 2 and 4 every case with no relevant item in the top k sits at the figure's minimum, and every
+    case with one there lies above it (exact values)."""
+    verdicts, parts = [], []
+    for fig in (2, 4):
+        s = figure_series(results, fig, "LAUC", "position")
+        k = int(results[f"figure{fig}"]["k"].iloc[0])
+        outside, inside = s[s.index > k], s[s.index <= k]
+        if outside.empty or inside.empty:
+            raise KeyError(f"figure{fig}[LAUC, positions on both sides of k = {k}]")
+        low = float(outside.max())
+        verdicts += [holds(low - float(s.min()), "<=", 0.0), combine(holds(v, ">", low) for v in inside)]
+        parts.append(f"Fig. {fig}: no relevant item in the top {k} (positions > {k}) LAUC {_fmt(outside)}; "
+                     f"inside: {_fmt(inside)}")
+    return Evidence(combine(verdicts), None, "; ".join(parts) + " — minimal: the cases without a relevant item in "
+                    "the top k at the figure's lowest value, every other case above it")
+
+
 def _lauc_top(results) -> Evidence:
     s = figure_series(results, 2, "LAUC", "position")
     k = int(results["figure2"]["k"].iloc[0])
@@ -321,6 +341,9 @@ TOY_CLAIMS = [
     Claim("lauc-zero", PAPER, "LAUC is zero when all irrelevant items are retrieved first and fit in the list.",
           "§5.2: 'If all irrelevant items are retrieved first and fit within the top-k list the measure "
           "returns zero'.", _lauc_zero),
+    Claim("lauc-minimal", PAPER, "LAUC is minimal when no relevant item is retrieved within the top-k list.",
+          "§5.2, second property of LAUC: 'The measure becomes minimal if no relevant items are retrieved within "
+          "the top-k list'.", _lauc_minimal),
     Claim("lauc-top-increases", PAPER, "LAUC increases when a relevant item moves towards the top.",
           "§5.2: 'If a relevant item moves towards the top of the list the measure increases'.", _lauc_top),
     Claim("lauc-swap-equal", PAPER, "A swap at the top or at the bottom of the top-k list changes LAUC equally.",
@@ -404,13 +427,17 @@ IDENTITIES = {
                                     "the order inside a short list moves few of the ~|U|²/2 pairs)."),
 }
 
-CATALOGUE_CLAIMS = [Claim(cid, PAPER, text, _DERIVED, _identity(identity)) for cid, (identity, text) in IDENTITIES.items()]
+#: the paper key of the catalogue identities: the project's own checks, filed apart from the paper's claims
+#: (the Findings page lists them under their own heading and does not count them as claims of paper 001)
+PROJECT = "project"
+
+CATALOGUE_CLAIMS = [Claim(cid, PROJECT, text, _DERIVED, _identity(identity)) for cid, (identity, text) in IDENTITIES.items()]
 CATALOGUE_CLAIMS.append(Claim(
-    "id-judged-breaks", PAPER, "Judged only on the user's test items (universe=judged) the identities that need tn "
+    "id-judged-breaks", PROJECT, "Judged only on the user's test items (universe=judged) the identities that need tn "
     "to dominate (informedness ≈ recall, markedness ≈ precision, MCC ≈ sqrt(P·R)) break.",
     _DERIVED + " With few true negatives, fallout and fn/(fn+tn) are not small.", _judged_breaks))
 
-#: every claim of the chapter
-CLAIMS = TOY_CLAIMS + CATALOGUE_CLAIMS
-#: the claims each chapter tests
-CHAPTERS = {"04_choosing_a_metric": CLAIMS}
+#: the paper's claims (the catalogue identities are the project's checks, :data:`CATALOGUE_CLAIMS`)
+CLAIMS = TOY_CLAIMS
+#: the claims and checks each chapter tests
+CHAPTERS = {"04_choosing_a_metric": TOY_CLAIMS + CATALOGUE_CLAIMS}

@@ -30,7 +30,7 @@ from typing import Any, Mapping, Sequence
 
 from ..errors import InputError
 
-__all__ = ["SetUp", "deviations", "grid", "describe_grid"]
+__all__ = ["SetUp", "deviations", "row_deviations", "grid", "describe_grid"]
 
 
 def grid(start: float, stop: float, step: float) -> tuple[float, ...]:
@@ -191,3 +191,17 @@ def deviations(setup: SetUp, ran: Mapping[str, Any]) -> list[str]:
         if off:
             out.append(f"{key}: {', '.join(map(str, off))} (the set-up: {', '.join(map(str, allowed))})")
     return out
+
+
+def row_deviations(table, by_claim: Mapping[str, Sequence[str]]):
+    """A copy of a findings table (:func:`recmetrics.meta.findings.assess`) whose ``deviations``
+    column says, per row, where the run differs from the set-up for that claim
+    (``by_claim``: ``{claim id: [deviation, ...]}``, e.g. paper 004's ``deviations``); a row whose id
+    is not in ``by_claim`` is an error (every row states its set-up)."""
+    missing = sorted(set(table["id"]) - set(by_claim))
+    if missing:
+        raise InputError(f"no deviations given for claim {missing[0]!r}")
+    out = table.copy()
+    out["deviations"] = ["; ".join(str(d) for d in by_claim[i]) for i in out["id"]]
+    return out
+

@@ -22,6 +22,7 @@ Claims (:data:`CLAIMS`), each with the paper's words. Results a check reads:
 ``dp``, ``dp_se``, ``dp_floor``   Series metric → DP at 100, its Monte Carlo se, the DP at the floor
 ``robustness``                   :class:`~recmetrics.meta.robustness.Robustness`, arithmetic mean
 ``robustness_geo``               the same with the geometric mean
+``tau``                          τ matrix among the metrics' arithmetic orderings (Fig. 1, §6.1)
 ``tau_geo``                      τ matrix among the metrics' geometric orderings (Fig. 9)
 ``mean_tau``                     DataFrame with column ``tau``: τ(arithmetic, geometric) per metric (§7.1)
 ``f1_reading``                   ``"per-user"`` (default) or ``"aggregate"``: how GF1 was aggregated
@@ -42,6 +43,8 @@ from ..recommenders import PAPER_SYSTEMS
 from .checks import (dp_best, geometric_beats_arithmetic, lowest_mean_correlation, lowest_values,
                      per_user_f1_reading, robustness_among_least, robustness_best, robustness_worst_everywhere)
 from ..meta.robustness import GRIDS_000, QUICK_GRIDS
+from .scenario_checks import (STRONG_TAU, all_of, falls_slowly_linearly, robustness_among_most, robustness_tiers,
+                              scenario_below, tau_at_size, tau_pair_at_least)
 from .setup import SetUp
 
 __all__ = ["PAPER", "SETUP", "QUICK", "CLAIMS", "METRIC_CLAIMS", "GEOMETRIC_CLAIMS", "CHAPTERS",
@@ -102,13 +105,27 @@ QUICK = SETUP.replace(
     n_permutations=2000,
 )
 
+
 METRIC_CLAIMS = [
+    Claim("mrr-err-differ", PAPER, "MRR and ERR differ noticeably from the rest of the metrics",
+          "§6.1, Fig. 1: 'MRR and ERR differ noticeably from the rest of the metrics, especially on MovieLens 1M "
+          "and LibraryThing'", lowest_mean_correlation("tau", ["RR", "ERR"], prefix="")),
+    Claim("map-ndcg-strong", PAPER, "MAP is strongly correlated with NDCG",
+          "§6.1, Fig. 1: 'MAP is strongly correlated with NDCG on the three datasets'",
+          tau_pair_at_least("tau", "AP", "nDCG", STRONG_TAU)),
     Claim("dp-ndcg-top", PAPER, "NDCG shows the highest discriminative power",
           "§6.2, Table 3: 'Overall, NDCG shows the highest discriminative power' (first on MovieLens and "
           "LibraryThing, fifth on BeerAdvocate)", dp_best(["nDCG"])),
     Claim("p-most-robust-ratings", PAPER, "Precision, F1 and NDCG show the best robustness to rating sparsity",
           "§6.3.1, Fig. 3: 'Precision, F1, and NDCG show the best robustness trends on the three datasets'",
           robustness_best(["P", "F1", "nDCG"], "ratings")),
+    Claim("ratings-half-above-09", PAPER, "Every metric keeps τ above 0.9 with half of the test ratings removed",
+          "§6.3.1, Fig. 3: 'all the metrics are fairly robust to random rating sparsity since the correlation is "
+          "above 0.9 even when removing half of the test set'", tau_at_size("ratings", 0.5, STRONG_TAU)),
+    Claim("p-falls-slowly-linearly", PAPER, "The value of Precision falls slowly and linearly as ratings are removed",
+          "§6.3.1, Fig. 4: 'the absolute value of Precision decreases quite slowly and linearly with the amount of "
+          "removed ratings, whereas other metrics decrease much faster, and in a sublinear fashion'",
+          falls_slowly_linearly(["P"], "ratings")),
     Claim("mrr-err-least-robust", PAPER, "MRR and ERR rank among the least robust metrics",
           "§6.3.1, Fig. 3: 'MRR and ERR are found to rank among the least robust metrics (except in "
           "LibraryThing)'", robustness_among_least(["RR", "ERR"], "ratings")),
@@ -118,11 +135,18 @@ METRIC_CLAIMS = [
     Claim("mrr-err-worst-popular", PAPER, "MRR and ERR are the least robust to removing popular items",
           "§6.3.2, Fig. 6: '... whereas MRR and ERR are the worst'",
           robustness_worst_everywhere(["RR", "ERR"], ["popular-items"])),
+    Claim("items-hurt-more", PAPER, "Removing whole items lowers τ more than removing individual ratings",
+          "§6.3.2, Fig. 5 vs Fig. 3: 'the drop in correlation is more pronounced when removing whole items instead "
+          "of individual ratings from the test set'", scenario_below("random-items", "ratings")),
+    Claim("random-users-smoother", PAPER, "Removing random users lowers τ less than removing ratings or items",
+          "§6.3.3, Fig. 7: 'similar results to those obtained when removing random ratings (Fig. 3) and random "
+          "items (Fig. 5), but with a much smoother decrease in correlation'",
+          all_of(scenario_below("ratings", "random-users"), scenario_below("random-items", "random-users"))),
     Claim("large-users-utility-best", PAPER,
-          "When the largest users are removed, MRR, ERR, InfAP and Bpref are the most robust",
+          "When the largest users are removed, MRR and ERR and, to a lesser degree, InfAP and Bpref are the most robust",
           "§6.3.3, Fig. 8: 'MRR, ERR and, to a lesser degree, InfAP and Bpref show the best robustness. In "
           "contrast, metrics such as Precision, F1 or NDCG ... present now lower robustness'",
-          robustness_best(["RR", "ERR", "infAP", "bpref"], "large-users")),
+          robustness_tiers([["RR", "ERR"], ["infAP", "bpref"]], "large-users")),
 ]
 
 GEOMETRIC_CLAIMS = [
@@ -139,6 +163,12 @@ GEOMETRIC_CLAIMS = [
     Claim("gf1-gmrr-least-robust", PAPER, "GF1 and GMRR are the least robust geometric metrics in every scenario",
           "§7.2, Figs. 10-14: 'In all the scenarios, GF1 and GMRR are now the least robust metrics'",
           per_user_f1_reading(robustness_worst_everywhere(["F1", "RR"], SCENARIOS, key="robustness_geo"))),
+    Claim("gp-gndcg-robust", PAPER, "GP and GNDCG exhibit good robustness in every scenario but the largest users",
+          "§7.2, Figs. 10-13: 'Overall, we can see similar trends in missing ratings, items missing at random and users "
+          "missing at random. When removing the most popular items, the correlations quickly drop. Geometric "
+          "Precision and GNDCG exhibit good robustness in all those cases'",
+          robustness_among_most(["P", "nDCG"], ("ratings", "random-items", "random-users", "popular-items"),
+                                key="robustness_geo", label="G")),
     Claim("gp-gndcg-large-users", PAPER, "GP and GNDCG are more robust than P and NDCG when large users are removed",
           "§7.2, Fig. 14 vs Fig. 8: 'GP and GNDCG are more robust than P and NDCG when removing the users with "
           "large user profiles'", geometric_beats_arithmetic(["P", "nDCG"], "large-users")),

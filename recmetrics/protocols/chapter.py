@@ -33,6 +33,7 @@ THESIS_UNIFORM_SPLIT = {"data": "MovieLens 1M", "sigma": 0.2, "eps": 0.2, "T": 1
 THESIS_DESIGNS = {
     "1R": f"TI-1R-NN(n={DEFAULT_N})",
     "AR-AN": "TI-AR-AN",                                  # Fig. 4.1's AR (TI-AN)
+    "AR-AI": "AI-AR-AN",                                  # Fig. 4.1's AR with every item a candidate (AI-AN)
     "AR": "TI-AR-NN(n={T})",                              # Fig. 4.7's AR
     "P1R": f"P1R(m=10,n={DEFAULT_N},popularity=full)",
     "P1R-train": f"P1R(m=10,n={DEFAULT_N},popularity=train)",

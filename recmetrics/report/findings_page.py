@@ -48,6 +48,10 @@ PAPERS: dict[str, tuple[str, str]] = {
             "experimental designs and biases.*"),
     "zoo": ("Sanity checks of the recommender zoo",
             "Expectations the book checks before it trusts finer comparisons; not claims of the papers."),
+    "project": ("The project's own checks",
+                "Identities the project derives from a paper's definitions and checks on data (chapter 04: "
+                "Schröder et al.'s metrics at catalogue scale); the papers state none of them, so they are not "
+                "counted as the papers' claims."),
 }
 
 
@@ -59,13 +63,15 @@ def paper_key(paper: Any) -> str:
     return m.group(1) if m else text
 
 
-#: the set-up entries shown with each row: (row/context keys, chapter parameter keys, label)
+#: the set-up entries shown with each row: (row/context keys, chapter parameter keys, label; "{}" the value)
 _SETUP = (
-    (("systems", "n_systems"), ("n_systems", "systems"), "systems"),
-    (("folds",), ("folds",), "folds"),
-    (("samples", "n_samples"), ("n_samples", "n_removals"), "samples"),
-    (("permutations", "n_permutations"), ("n_permutations",), "permutations"),
-    (("users",), ("users", "n_users"), "users"),
+    (("systems", "n_systems"), ("n_systems", "systems"), "{} systems"),
+    (("folds",), ("folds",), "{} folds"),
+    (("samples", "n_samples"), ("n_samples", "n_removals"), "{} samples"),
+    (("permutations", "n_permutations"), ("n_permutations",), "{} permutations"),
+    (("users",), ("users", "n_users"), "{} users"),
+    (("bootstrap", "n_bootstrap"), ("n_bootstrap",), "{} bootstrap replicates"),
+    (("seed",), ("seed",), "split seed {}"),
 )
 
 _PARAM_ROW = re.compile(r"^\|\s*`([^`]+)`\s*\|\s*`(.*)`\s*\|\s*$")
@@ -168,7 +174,7 @@ def _setup(row: Mapping[str, Any], params: Mapping[str, Any]) -> list[str]:
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         if isinstance(value, int) and not isinstance(value, bool):
-            shown.append(f"{value:,} {label}")
+            shown.append(label.format(f"{value:,}"))
     return shown
 
 
@@ -274,7 +280,14 @@ def write_findings_page(generated_dir: str | os.PathLike) -> Path | None:
         return None
     counts = table.verdict.value_counts()
     verdicts = list(findings.VERDICTS) + sorted(set(table.verdict) - set(findings.VERDICTS))
-    summary = ", ".join(f"{counts.get(v, 0)} {v}" for v in verdicts)
+    is_paper = table.paper.map(paper_key).str.fullmatch(r"\d{3}")
+    paper_counts = table.verdict[is_paper].value_counts()
+    summary = f"{int(is_paper.sum())} claims of the papers: " + ", ".join(
+        f"{paper_counts.get(v, 0)} {v}" for v in verdicts)
+    if not is_paper.all():
+        own = table.verdict[~is_paper].value_counts()
+        summary += f"; and {int((~is_paper).sum())} of the project's own checks, not counted as the papers' claims: " \
+            + ", ".join(f"{own.get(v, 0)} {v}" for v in verdicts if own.get(v, 0))
 
     infos = {ch: chapter_info(generated / f"{ch}.ipynb") for ch in table.chapter.unique()}
     anchors: dict[int, str] = {}
@@ -316,7 +329,7 @@ def write_findings_page(generated_dir: str | os.PathLike) -> Path | None:
     parts = ["# Findings: the papers' claims, tested", "",
              f"Every claim of the papers that a chapter tests, with the paper's evidence, the evidence computed "
              f"by that chapter for the dataset and profile it ran with, and the verdict its code gave "
-             f"({len(table)} claims: {summary}). Nothing on this page is typed by hand: it is gathered from the "
+             f"({summary}). Nothing on this page is typed by hand: it is gathered from the "
              f"JSON files the chapters wrote. *not testable* means the project's set-up cannot produce the "
              f"effect the claim is about (the evidence says why); *inconclusive* that it could, but the "
              f"evidence does not clear its uncertainty. Each row links to the section of the chapter that "
