@@ -17,6 +17,7 @@ Example::
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -25,9 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+import numpy as np
+
 from ..errors import InputError
 
-__all__ = ["Claim", "Evidence", "VERDICTS", "NOISE_SE", "REL_TOL", "combine", "order", "holds", "best_of",
+__all__ = ["Claim", "Evidence", "VERDICTS", "NOISE_SE", "REL_TOL", "MIN_SE_SAMPLES", "SE", "Comparison", "compare",
+           "family", "combine_comparisons", "threshold_reading", "combine", "order", "holds", "best_of",
            "not_testable", "assess", "save", "collect", "findings_dir", "to_markdown", "claim_anchor",
            "row_anchors"]
 
@@ -36,74 +40,295 @@ __all__ = ["Claim", "Evidence", "VERDICTS", "NOISE_SE", "REL_TOL", "combine", "o
 #: does not clear its uncertainty (or a result was not computed).
 VERDICTS = ("agrees", "disagrees", "inconclusive", "not testable")
 
-#: a difference must exceed this many standard errors (of the difference) to decide a comparison
+#: a difference must exceed this many standard errors (of the difference) to decide a comparison;
+#: its two-sided level ``2·(1 − Φ(2)) = 4.55 %`` is the error rate the rule promises, per claim
 NOISE_SE = 2.0
 #: relative floating-point tolerance: differences below ``REL_TOL * max(1, |a|, |b|)`` are ties
 REL_TOL = 1e-9
+#: an se estimated from fewer samples than this is unknown (it decides nothing)
+MIN_SE_SAMPLES = 2
 
 
-def _band(a: float, b: float, se: float, z: float) -> float:
-    return z * se + REL_TOL * max(1.0, abs(a), abs(b))
+class SE(float):
+    """A standard error *estimated* from ``n`` samples (Monte Carlo draws, replicates): ``SE(0.01, n=5)``.
+
+    A plain number passed as an se is taken as known (closed form, or estimated from so many draws
+    that its own error does not matter, e.g. DP's ``sqrt(Σ p(1−p)/B)`` with B in the thousands);
+    ``None`` or 0 is an exact value. An ``SE`` says the se is itself an estimate: the rule widens the
+    band with Student's t on ``n − 1`` degrees of freedom (Welch–Satterthwaite for a difference), and
+    an se of 0 (five identical samples) or from fewer than :data:`MIN_SE_SAMPLES` samples is unknown.
+
+    >>> SE(0.0, n=5), order(0.1333334, 0.1333333, SE(0.0, n=5), SE(0.0, n=5))
+    (SE(0.0, n=5), 0)
+    """
+
+    n: int
+
+    def __new__(cls, value: float, n: int):
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+            raise InputError(f"SE: n must be a count of samples (an integer >= 0), got {n!r}")
+        out = super().__new__(cls, value)
+        out.n = int(n)
+        return out
+
+    def __repr__(self) -> str:
+        return f"SE({float(self)!r}, n={self.n})"
+
+    def __reduce__(self):
+        return SE, (float(self), self.n)
 
 
-def _se_diff(se_a: float | None, se_b: float | None) -> float:
-    """The standard error of a difference; ``None`` means an exact number (se 0), NaN an unknown
-    uncertainty (infinite: nothing can be decided against it)."""
-    parts = [0.0 if x is None else float(x) for x in (se_a, se_b)]
-    if any(math.isnan(x) for x in parts):
-        return math.inf
-    return math.sqrt(sum(x * x for x in parts))
+def _check_z(z: float) -> float:
+    if isinstance(z, bool) or not isinstance(z, (int, float, np.integer, np.floating)) or not (z > 0) \
+            or not math.isfinite(float(z)):
+        raise InputError(f"z (the noise band in standard errors) must be a finite number > 0, got {z!r}")
+    return float(z)
 
 
-def order(a: float, b: float, se_a: float | None = 0.0, se_b: float | None = 0.0, *, z: float = NOISE_SE) -> int:
+def _var_df(se, what: str = "se") -> tuple[float, float]:
+    """``(variance, degrees of freedom)`` of one se: exact → (0, inf), unknown → (inf, inf)."""
+    if se is None:
+        return 0.0, math.inf
+    if isinstance(se, bool) or not isinstance(se, (int, float, np.integer, np.floating)):
+        raise InputError(f"{what} must be a number >= 0, None (exact) or NaN (unknown), got {se!r}")
+    v = float(se)
+    if v < 0:
+        raise InputError(f"{what} must be >= 0 (a standard error), got {v!r}")
+    if math.isnan(v) or math.isinf(v):
+        return math.inf, math.inf
+    n = getattr(se, "n", None)
+    if n is None:
+        return v * v, math.inf
+    if n < MIN_SE_SAMPLES or v == 0.0:
+        return math.inf, math.inf
+    return v * v, float(n - 1)
+
+
+def _se_df(*ses) -> tuple[float, float]:
+    """se of a sum/difference of independent estimates and its Welch–Satterthwaite degrees of freedom."""
+    parts = [_var_df(s) for s in ses]
+    var = sum(v for v, _ in parts)
+    if math.isinf(var):
+        return math.inf, math.inf
+    denom = sum(v * v / d for v, d in parts if v > 0 and math.isfinite(d))
+    return math.sqrt(var), (var * var / denom if denom > 0 else math.inf)
+
+
+@functools.lru_cache(maxsize=512)
+def _quantile(z: float, df: float) -> float:
+    """The band in se: ``z`` for a known se, Student's t at the same coverage for ``df`` degrees of freedom."""
+    if math.isinf(df):
+        return z
+    from scipy import stats
+
+    return float(stats.t.ppf(stats.norm.cdf(z), df))
+
+
+def _level(z: float) -> float:
+    """The two-sided error rate of a ``z``-se band: 2·(1 − Φ(z))."""
+    return math.erfc(z / math.sqrt(2.0))
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One comparison ``a − b`` against its noise: ``gap`` (a − b), ``se`` of the difference (inf:
+    unknown), its degrees of freedom ``df`` (inf: a known se), the floating-point tolerance ``tol``,
+    a ``label`` for details and, when replicates decided it, ``votes = (replicates where a > b, R)``."""
+
+    label: str
+    gap: float
+    se: float
+    df: float = math.inf
+    tol: float = 0.0
+    votes: tuple[int, int] | None = None
+
+    def sign(self, z: float = NOISE_SE) -> int:
+        """+1 / −1 when ``|gap| > q·se + tol`` (``q`` = :func:`_quantile`), else 0."""
+        if not math.isfinite(self.gap) or math.isinf(self.se):
+            return 0
+        band = _quantile(_check_z(z), self.df) * self.se + self.tol
+        return 0 if abs(self.gap) <= band else (1 if self.gap > 0 else -1)
+
+    @property
+    def p(self) -> float:
+        """Two-sided p-value of ``gap ≠ 0`` beyond the tolerance (1 when undecidable, 0 for an exact gap):
+        ``p < level(z)`` exactly when :meth:`sign` decides, so Holm's step-down can order comparisons."""
+        excess = abs(self.gap) - self.tol if math.isfinite(self.gap) else -1.0
+        if excess <= 0 or math.isinf(self.se):
+            return 1.0
+        if self.se == 0:
+            return 0.0
+        if math.isinf(self.df):
+            return math.erfc(excess / self.se / math.sqrt(2.0))
+        from scipy import stats
+
+        return float(2 * stats.t.sf(excess / self.se, self.df))
+
+    def text(self) -> str:
+        return self.label + (f" (holds in {self.votes[0]} of {self.votes[1]} replicates)" if self.votes else "")
+
+
+def _replicate_part(reps_a, reps_b) -> tuple[SE | None, tuple[int, int] | None]:
+    """The batch-means se of a difference from paired per-replicate values (``sd(d)/√R``, an
+    :class:`SE` on R samples) and how many replicates have ``a > b``."""
+    if reps_a is None and reps_b is None:
+        return None, None
+    a = np.asarray(reps_a if reps_a is not None else np.zeros(np.shape(reps_b)), dtype=np.float64).ravel()
+    b = np.asarray(reps_b if reps_b is not None else np.zeros(a.shape), dtype=np.float64).ravel()
+    if a.shape != b.shape:
+        raise InputError(f"replicates of a comparison must be paired, got {a.size} and {b.size} values")
+    d = (a - b)[np.isfinite(a - b)]
+    if d.size < MIN_SE_SAMPLES:
+        return SE(math.nan, n=int(d.size)), (int((d > 0).sum()), int(d.size))
+    return SE(float(d.std(ddof=1) / math.sqrt(d.size)), n=int(d.size)), (int((d > 0).sum()), int(d.size))
+
+
+def compare(a: float, b: float, se_a=0.0, se_b=0.0, *, reps_a=None, reps_b=None, label: str = "") -> Comparison:
+    """:class:`Comparison` of ``a − b`` with the two estimates' se (independent) and, when given, the
+    paired per-replicate values of both (their spread's batch-means se is added: the data split's
+    variability, :mod:`recmetrics.meta.replicates`)."""
+    a, b = float(a), float(b)
+    rep_se, votes = _replicate_part(reps_a, reps_b)
+    se, df = _se_df(se_a, se_b, rep_se) if rep_se is not None else _se_df(se_a, se_b)
+    gap = a - b if math.isfinite(a) and math.isfinite(b) else math.nan
+    return Comparison(label or f"{a:.4g} vs {b:.4g}", gap, se, df, REL_TOL * max(1.0, abs(a), abs(b))
+                      if math.isfinite(gap) else 0.0, votes)
+
+
+def family(comparisons: Iterable[Comparison], *, z: float = NOISE_SE) -> tuple[str, list, list, list]:
+    """One verdict for a claim that makes several comparisons at once, each oriented so that
+    ``gap > 0`` is what the claim says; returns ``(verdict, held, reversed, undecided)``.
+
+    * ``agrees`` when *every* comparison holds beyond its band (an intersection-union test: if the
+      claim is false some comparison is, and that one alone passes with probability at most the
+      level ``2·(1 − Φ(z))``, so no correction is needed);
+    * ``disagrees`` when Holm's step-down over the two-sided p-values of all m comparisons
+      (family-wise level ``2·(1 − Φ(z))``) rejects a comparison that goes against the claim: with
+      all comparisons truly null, that happens in at most 4.55 % of draws however many there are;
+    * otherwise ``inconclusive``.
+    """
+    z = _check_z(z)
+    comps = list(comparisons)
+    held = [c for c in comps if c.sign(z) > 0]
+    alpha, m = _level(z), len(comps)
+    rejected = []
+    for i, c in enumerate(sorted(comps, key=lambda c: c.p)):
+        if c.p > alpha / (m - i):
+            break
+        rejected.append(c)
+    reversed_ = [c for c in rejected if c.gap < 0]
+    undecided = [c for c in comps if c not in held and c not in reversed_]
+    verdict = "disagrees" if reversed_ else "agrees" if comps and len(held) == m else "inconclusive"
+    return verdict, held, reversed_, undecided
+
+
+def combine_comparisons(comparisons: Iterable[Comparison], *, z: float = NOISE_SE) -> tuple[str, str]:
+    """:func:`family` with a one-line detail: ``(verdict, detail)``."""
+    verdict, held, rev, und = family(comparisons, z=z)
+    if rev:
+        return verdict, "against the claim beyond the noise (Holm over the comparisons): " + "; ".join(c.text() for c in rev)
+    if und:
+        return verdict, "within the noise: " + "; ".join(c.text() for c in und)
+    return verdict, f"all {len(held)} comparison(s) hold beyond {z:g} standard errors"
+
+
+def order(a: float, b: float, se_a: float | None = 0.0, se_b: float | None = 0.0, *, z: float = NOISE_SE,
+          reps_a=None, reps_b=None) -> int:
     """The one comparison rule: ``+1`` if ``a > b`` beyond the noise, ``-1`` if ``a < b``, ``0`` if not decided.
 
-    The noise band is ``z * sqrt(se_a² + se_b²)`` (the standard error of the difference of two
+    The noise band is ``q · sqrt(se_a² + se_b²)`` (the standard error of the difference of two
     independent estimates; ``se = 0`` or ``None`` for exact numbers, NaN for an unknown uncertainty,
-    which decides nothing) plus a relative floating-point tolerance
-    :data:`REL_TOL`, so an exact tie or a 1e-16 difference never decides anything.
+    which decides nothing; an :class:`SE` estimated from few samples widens ``q`` from ``z`` to
+    Student's t) plus a relative floating-point tolerance :data:`REL_TOL`, so an exact tie or a
+    1e-16 difference never decides anything. ``reps_a``/``reps_b``: paired per-replicate values
+    (data splits), whose spread enters the se (:func:`compare`). A negative se, or a ``z`` that is
+    not a finite number > 0, is an :class:`~recmetrics.errors.InputError`.
 
     >>> order(0.5, 0.4), order(0.5, 0.5 + 2e-16), order(0.50, 0.49, 0.01, 0.01)
     (1, 0, 0)
     """
-    a, b = float(a), float(b)
-    if not (math.isfinite(a) and math.isfinite(b)):
-        return 0
-    gap = a - b
-    band = _band(a, b, _se_diff(se_a, se_b), z)
-    return 0 if abs(gap) <= band else (1 if gap > 0 else -1)
+    return compare(a, b, se_a, se_b, reps_a=reps_a, reps_b=reps_b).sign(z)
 
 
-def holds(value: float, relation: str, threshold: float, se: float | None = 0.0, *, z: float = NOISE_SE) -> str:
+def _check_threshold(threshold) -> float:
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(float(threshold)):
+        raise InputError(f"threshold must be a finite number, got {threshold!r}")
+    return float(threshold)
+
+
+def holds(value: float, relation: str, threshold: float, se: float | None = 0.0, *, z: float = NOISE_SE,
+          replicates=None) -> str:
     """Verdict of ``value <relation> threshold`` (relation one of ``> >= < <=``) against its uncertainty.
 
     Beyond the noise band the claim ``agrees`` or ``disagrees``. Inside it a strict relation is
     ``inconclusive``; a non-strict one (``>=``, ``<=``) ``agrees`` when the value is exact
     (``se = 0``: 0.7999999999999998 ≥ 0.8 holds) and is ``inconclusive`` when it is an estimate.
+    ``replicates``: the value on each data split (their spread enters the se, :func:`compare`).
 
     >>> holds(0.7999999999999998, ">=", 0.8), holds(0.8 + 2e-16, ">", 0.8), holds(0.75, ">=", 0.8, se=0.04)
     ('agrees', 'inconclusive', 'inconclusive')
     """
     if relation not in (">", ">=", "<", "<="):
         raise InputError(f"relation must be one of '>', '>=', '<', '<=', got {relation!r}")
-    sign = order(value, threshold, se, 0.0, z=z)
+    threshold = _check_threshold(threshold)
+    reps_t = None if replicates is None else np.full(np.shape(np.ravel(replicates)), threshold)
+    sign = compare(value, threshold, se, 0.0, reps_a=replicates, reps_b=reps_t).sign(z)
     if relation.startswith("<"):
         sign = -sign
     if sign:
         return "agrees" if sign > 0 else "disagrees"
-    exact = se is None or float(se) == 0.0
+    exact = (se is None or (float(se) == 0.0 and getattr(se, "n", None) is None)) and replicates is None
     return "agrees" if relation.endswith("=") and exact and math.isfinite(float(value)) else "inconclusive"
 
 
+def threshold_reading(value: float, relation: str, threshold: float, step: float, se: float | None = 0.0, *,
+                      name: str = "threshold", z: float = NOISE_SE, replicates=None) -> tuple[str, str]:
+    """A claim decided at a threshold *the project chose* (the paper gives none): ``(verdict, detail)``.
+
+    The verdict is :func:`holds` at ``threshold``, reported with the verdicts one ``step`` either
+    side ("agrees at 0.9 (the project's reading of 'high'); at 0.85 / 0.95: agrees / inconclusive").
+    When a neighbour gives the opposite decided verdict the claim flips within one step of a
+    project-chosen number, and it is ``inconclusive`` (DESIGN.md), the detail saying so.
+
+    >>> threshold_reading(0.93, ">=", 0.9, 0.05, name="'high' τ")
+    ('inconclusive', "0.93 ≥ 0.9 (the project's reading of 'high' τ): agrees; at 0.85 / 0.95: agrees / disagrees — flips within one step of the project's threshold")
+    """
+    threshold, step = _check_threshold(threshold), _check_threshold(step)
+    if step <= 0:
+        raise InputError(f"step must be > 0, got {step!r}")
+    at, lo, hi = (holds(value, relation, t, se, z=z, replicates=replicates)
+                  for t in (threshold, threshold - step, threshold + step))
+    sym = {">": ">", ">=": "≥", "<": "<", "<=": "≤"}[relation]
+    detail = (f"{float(value):.4g} {sym} {threshold:g} (the project's reading of {name}): {at}; "
+              f"at {threshold - step:g} / {threshold + step:g}: {lo} / {hi}")
+    opposite = {"agrees": "disagrees", "disagrees": "agrees"}.get(at)
+    if opposite in (lo, hi):
+        return "inconclusive", detail + " — flips within one step of the project's threshold"
+    return at, detail
+
+
+def _check_group(group) -> list:
+    if isinstance(group, (str, bytes)):
+        raise InputError(f"group must be a list of entries, got the string {group!r} (write [{group!r}])")
+    group = list(group)
+    if not group:
+        raise InputError("group is empty: name the entries the claim is about")
+    return group
+
+
 def best_of(values: Mapping[str, float], group: Iterable[str], se: Mapping[str, float] | None = None, *,
-            higher: bool = True, z: float = NOISE_SE) -> tuple[str, str]:
+            higher: bool = True, z: float = NOISE_SE, replicates: Mapping[str, Any] | None = None) -> tuple[str, str]:
     """Is every member of ``group`` better than every other entry, each comparison against its noise?
 
-    Returns ``(verdict, detail)``: ``agrees`` when each member beats each non-member beyond the
-    noise (:func:`order`), ``disagrees`` when some non-member beats some member beyond it,
+    Returns ``(verdict, detail)`` from the m × k member-vs-other comparisons as one family
+    (:func:`family`): ``agrees`` when each member beats each non-member beyond the noise,
+    ``disagrees`` when Holm's step-down over the m × k comparisons finds a non-member ahead of a
+    member (the family-wise error stays at the rule's level however many pairs there are),
     ``inconclusive`` otherwise (the detail names the undecided pairs). A claim about one metric
     ("P is the most robust") is ``group = ["P"]``; a claim worded about several ("P, F1 and nDCG
-    show the best robustness") passes them all, and is tested as worded.
+    show the best robustness") passes them all, and is tested as worded. ``replicates``: per entry,
+    its values on the data-split replicates (paired by position), whose spread enters every comparison.
 
     >>> best_of({"P": 0.9, "AP": 0.8, "RR": 0.5}, ["P"])[0]
     'agrees'
@@ -111,23 +336,30 @@ def best_of(values: Mapping[str, float], group: Iterable[str], se: Mapping[str, 
     'inconclusive'
     """
     se = dict(se or {})
-    group = list(group)
+    reps = dict(replicates or {})
+    group = _check_group(group)
     missing = [g for g in group if g not in values]
     if missing:
         raise KeyError(missing[0])
     others = [k for k in values if k not in group]
     if not others:
         return "inconclusive", "nothing to compare with"
-    beaten, undecided = [], []
+    comps = []
     for m in group:
         for o in others:
-            s = order(values[m], values[o], se.get(m), se.get(o), z=z) * (1 if higher else -1)
-            (beaten if s < 0 else undecided if s == 0 else []).append((m, o))
-    if beaten:
-        return "disagrees", "; ".join(f"{o} beats {m} ({values[o]:.4g} vs {values[m]:.4g})" for m, o in beaten)
-    if undecided:
-        return "inconclusive", "within the noise: " + "; ".join(
-            f"{m} {values[m]:.4g} vs {o} {values[o]:.4g}" for m, o in undecided)
+            a, b, sa, sb, ra, rb = (values[m], values[o], se.get(m), se.get(o), reps.get(m), reps.get(o))
+            if not higher:
+                a, b, sa, sb, ra, rb = b, a, sb, sa, rb, ra
+            comps.append(compare(a, b, sa, sb, reps_a=ra, reps_b=rb, label=f"{m} {values[m]:.4g} vs {o} {values[o]:.4g}"))
+    verdict, held, rev, und = family(comps, z=z)
+    pairs = {id(c): (m, o) for c, (m, o) in zip(comps, [(m, o) for m in group for o in others])}
+    if rev:
+        return "disagrees", "; ".join(
+            f"{o} beats {m} ({values[o]:.4g} vs {values[m]:.4g})" + (f", in {c.votes[1] - c.votes[0]} of {c.votes[1]} "
+                                                                     f"replicates" if c.votes else "")
+            for c in rev for m, o in [pairs[id(c)]]) + f" (Holm over the {len(comps)} pairs)"
+    if und:
+        return "inconclusive", "within the noise: " + "; ".join(c.text() for c in und)
     return "agrees", f"{', '.join(map(str, group))} beat(s) every other entry beyond {z:g} standard errors"
 
 
