@@ -17,6 +17,7 @@ Example::
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
@@ -31,7 +32,7 @@ import numpy as np
 from ..errors import InputError
 
 __all__ = ["Claim", "Evidence", "VERDICTS", "NOISE_SE", "REL_TOL", "MIN_SE_SAMPLES", "SE", "Comparison", "compare",
-           "family", "combine_comparisons", "threshold_reading", "combine", "order", "holds", "best_of",
+           "family", "group_comparisons", "combine_comparisons", "threshold_reading", "combine", "order", "holds", "best_of",
            "not_testable", "assess", "save", "collect", "findings_dir", "to_markdown", "claim_anchor",
            "row_anchors"]
 
@@ -133,7 +134,8 @@ def _level(z: float) -> float:
 class Comparison:
     """One comparison ``a − b`` against its noise: ``gap`` (a − b), ``se`` of the difference (inf:
     unknown), its degrees of freedom ``df`` (inf: a known se), the floating-point tolerance ``tol``,
-    a ``label`` for details and, when replicates decided it, ``votes = (replicates where a > b, R)``."""
+    a ``label`` for details and, when replicates decided it, ``votes = (replicates where a > b, R)``;
+    ``pair``/``values``: the two entries and their values, when a check needs them back."""
 
     label: str
     gap: float
@@ -141,6 +143,8 @@ class Comparison:
     df: float = math.inf
     tol: float = 0.0
     votes: tuple[int, int] | None = None
+    pair: tuple | None = None
+    values: tuple | None = None
 
     def sign(self, z: float = NOISE_SE) -> int:
         """+1 / −1 when ``|gap| > q·se + tol`` (``q`` = :func:`_quantile`), else 0."""
@@ -335,8 +339,6 @@ def best_of(values: Mapping[str, float], group: Iterable[str], se: Mapping[str, 
     >>> best_of({"P": 0.9, "AP": 0.9, "RR": 0.5}, ["P"])[0]
     'inconclusive'
     """
-    se = dict(se or {})
-    reps = dict(replicates or {})
     group = _check_group(group)
     missing = [g for g in group if g not in values]
     if missing:
@@ -344,23 +346,38 @@ def best_of(values: Mapping[str, float], group: Iterable[str], se: Mapping[str, 
     others = [k for k in values if k not in group]
     if not others:
         return "inconclusive", "nothing to compare with"
-    comps = []
-    for m in group:
-        for o in others:
-            a, b, sa, sb, ra, rb = (values[m], values[o], se.get(m), se.get(o), reps.get(m), reps.get(o))
-            if not higher:
-                a, b, sa, sb, ra, rb = b, a, sb, sa, rb, ra
-            comps.append(compare(a, b, sa, sb, reps_a=ra, reps_b=rb, label=f"{m} {values[m]:.4g} vs {o} {values[o]:.4g}"))
+    comps = group_comparisons(values, group, se, higher=higher, replicates=replicates)
     verdict, held, rev, und = family(comps, z=z)
-    pairs = {id(c): (m, o) for c, (m, o) in zip(comps, [(m, o) for m in group for o in others])}
     if rev:
-        return "disagrees", "; ".join(
-            f"{o} beats {m} ({values[o]:.4g} vs {values[m]:.4g})" + (f", in {c.votes[1] - c.votes[0]} of {c.votes[1]} "
-                                                                     f"replicates" if c.votes else "")
-            for c in rev for m, o in [pairs[id(c)]]) + f" (Holm over the {len(comps)} pairs)"
+        return "disagrees", "; ".join(_beats(c) for c in rev) + f" (Holm over the {len(comps)} pairs)"
     if und:
         return "inconclusive", "within the noise: " + "; ".join(c.text() for c in und)
     return "agrees", f"{', '.join(map(str, group))} beat(s) every other entry beyond {z:g} standard errors"
+
+
+def _beats(c: Comparison) -> str:
+    """"o beats m (…)" for a member-vs-other comparison that went against the claim."""
+    m, o = c.pair
+    against = f", in {c.votes[1] - c.votes[0]} of {c.votes[1]} replicates" if c.votes else ""
+    return f"{o} beats {m} ({c.values[1]:.4g} vs {c.values[0]:.4g}{against})"
+
+
+def group_comparisons(values: Mapping, group: Iterable, se: Mapping | None = None, *, higher: bool = True,
+                      replicates: Mapping | None = None, label: str = "") -> list[Comparison]:
+    """The m × k comparisons "member better than other" of :func:`best_of` (``gap > 0``: the claim
+    holds), for a claim that tests several such groups as one family (:func:`family`); ``label``
+    prefixes each comparison's text (e.g. the scenario)."""
+    se, reps = dict(se or {}), dict(replicates or {})
+    group = _check_group(group)
+    comps = []
+    for m in group:
+        for o in (k for k in values if k not in group):
+            a, b, sa, sb, ra, rb = (values[m], values[o], se.get(m), se.get(o), reps.get(m), reps.get(o))
+            if not higher:
+                a, b, sa, sb, ra, rb = b, a, sb, sa, rb, ra
+            c = compare(a, b, sa, sb, reps_a=ra, reps_b=rb, label=f"{label}{m} {values[m]:.4g} vs {o} {values[o]:.4g}")
+            comps.append(dataclasses.replace(c, pair=(m, o), values=(values[m], values[o])))
+    return comps
 
 
 def not_testable(reason: str, value: float | None = None) -> "Evidence":

@@ -35,7 +35,10 @@ def robustness(study, robustness_sizes: Mapping[str, Sequence[float]], n_samples
         raise InputError("give at least one scenario with its sizes, e.g. {'ratings': [1.0, 0.5, 0.1]}")
     parts = [robustness_study(study, [scenario], list(sizes), n_samples, seed, **kw)
              for scenario, sizes in robustness_sizes.items()]
-    return Robustness(pd.concat([p.samples for p in parts], ignore_index=True), parts[0].full)
+    reps = [p.replicate_samples for p in parts if p.replicate_samples is not None]
+    return Robustness(pd.concat([p.samples for p in parts], ignore_index=True), parts[0].full,
+                      grids={sc: g for p in parts for sc, g in p.grids.items()}, tie_break=parts[0].tie_break,
+                      replicate_samples=pd.concat(reps, ignore_index=True) if reps else None)
 
 
 def system_table(study, cutoff: int, metrics: Sequence[str] | None = None, *, method: str = "arithmetic",
