@@ -66,6 +66,7 @@ _SETUP = (
     (("samples", "n_samples"), ("n_samples", "n_removals"), "samples"),
     (("permutations", "n_permutations"), ("n_permutations",), "permutations"),
     (("users",), ("users", "n_users"), "users"),
+    (("replicates",), ("replicates",), "replicates"),   # the data split's replicates behind the verdict
 )
 
 _PARAM_ROW = re.compile(r"^\|\s*`([^`]+)`\s*\|\s*`(.*)`\s*\|\s*$")
@@ -157,7 +158,8 @@ def chapter_info(notebook: str | os.PathLike) -> dict[str, Any]:
 
 
 def _setup(row: Mapping[str, Any], params: Mapping[str, Any]) -> list[str]:
-    """``["6 systems", "2 folds", ...]`` from the row's context, else the chapter's parameters."""
+    """``["6 systems", "2 folds", ..., "10 replicates", "split seed 0"]`` from the row's context, else the
+    chapter's parameters."""
     shown = []
     for row_keys, param_keys, label in _SETUP:
         value = next((row[k] for k in row_keys if _text(row.get(k))), None)
@@ -169,6 +171,11 @@ def _setup(row: Mapping[str, Any], params: Mapping[str, Any]) -> list[str]:
             value = int(value)
         if isinstance(value, int) and not isinstance(value, bool):
             shown.append(f"{value:,} {label}")
+    seed = row.get("seed") if _text(row.get("seed")) else params.get("seed")
+    if isinstance(seed, float) and seed.is_integer():
+        seed = int(seed)
+    if isinstance(seed, int) and not isinstance(seed, bool):
+        shown.append(f"split seed {seed}")   # which split decided the row (issue 25 §1)
     return shown
 
 
