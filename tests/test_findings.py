@@ -204,3 +204,20 @@ def test_project_thresholds_are_read_one_step_either_side():
     assert verdict == "agrees" and "0.85 / 0.95: agrees / inconclusive" in detail
     with pytest.raises(InputError, match="step"):
         fd.threshold_reading(0.96, ">=", 0.9, 0.0)
+
+
+def test_split_stability_figures(tmp_path):
+    from recmetrics.report.stability import stability, verdicts_by_seed
+
+    claims = lambda v: [fd.Claim(c, "000", c, "x", check=lambda r, c=c: fd.Evidence(r[c], None, "d")) for c in v]
+    per_seed = {"0": dict(a="agrees", b="inconclusive", c="disagrees", d="agrees"),
+                "1": dict(a="agrees", b="inconclusive", c="agrees", d="agrees"),
+                "2": dict(a="agrees", b="agrees", c="disagrees", d="agrees")}
+    for seed, res in per_seed.items():
+        fd.save(fd.assess(claims(res), res), "06_x", tmp_path / seed)
+    v = verdicts_by_seed({s: tmp_path / s for s in per_seed})
+    assert list(v.loc[("06_x", "c", 0)]) == ["disagrees", "agrees", "disagrees"]
+    s = stability(v)
+    assert (s["claims"], s["opposite"], s["changed"], s["decided_everywhere"]) == (4, 1, 2, 3)
+    with pytest.raises(InputError, match="no findings"):
+        verdicts_by_seed({"9": tmp_path / "nowhere"})
