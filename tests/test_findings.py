@@ -221,3 +221,12 @@ def test_split_stability_figures(tmp_path):
     assert (s["claims"], s["opposite"], s["changed"], s["decided_everywhere"]) == (4, 1, 2, 3)
     with pytest.raises(InputError, match="no findings"):
         verdicts_by_seed({"9": tmp_path / "nowhere"})
+
+
+def test_replicates_decide_when_the_monte_carlo_se_is_unknown():
+    steady = {"P": [0.60, 0.61, 0.62, 0.60, 0.61], "AP": [0.50] * 5}
+    unknown = {"P": fd.SE(0.0, n=5), "AP": fd.SE(0.0, n=5)}
+    assert fd.best_of({"P": 0.61, "AP": 0.50}, ["P"], unknown)[0] == "inconclusive"
+    assert fd.best_of({"P": 0.61, "AP": 0.50}, ["P"], unknown, replicates=steady)[0] == "agrees"
+    # the full-split gap must point the replicates' way
+    assert fd.best_of({"P": 0.49, "AP": 0.50}, ["P"], unknown, replicates=steady)[0] == "inconclusive"

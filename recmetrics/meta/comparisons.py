@@ -116,7 +116,8 @@ class Comparison:
     needs them back. With data-split replicates it also holds their paired test: ``rep_gap`` (the
     mean per-replicate difference), ``rep_se`` (its batch-means se ``sd(d)/√R``, on ``R − 1``
     degrees of freedom) and ``votes = (replicates where a > b, R)``; the comparison then decides only
-    when both tests decide the same way (its p-value is the larger of the two)."""
+    when both tests decide the same way (its p-value is the larger of the two). An unknown Monte
+    Carlo se then leaves the decision to the replicates (the full-split gap must point their way)."""
 
     label: str
     gap: float
@@ -130,9 +131,14 @@ class Comparison:
     rep_se: float = math.inf
 
     def _parts(self):
-        yield self.gap, self.se, self.df, self.tol
-        if self.votes is not None:
-            yield self.rep_gap, self.rep_se, float(self.votes[1] - 1), self.tol
+        if self.votes is None:
+            yield self.gap, self.se, self.df, self.tol
+            return
+        # with replicates, an unknown Monte Carlo se (NaN, or 0 from identical samples) leaves the
+        # decision to the replicates' paired test, computed from the same samples: the full-split
+        # gap then only has to point the same way
+        yield self.gap, (0.0 if math.isinf(self.se) else self.se), self.df, self.tol
+        yield self.rep_gap, self.rep_se, float(self.votes[1] - 1), self.tol
 
     def sign(self, z: float = NOISE_SE) -> int:
         """+1 / −1 when ``|gap| > q·se + tol`` (``q`` = :func:`_quantile`), else 0 (with replicates:
