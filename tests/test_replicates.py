@@ -109,3 +109,16 @@ def test_robustness_study_with_replicates(st):
     assert reps.shape == (3, 3) and set(reps.columns) == set(r.area("ratings").index)
     assert ((reps.to_numpy() >= -1) & (reps.to_numpy() <= 1)).all()
     assert r.area_n("ratings") == 3
+
+
+def test_area_diff_se_is_paired_over_the_shared_samples(st):
+    r = rb.robustness_study(st, sizes={"ratings": [1.0, 0.5, 0.2]}, n_samples=4, seed=2, progress=False)
+    d = r.area_diff_se("ratings")
+    s = r.samples[(r.samples["size"] < 1) & (r.samples["scenario"] == "ratings")].fillna({"tau": 0.0})
+    a, b = d.index[0], d.index[1]
+    per = []
+    for _, g in s.groupby("size"):
+        x = g.pivot(index="sample", columns="metric", values="tau")
+        per.append(np.var(x[a] - x[b], ddof=1) / len(x))
+    assert d.loc[a, b] == pytest.approx(np.sqrt(sum(per)) / len(per))
+    assert d.loc[a, a] == 0 and d.loc[a, b] == d.loc[b, a]

@@ -190,16 +190,21 @@ def _beats(c: Comparison) -> str:
 
 
 def group_comparisons(values: Mapping, group: Iterable, se: Mapping | None = None, *, higher: bool = True,
-                      replicates: Mapping | None = None, label: str = "") -> list[Comparison]:
+                      replicates: Mapping | None = None, label: str = "",
+                      pair_se: Callable[[Any, Any], Any] | None = None) -> list[Comparison]:
     """The m × k comparisons "member better than other" of :func:`best_of` (``gap > 0``: the claim
     holds), for a claim that tests several such groups as one family (:func:`family`); ``label``
-    prefixes each comparison's text (e.g. the scenario)."""
+    prefixes each comparison's text (e.g. the scenario). ``pair_se(m, o)``: the se of the
+    difference itself when the two estimates are paired (the same Monte Carlo samples), used
+    instead of ``sqrt(se_m² + se_o²)``."""
     se, reps = dict(se or {}), dict(replicates or {})
     group = _check_group(group)
     comps = []
     for m in group:
         for o in (k for k in values if k not in group):
             a, b, sa, sb, ra, rb = (values[m], values[o], se.get(m), se.get(o), reps.get(m), reps.get(o))
+            if pair_se is not None:
+                sa, sb = pair_se(m, o), None
             if not higher:
                 a, b, sa, sb, ra, rb = b, a, sb, sa, rb, ra
             c = compare(a, b, sa, sb, reps_a=ra, reps_b=rb, label=f"{label}{m} {values[m]:.4g} vs {o} {values[o]:.4g}")

@@ -237,6 +237,25 @@ class Robustness:
         return np.sqrt(g["var"].sum(min_count=1)) / g["var"].size()
 
 
+    def area_diff_se(self, scenario: str) -> pd.DataFrame:
+        """Metrics x metrics: the Monte Carlo se of the *difference* of two metrics' :meth:`area`.
+
+        Every metric is scored on the same reduced test sets, so their τ move together from sample
+        to sample; the se of a difference is that of the per-sample differences (paired), not
+        ``sqrt(se_a² + se_b²)``: ``sqrt(Σ_sizes var_s(τ_a − τ_b) / n) / n_sizes``. NaN where a size
+        has one sample. An undefined τ counts 0, as in :meth:`summary`."""
+        s = self.samples
+        s = s[(s["size"] < 1.0) & (s["scenario"] == _scenario(scenario))].assign(tau=lambda d: d["tau"].fillna(0.0))
+        wide = s.pivot_table(index=["size", "sample"], columns="metric", values="tau", sort=False)
+        names = list(wide.columns)
+        total, n_sizes = np.zeros((len(names), len(names))), 0
+        for _, block in wide.groupby(level="size", sort=False):
+            x = block.to_numpy()
+            d = x[:, :, None] - x[:, None, :]
+            total = total + (d.var(axis=0, ddof=1) / len(x) if len(x) > 1 else np.nan)
+            n_sizes += 1
+        return pd.DataFrame(np.sqrt(total) / max(n_sizes, 1), index=names, columns=names)
+
     def area_n(self, scenario: str) -> int:
         """The fewest samples behind a size of ``scenario``'s :meth:`area` (the se's sample count)."""
         s = self.summary()

@@ -99,6 +99,22 @@ def robustness_replicates(rob, scenario: str, index) -> dict | None:
     return {m: reps[m].to_numpy(dtype=np.float64) for m in index if m in reps.columns}
 
 
+def robustness_pair_se(rob, scenario: str) -> Callable | None:
+    """``(a, b) -> se`` of the difference of two metrics' mean τ under ``scenario``, paired over the
+    shared samples (:meth:`Robustness.area_diff_se <recmetrics.meta.robustness.Robustness.area_diff_se>`),
+    an :class:`~recmetrics.meta.findings.SE` on the samples per size (None for a plain object)."""
+    if not hasattr(rob, "area_diff_se"):
+        return None
+    table = rob.area_diff_se(scenario)
+    table.index = table.columns = [base_name(m) for m in table.columns]
+    n = rob.area_n(scenario)
+
+    def pair(a, b):
+        v = float(table.loc[a, b]) if a in table.index and b in table.columns else float("nan")
+        return SE(v, n=n) if np.isfinite(v) else v
+    return pair
+
+
 def replicates_of(results: Mapping[str, Any], key: str, index=None) -> dict | None:
     """``results[key + "_replicates"]`` (replicates x entries) as ``{entry: per-replicate values}``."""
     reps = results.get(key + "_replicates")
@@ -151,8 +167,9 @@ def _scenario_family(results, key, scenarios, group, among, higher: bool):
     for sc in scenarios:
         values, se = robustness_area(results[key], sc, among)
         reps = robustness_replicates(results[key], sc, values.index)
-        comps += group_comparisons(values.to_dict(), group, dict(zip(se.index, se.tolist())), higher=higher, replicates=reps,
-                                   label=f"{sc}: " if len(scenarios) > 1 else "")
+        comps += group_comparisons(values.to_dict(), group, dict(zip(se.index, se.tolist())), higher=higher,
+                                   replicates=reps, label=f"{sc}: " if len(scenarios) > 1 else "",
+                                   pair_se=robustness_pair_se(results[key], sc))
         top = values.sort_values(ascending=not higher)
         heads.append((sc, values, f"mean τ under {sc} ({'best' if higher else 'lowest'}: "
                       f"{', '.join(f'{m} {v:.3f}' for m, v in top.iloc[:3].items())}; {_se_text(se, values.index)}"
@@ -232,7 +249,8 @@ def robustness_among_least(group: Sequence[str], scenario: str, key: str = "robu
             return few
         values, se = robustness_area(results[key], scenario)
         reps = robustness_replicates(results[key], scenario, values.index)
-        comps = group_comparisons(values.to_dict(), group, dict(zip(se.index, se.tolist())), higher=False, replicates=reps)
+        comps = group_comparisons(values.to_dict(), group, dict(zip(se.index, se.tolist())), higher=False,
+                                  replicates=reps, pair_se=robustness_pair_se(results[key], scenario))
         verdict, held, rev = at(comps, slack)
         steps = {s: at(comps, s)[0] for s in (slack - 1, slack + 1) if s >= 0}
         opposite = {"agrees": "disagrees", "disagrees": "agrees"}.get(verdict)
@@ -331,8 +349,10 @@ def dp_best(group: Sequence[Any] | Callable[[pd.Index], Sequence[Any]], key: str
 
 def deeper_better(key: str, what: str, *, larger_better: bool, metric: str = "") -> Callable:
     """"Deeper cut-offs are better" on ``results[key]`` (Series cut-off → value) with its standard
-    errors ``results[key + "_se"]`` (optional), its values per data-split replicate ``results[key +
-    "_replicates"]`` (optional, replicates x cut-offs) and floor ``results[key + "_floor"]`` (optional, DP).
+    errors ``results[key + "_se"]`` (optional; ``results[key + "_pair_se"]``, cut-off x cut-off,
+    the se of each difference when the cut-offs share their samples), its values per data-split
+    replicate ``results[key + "_replicates"]`` (optional, replicates x cut-offs) and floor
+    ``results[key + "_floor"]`` (optional, DP).
 
     Every pair of cut-offs is one comparison of a family (Holm decides a reversal): ``agrees`` when
     the deepest cut-off beats the shallowest beyond the noise and no shallower cut-off beats a deeper
@@ -349,6 +369,7 @@ def deeper_better(key: str, what: str, *, larger_better: bool, metric: str = "")
         se_raw = results.get(key + "_se")
         se = pd.Series(se_raw, dtype=object).reindex(s.index) if se_raw is not None else pd.Series(0.0, s.index)
         reps = replicates_of(results, key) or {}
+        pair = results.get(key + "_pair_se")   # cut-off x cut-off se of differences over shared samples
         at_floor = set(_floor_members(s, results.get(key + "_floor")))
         sign = 1 if larger_better else -1
         cuts = list(s.index)
@@ -358,6 +379,8 @@ def deeper_better(key: str, what: str, *, larger_better: bool, metric: str = "")
                 if a in at_floor and b in at_floor:
                     continue
                 x, y, sx, sy, rx, ry = s[b], s[a], se[b], se[a], reps.get(b), reps.get(a)
+                if pair is not None:
+                    sx, sy = pair.loc[b, a], None
                 if sign < 0:
                     x, y, sx, sy, rx, ry = y, x, sy, sx, ry, rx
                 comps[(a, b)] = compare(x, y, sx, sy, reps_a=rx, reps_b=ry, label=f"@{a} vs @{b}")
