@@ -72,7 +72,7 @@ import pandas as pd
 
 from .. import checks
 from ..errors import InputError, unknown_name
-from .agreement import kendall_tau
+from .agreement import kendall_tau, tau_b
 from .reduced_sets import _Context, _task, mask_judged  # noqa: F401 (mask_judged: public here too)
 
 __all__ = ["SCENARIOS", "PAPER_SIZES", "QUICK_SIZES", "SPARSITY_003", "POPULARITY_003", "GRIDS_003", "GRIDS_000",
@@ -387,7 +387,7 @@ def robustness_study(study, scenarios: Sequence[str] | str | None = None,
                 for q, (v_q, f_q) in enumerate(zip(per_rep, full_reps)):
                     for m, name in enumerate(names):
                         ok = ~np.isnan(v_q[m]) & ~np.isnan(f_q[m])
-                        rep_rows.append((sc, size, r, q, name, kendall_tau(v_q[m][ok], f_q[m][ok])
+                        rep_rows.append((sc, size, r, q, name, tau_b(v_q[m][ok], f_q[m][ok])
                                          if ok.sum() >= 2 else float("nan")))
             for m, name in enumerate(names):
                 v = values[m]
