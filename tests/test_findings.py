@@ -230,3 +230,17 @@ def test_replicates_decide_when_the_monte_carlo_se_is_unknown():
     assert fd.best_of({"P": 0.61, "AP": 0.50}, ["P"], unknown, replicates=steady)[0] == "agrees"
     # the full-split gap must point the replicates' way
     assert fd.best_of({"P": 0.49, "AP": 0.50}, ["P"], unknown, replicates=steady)[0] == "inconclusive"
+
+
+def test_holds_all_is_one_family():
+    # eight values at 0.8 − 2.2 se: each alone `disagrees` (uncorrected), as a family not (Holm: ~3.0 se)
+    vals, ses = [0.778] * 8, [0.01] * 8
+    assert fd.holds(0.778, ">=", 0.8, 0.01) == "disagrees"
+    assert fd.holds_all(vals, ">=", 0.8, ses) == "inconclusive"
+    assert fd.holds_all([0.7] + vals[1:], ">=", 0.8, ses) == "disagrees"
+    assert fd.holds_all([0.85, 0.9], ">=", 0.8, [0.01, 0.01]) == "agrees"
+    assert fd.holds_all([0.1, 0.2], "<", 0.5) == "agrees"
+    with pytest.raises(InputError, match="standard errors"):
+        fd.holds_all([0.1, 0.2], "<", 0.5, [0.1])
+    verdict, detail = fd.threshold_reading([0.83, 0.86], ">=", 0.8, 0.05, [0.001, 0.001], name="'high' τ")
+    assert verdict == "inconclusive" and "each of 2 values" in detail and "flips" in detail

@@ -43,7 +43,7 @@ from ..errors import InputError
 from .comparisons import MIN_SE_SAMPLES, NOISE_SE, REL_TOL, SE, Comparison, compare, family
 
 __all__ = ["Claim", "Evidence", "VERDICTS", "NOISE_SE", "REL_TOL", "MIN_SE_SAMPLES", "SE", "Comparison", "compare",
-           "family", "group_comparisons", "combine_comparisons", "threshold_reading", "combine", "order", "holds", "best_of",
+           "family", "group_comparisons", "combine_comparisons", "threshold_reading", "holds_all", "combine", "order", "holds", "best_of",
            "not_testable", "assess", "save", "collect", "findings_dir", "to_markdown", "claim_anchor",
            "row_anchors"]
 
@@ -113,11 +113,34 @@ def holds(value: float, relation: str, threshold: float, se: float | None = 0.0,
     return "agrees" if relation.endswith("=") and exact and math.isfinite(float(value)) else "inconclusive"
 
 
+def holds_all(values: Iterable[float], relation: str, threshold: float, se: Iterable | None = None, *,
+              z: float = NOISE_SE) -> str:
+    """:func:`holds` for several values at once ("each τ ≥ 0.8"), as one family: ``agrees`` when every
+    value holds, ``disagrees`` only when Holm's step-down over the values finds one against the
+    relation (so the chance of a false ``disagrees`` does not grow with their number), else
+    ``inconclusive``; ``se``: one per value (default exact).
+
+    >>> holds_all([0.93, 0.95], ">=", 0.9), holds_all([0.95, 0.85], ">=", 0.9, [0.03, 0.03])
+    ('agrees', 'inconclusive')
+    """
+    values = [float(v) for v in values]
+    ses = [0.0] * len(values) if se is None else list(se)
+    if len(ses) != len(values):
+        raise InputError(f"holds_all: {len(values)} values but {len(ses)} standard errors")
+    verdicts = [holds(v, relation, threshold, s, z=z) for v, s in zip(values, ses)]
+    if verdicts and all(v == "agrees" for v in verdicts):
+        return "agrees"
+    t = _check_threshold(threshold)
+    comps = [compare(v, t, s, 0.0) if relation.startswith(">") else compare(t, v, 0.0, s) for v, s in zip(values, ses)]
+    return "disagrees" if family(comps, z=z)[2] else "inconclusive"
+
+
 def threshold_reading(value: float, relation: str, threshold: float, step: float, se: float | None = 0.0, *,
                       name: str = "threshold", z: float = NOISE_SE, replicates=None) -> tuple[str, str]:
     """A claim decided at a threshold *the project chose* (the paper gives none): ``(verdict, detail)``.
 
-    The verdict is :func:`holds` at ``threshold``, reported with the verdicts one ``step`` either
+    The verdict is :func:`holds` (:func:`holds_all` for several values) at ``threshold``, reported
+    with the verdicts one ``step`` either
     side ("agrees at 0.9 (the project's reading of 'high'); at 0.85 / 0.95: agrees / inconclusive").
     When a neighbour gives the opposite decided verdict the claim flips within one step of a
     project-chosen number, and it is ``inconclusive`` (DESIGN.md), the detail saying so.
@@ -128,10 +151,13 @@ def threshold_reading(value: float, relation: str, threshold: float, step: float
     threshold, step = _check_threshold(threshold), _check_threshold(step)
     if step <= 0:
         raise InputError(f"step must be > 0, got {step!r}")
-    at, lo, hi = (holds(value, relation, t, se, z=z, replicates=replicates)
+    several = np.ndim(value) > 0   # "each value ≥ threshold": one family (holds_all)
+    at, lo, hi = (holds_all(value, relation, t, se, z=z) if several else
+                  holds(value, relation, t, se, z=z, replicates=replicates)
                   for t in (threshold, threshold - step, threshold + step))
     sym = {">": ">", ">=": "≥", "<": "<", "<=": "≤"}[relation]
-    detail = (f"{float(value):.4g} {sym} {threshold:g} (the project's reading of {name}): {at}; "
+    shown = f"each of {len(value)} values" if several else f"{float(value):.4g}"
+    detail = (f"{shown} {sym} {threshold:g} (the project's reading of {name}): {at}; "
               f"at {threshold - step:g} / {threshold + step:g}: {lo} / {hi}")
     opposite = {"agrees": "disagrees", "disagrees": "agrees"}.get(at)
     if opposite in (lo, hi):
