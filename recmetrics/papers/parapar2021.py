@@ -55,7 +55,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from ..meta.findings import (Claim, Evidence, best_of, combine, holds, holds_all, not_testable, order,
+from ..meta.findings import (SE, Claim, Evidence, best_of, combine, holds, holds_all, not_testable, order,
                              threshold_reading)
 from ..metrics.registry import parse
 from .setup import SetUp
@@ -398,7 +398,10 @@ def _robust(r) -> Evidence:
     se_txt = "" if not np.isfinite(at.se).any() else f", largest se {np.nanmax(at.se):.3f}"
     # 'high' is the project's reading (ROBUST_TAU), read one step either side; a shortfall counts
     # only beyond Holm over the cut-off x β values (issue 25 §2)
-    verdict, reading = threshold_reading(list(at.tau), ">=", ROBUST_TAU, 0.05, list(at.se), name="'high' τ")
+    # each se is estimated from the n removals: an SE on n samples (Student's t; 0 from identical removals: unknown)
+    ses = [SE(float(e), n=int(n)) if np.isfinite(e) else float(e) for e, n in zip(at.se, at.n)] \
+        if "n" in at.columns else list(at.se)
+    verdict, reading = threshold_reading(list(at.tau), ">=", ROBUST_TAU, 0.05, ses, name="'high' τ")
     return Evidence(verdict, float(at.tau.min()),
                     f"mean τ with {f:.0%} of the test ratings removed: {at.tau.min():.4f} (@{int(low.cutoff)}, "
                     f"β = {low.beta:g}) to {at.tau.max():.4f}{se_txt}; {reading} (a value below counts beyond "
