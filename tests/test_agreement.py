@@ -64,3 +64,16 @@ def test_plain_scores_and_study_agree(tmp_path):
     assert np.allclose(ag.cutoff_agreement(st, "nDCG").to_numpy(), ag.cutoff_agreement(by_cut).to_numpy())
     with pytest.raises(InputError, match="NaN"):
         ag.metric_agreement({"P": pd.DataFrame([[np.nan, 1.0], [0.0, 1.0]])})
+
+
+def test_tau_b_equals_kendall_tau():
+    import numpy as np
+    from recmetrics.meta.agreement import kendall_tau, tau_b
+
+    rng = np.random.default_rng(0)
+    for n in (2, 3, 6, 21):
+        for _ in range(50):
+            x = rng.integers(0, 4, n).astype(float)     # many ties
+            y = rng.normal(size=n) if n > 3 else rng.integers(0, 3, n).astype(float)
+            a, b = kendall_tau(x, y), tau_b(x, y)
+            assert (np.isnan(a) and np.isnan(b)) or abs(a - b) < 1e-12

@@ -169,7 +169,8 @@ def test_findings_page_groups_links_counts_and_warns(tmp_path):
               findings.Claim("c2", "003", "Z ties", "Fig. 2", check=check)]
     # chapter 05: its rows carry no profile (as chapters 05-07 today); the chapter's parameters do
     t5 = findings.assess(claims, {"x": 2.0, "y": 1.0}, {"dataset": "d", "systems": 6, "folds": 2,
-                                                         "samples": 5, "permutations": 2000})
+                                                         "samples": 5, "permutations": 2000, "seed": 1,
+                                                         "replicates": 10})
     findings.save(t5, "05_a", tmp_path / "findings", section={"c1": "sec-a"})
     _executed_chapter(tmp_path / "05_a.ipynb", "Chapter A", {"profile": "quick", "dataset": "d", "folds": 2},
                       {"sec-a": "Where A computes c1", "sec-b": "The claims"}, findings.to_markdown(t5))
@@ -200,7 +201,7 @@ def test_findings_page_groups_links_counts_and_warns(tmp_path):
     assert 'href="06_b.html#claim-c1"' in c1_b and '<span id="claim-c1"></span>' in findings.to_markdown(t6)
     # profile and dataset of every row: chapter 05's rows take the profile from its parameters
     assert "profile <code>quick</code>" in c1_a and "dataset <code>d</code>" in c1_a
-    assert "6 systems, 2 folds, 5 samples, 2,000 permutations" in c1_a
+    assert "6 systems, 2 folds, 5 samples, 2,000 permutations, 10 replicates, split seed 1" in c1_a
     assert "profile <code>paper</code>" in c1_b and "dataset <code>e</code>" in c1_b
     assert "profile <code>nan</code>" not in text and "unknown" not in text
     # the small profile is flagged on its rows and above the tables, not on the paper profile's

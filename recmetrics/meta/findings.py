@@ -14,9 +14,21 @@ Example::
                     check=lambda r: ...)]
     table = assess(CLAIMS, results={"dp": dp_table}, context={"dataset": "movielens-small"})
     save(table, "05_cutoffs")
+
+The rule (:func:`order`, :func:`holds`, :func:`best_of`; the statistics in
+:mod:`recmetrics.meta.comparisons`) decides a comparison only beyond ``NOISE_SE`` = 2 standard
+errors of the difference (two-sided level 4.55 %): the Monte Carlo se (an :class:`SE` estimated
+from few samples widens to Student's t; an se of 0 from samples is unknown, only closed-form
+values are exact) and, when given, the data split's replicates (a paired test that must agree,
+:mod:`recmetrics.meta.replicates`). A claim that makes several comparisons decides them as one
+family (:func:`family`): ``agrees`` when every one holds, ``disagrees`` only when Holm's step-down
+finds one reversed, so its error rate does not grow with the number of pairs. A threshold the
+project chose is read one step either side (:func:`threshold_reading`). Bad rule inputs (a NaN
+threshold, ``z`` <= 0, an empty group or one given as a string, a negative se) raise InputError.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -25,9 +37,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from ..errors import InputError
+import numpy as np
 
-__all__ = ["Claim", "Evidence", "VERDICTS", "NOISE_SE", "REL_TOL", "combine", "order", "holds", "best_of",
+from ..errors import InputError
+from .comparisons import MIN_SE_SAMPLES, NOISE_SE, REL_TOL, SE, Comparison, compare, family
+
+__all__ = ["Claim", "Evidence", "VERDICTS", "NOISE_SE", "REL_TOL", "MIN_SE_SAMPLES", "SE", "Comparison", "compare",
+           "family", "group_comparisons", "combine_comparisons", "threshold_reading", "holds_all", "combine", "order", "holds", "best_of",
            "not_testable", "assess", "save", "collect", "findings_dir", "to_markdown", "claim_anchor",
            "row_anchors"]
 
@@ -36,99 +52,190 @@ __all__ = ["Claim", "Evidence", "VERDICTS", "NOISE_SE", "REL_TOL", "combine", "o
 #: does not clear its uncertainty (or a result was not computed).
 VERDICTS = ("agrees", "disagrees", "inconclusive", "not testable")
 
-#: a difference must exceed this many standard errors (of the difference) to decide a comparison
-NOISE_SE = 2.0
-#: relative floating-point tolerance: differences below ``REL_TOL * max(1, |a|, |b|)`` are ties
-REL_TOL = 1e-9
+
+def combine_comparisons(comparisons: Iterable[Comparison], *, z: float = NOISE_SE) -> tuple[str, str]:
+    """:func:`family` with a one-line detail: ``(verdict, detail)``."""
+    verdict, held, rev, und = family(comparisons, z=z)
+    if rev:
+        return verdict, "against the claim beyond the noise (Holm over the comparisons): " + "; ".join(c.text() for c in rev)
+    if und:
+        return verdict, "within the noise: " + "; ".join(c.text() for c in und)
+    return verdict, f"all {len(held)} comparison(s) hold beyond {z:g} standard errors"
 
 
-def _band(a: float, b: float, se: float, z: float) -> float:
-    return z * se + REL_TOL * max(1.0, abs(a), abs(b))
-
-
-def _se_diff(se_a: float | None, se_b: float | None) -> float:
-    """The standard error of a difference; ``None`` means an exact number (se 0), NaN an unknown
-    uncertainty (infinite: nothing can be decided against it)."""
-    parts = [0.0 if x is None else float(x) for x in (se_a, se_b)]
-    if any(math.isnan(x) for x in parts):
-        return math.inf
-    return math.sqrt(sum(x * x for x in parts))
-
-
-def order(a: float, b: float, se_a: float | None = 0.0, se_b: float | None = 0.0, *, z: float = NOISE_SE) -> int:
+def order(a: float, b: float, se_a: float | None = 0.0, se_b: float | None = 0.0, *, z: float = NOISE_SE,
+          reps_a=None, reps_b=None) -> int:
     """The one comparison rule: ``+1`` if ``a > b`` beyond the noise, ``-1`` if ``a < b``, ``0`` if not decided.
 
-    The noise band is ``z * sqrt(se_a² + se_b²)`` (the standard error of the difference of two
+    The noise band is ``q · sqrt(se_a² + se_b²)`` (the standard error of the difference of two
     independent estimates; ``se = 0`` or ``None`` for exact numbers, NaN for an unknown uncertainty,
-    which decides nothing) plus a relative floating-point tolerance
-    :data:`REL_TOL`, so an exact tie or a 1e-16 difference never decides anything.
+    which decides nothing; an :class:`SE` estimated from few samples widens ``q`` from ``z`` to
+    Student's t) plus a relative floating-point tolerance :data:`REL_TOL`, so an exact tie or a
+    1e-16 difference never decides anything. ``reps_a``/``reps_b``: paired per-replicate values
+    (data splits), whose spread enters the se (:func:`compare`). A negative se, or a ``z`` that is
+    not a finite number > 0, is an :class:`~recmetrics.errors.InputError`.
 
     >>> order(0.5, 0.4), order(0.5, 0.5 + 2e-16), order(0.50, 0.49, 0.01, 0.01)
     (1, 0, 0)
     """
-    a, b = float(a), float(b)
-    if not (math.isfinite(a) and math.isfinite(b)):
-        return 0
-    gap = a - b
-    band = _band(a, b, _se_diff(se_a, se_b), z)
-    return 0 if abs(gap) <= band else (1 if gap > 0 else -1)
+    return compare(a, b, se_a, se_b, reps_a=reps_a, reps_b=reps_b).sign(z)
 
 
-def holds(value: float, relation: str, threshold: float, se: float | None = 0.0, *, z: float = NOISE_SE) -> str:
+def _check_threshold(threshold) -> float:
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(float(threshold)):
+        raise InputError(f"threshold must be a finite number, got {threshold!r}")
+    return float(threshold)
+
+
+def holds(value: float, relation: str, threshold: float, se: float | None = 0.0, *, z: float = NOISE_SE,
+          replicates=None) -> str:
     """Verdict of ``value <relation> threshold`` (relation one of ``> >= < <=``) against its uncertainty.
 
     Beyond the noise band the claim ``agrees`` or ``disagrees``. Inside it a strict relation is
     ``inconclusive``; a non-strict one (``>=``, ``<=``) ``agrees`` when the value is exact
     (``se = 0``: 0.7999999999999998 ≥ 0.8 holds) and is ``inconclusive`` when it is an estimate.
+    ``replicates``: the value on each data split (their spread enters the se, :func:`compare`).
 
     >>> holds(0.7999999999999998, ">=", 0.8), holds(0.8 + 2e-16, ">", 0.8), holds(0.75, ">=", 0.8, se=0.04)
     ('agrees', 'inconclusive', 'inconclusive')
     """
     if relation not in (">", ">=", "<", "<="):
         raise InputError(f"relation must be one of '>', '>=', '<', '<=', got {relation!r}")
-    sign = order(value, threshold, se, 0.0, z=z)
+    threshold = _check_threshold(threshold)
+    reps_t = None if replicates is None else np.full(np.shape(np.ravel(replicates)), threshold)
+    sign = compare(value, threshold, se, 0.0, reps_a=replicates, reps_b=reps_t).sign(z)
     if relation.startswith("<"):
         sign = -sign
     if sign:
         return "agrees" if sign > 0 else "disagrees"
-    exact = se is None or float(se) == 0.0
+    exact = (se is None or (float(se) == 0.0 and getattr(se, "n", None) is None)) and replicates is None
     return "agrees" if relation.endswith("=") and exact and math.isfinite(float(value)) else "inconclusive"
 
 
+def holds_all(values: Iterable[float], relation: str, threshold: float, se: Iterable | None = None, *,
+              z: float = NOISE_SE) -> str:
+    """:func:`holds` for several values at once ("each τ ≥ 0.8"), as one family: ``agrees`` when every
+    value holds, ``disagrees`` only when Holm's step-down over the values finds one against the
+    relation (so the chance of a false ``disagrees`` does not grow with their number), else
+    ``inconclusive``; ``se``: one per value (default exact).
+
+    >>> holds_all([0.93, 0.95], ">=", 0.9), holds_all([0.95, 0.85], ">=", 0.9, [0.03, 0.03])
+    ('agrees', 'inconclusive')
+    """
+    values = [float(v) for v in values]
+    ses = [0.0] * len(values) if se is None else list(se)
+    if len(ses) != len(values):
+        raise InputError(f"holds_all: {len(values)} values but {len(ses)} standard errors")
+    verdicts = [holds(v, relation, threshold, s, z=z) for v, s in zip(values, ses)]
+    if verdicts and all(v == "agrees" for v in verdicts):
+        return "agrees"
+    t = _check_threshold(threshold)
+    comps = [compare(v, t, s, 0.0) if relation.startswith(">") else compare(t, v, 0.0, s) for v, s in zip(values, ses)]
+    return "disagrees" if family(comps, z=z)[2] else "inconclusive"
+
+
+def threshold_reading(value: float, relation: str, threshold: float, step: float, se: float | None = 0.0, *,
+                      name: str = "threshold", z: float = NOISE_SE, replicates=None) -> tuple[str, str]:
+    """A claim decided at a threshold *the project chose* (the paper gives none): ``(verdict, detail)``.
+
+    The verdict is :func:`holds` (:func:`holds_all` for several values) at ``threshold``, reported
+    with the verdicts one ``step`` either
+    side ("agrees at 0.9 (the project's reading of 'high'); at 0.85 / 0.95: agrees / inconclusive").
+    When a neighbour gives the opposite decided verdict the claim flips within one step of a
+    project-chosen number, and it is ``inconclusive`` (DESIGN.md), the detail saying so.
+
+    >>> threshold_reading(0.93, ">=", 0.9, 0.05, name="'high' τ")
+    ('inconclusive', "0.93 ≥ 0.9 (the project's reading of 'high' τ): agrees; at 0.85 / 0.95: agrees / disagrees — flips within one step of the project's threshold")
+    """
+    threshold, step = _check_threshold(threshold), _check_threshold(step)
+    if step <= 0:
+        raise InputError(f"step must be > 0, got {step!r}")
+    several = np.ndim(value) > 0   # "each value ≥ threshold": one family (holds_all)
+    at, lo, hi = (holds_all(value, relation, t, se, z=z) if several else
+                  holds(value, relation, t, se, z=z, replicates=replicates)
+                  for t in (threshold, threshold - step, threshold + step))
+    sym = {">": ">", ">=": "≥", "<": "<", "<=": "≤"}[relation]
+    shown = f"each of {len(value)} values" if several else f"{float(value):.4g}"
+    detail = (f"{shown} {sym} {threshold:g} (the project's reading of {name}): {at}; "
+              f"at {threshold - step:g} / {threshold + step:g}: {lo} / {hi}")
+    opposite = {"agrees": "disagrees", "disagrees": "agrees"}.get(at)
+    if opposite in (lo, hi):
+        return "inconclusive", detail + " — flips within one step of the project's threshold"
+    return at, detail
+
+
+def _check_group(group) -> list:
+    if isinstance(group, (str, bytes)):
+        raise InputError(f"group must be a list of entries, got the string {group!r} (write [{group!r}])")
+    group = list(group)
+    if not group:
+        raise InputError("group is empty: name the entries the claim is about")
+    return group
+
+
 def best_of(values: Mapping[str, float], group: Iterable[str], se: Mapping[str, float] | None = None, *,
-            higher: bool = True, z: float = NOISE_SE) -> tuple[str, str]:
+            higher: bool = True, z: float = NOISE_SE, replicates: Mapping[str, Any] | None = None) -> tuple[str, str]:
     """Is every member of ``group`` better than every other entry, each comparison against its noise?
 
-    Returns ``(verdict, detail)``: ``agrees`` when each member beats each non-member beyond the
-    noise (:func:`order`), ``disagrees`` when some non-member beats some member beyond it,
+    Returns ``(verdict, detail)`` from the m × k member-vs-other comparisons as one family
+    (:func:`family`): ``agrees`` when each member beats each non-member beyond the noise,
+    ``disagrees`` when Holm's step-down over the m × k comparisons finds a non-member ahead of a
+    member (the family-wise error stays at the rule's level however many pairs there are),
     ``inconclusive`` otherwise (the detail names the undecided pairs). A claim about one metric
     ("P is the most robust") is ``group = ["P"]``; a claim worded about several ("P, F1 and nDCG
-    show the best robustness") passes them all, and is tested as worded.
+    show the best robustness") passes them all, and is tested as worded. ``replicates``: per entry,
+    its values on the data-split replicates (paired by position), whose spread enters every comparison.
 
     >>> best_of({"P": 0.9, "AP": 0.8, "RR": 0.5}, ["P"])[0]
     'agrees'
     >>> best_of({"P": 0.9, "AP": 0.9, "RR": 0.5}, ["P"])[0]
     'inconclusive'
     """
-    se = dict(se or {})
-    group = list(group)
+    group = _check_group(group)
     missing = [g for g in group if g not in values]
     if missing:
         raise KeyError(missing[0])
     others = [k for k in values if k not in group]
     if not others:
         return "inconclusive", "nothing to compare with"
-    beaten, undecided = [], []
-    for m in group:
-        for o in others:
-            s = order(values[m], values[o], se.get(m), se.get(o), z=z) * (1 if higher else -1)
-            (beaten if s < 0 else undecided if s == 0 else []).append((m, o))
-    if beaten:
-        return "disagrees", "; ".join(f"{o} beats {m} ({values[o]:.4g} vs {values[m]:.4g})" for m, o in beaten)
-    if undecided:
-        return "inconclusive", "within the noise: " + "; ".join(
-            f"{m} {values[m]:.4g} vs {o} {values[o]:.4g}" for m, o in undecided)
+    comps = group_comparisons(values, group, se, higher=higher, replicates=replicates)
+    verdict, held, rev, und = family(comps, z=z)
+    if rev:
+        return "disagrees", "; ".join(_beats(c) for c in rev) + f" (Holm over the {len(comps)} pairs)"
+    if und:
+        return "inconclusive", "within the noise: " + "; ".join(c.text() for c in und)
     return "agrees", f"{', '.join(map(str, group))} beat(s) every other entry beyond {z:g} standard errors"
+
+
+def _beats(c: Comparison) -> str:
+    """"o beats m (…)" for a member-vs-other comparison that went against the claim."""
+    m, o = c.pair
+    against = f", in {c.votes[1] - c.votes[0]} of {c.votes[1]} replicates" if c.votes else ""
+    return f"{o} beats {m} ({c.values[1]:.4g} vs {c.values[0]:.4g}{against})"
+
+
+def group_comparisons(values: Mapping, group: Iterable, se: Mapping | None = None, *, higher: bool = True,
+                      replicates: Mapping | None = None, label: str = "",
+                      pair_se: Callable[[Any, Any], Any] | None = None) -> list[Comparison]:
+    """The m × k comparisons "member better than other" of :func:`best_of` (``gap > 0``: the claim
+    holds), for a claim that tests several such groups as one family (:func:`family`); ``label``
+    prefixes each comparison's text (e.g. the scenario). ``pair_se(m, o)``: the se of the
+    difference itself when the two estimates are paired (the same Monte Carlo samples), used
+    instead of ``sqrt(se_m² + se_o²)``."""
+    se, reps = dict(se or {}), dict(replicates or {})
+    group = _check_group(group)
+    comps = []
+    for m in group:
+        for o in (k for k in values if k not in group):
+            a, b, sa, sb, ra, rb = (values[m], values[o], se.get(m), se.get(o), reps.get(m), reps.get(o))
+            if pair_se is not None:
+                sa, sb = pair_se(m, o), None
+            if not higher:
+                a, b, sa, sb, ra, rb = b, a, sb, sa, rb, ra
+            c = compare(a, b, sa, sb, reps_a=ra, reps_b=rb, label=f"{label}{m} {values[m]:.4g} vs {o} {values[o]:.4g}")
+            comps.append(dataclasses.replace(c, pair=(m, o), values=(values[m], values[o])))
+    return comps
 
 
 def not_testable(reason: str, value: float | None = None) -> "Evidence":

@@ -168,6 +168,17 @@ class _Context:
         self.offsets = [j.metadata["offsets"] for j in self.stacked]   # per fold, each system's first row
         self.users_shortcut = True
         self._full: list | None = None
+        self.row_rep: list | None = None   # per fold, the replicate of each stacked row (set_replicates)
+        self.n_replicates = 0
+
+    def set_replicates(self, study, labels: np.ndarray) -> None:
+        """Aggregate every sample also per replicate: ``labels[f, u]`` is the replicate (0..R-1) of
+        ``study.users[u]`` in fold ``f`` (:func:`recmetrics.meta.replicates.unit_labels`); the samples
+        then give ``(1 + R, n_specs, n_systems)``: the pooled value first, then one per replicate."""
+        labels = np.asarray(labels)
+        users = pd.Index(study.users)
+        self.row_rep = [labels[f][users.get_indexer(self.stacked[f].users)] for f in range(len(self.folds))]
+        self.n_replicates = int(labels.max()) + 1 if labels.size else 0
 
     @property
     def full_scores(self) -> list:
@@ -273,16 +284,20 @@ class _Context:
         # several means at once (a tuple): one result per mean, from the same gathered values
         aggs = (aggregate,) if isinstance(aggregate, str) else tuple(aggregate)
         out = []
+        reps = self.n_replicates if self.row_rep is not None else 0
         for per_fold in samples:
             results = [np.full((len(self.specs), len(self.systems)), np.nan) for _ in aggs]
+            results_rep = [np.full((reps, len(self.specs), len(self.systems)), np.nan) for _ in aggs]
             # per fold: the kept rows, and where each system's block of rows starts among them
             index = [np.flatnonzero(kept) for _, kept, _, _, _ in per_fold]
             index = [(at, np.searchsorted(at, self.offsets[f])) for f, at in enumerate(index)]
             for c in range(len(self.systems)):
-                parts = []
-                for (v, _, cols, rows, row_values), (at, b) in zip(per_fold, index):
+                parts, labels = [], []
+                for f, ((v, _, cols, rows, row_values), (at, b)) in enumerate(zip(per_fold, index)):
                     if b[c + 1] == b[c]:
                         continue
+                    if reps:
+                        labels.append(self.row_rep[f][at[b[c]:b[c + 1]]])
                     if cols is None:   # the kept rows in order: the system's rows are a slice
                         parts.append(v[:, b[c]:b[c + 1]])
                         continue
@@ -298,9 +313,15 @@ class _Context:
                     # the exact ties between systems that Kendall's τ counts, do not change with this code
                     x = np.empty((sum(p.shape[1] for p in parts), len(self.specs)))   # C: x.T is Fortran
                     np.concatenate([p.T for p in parts], out=x)
-                    for res, a in zip(results, aggs):
+                    lab = np.concatenate(labels) if reps else None
+                    for res, res_rep, a in zip(results, results_rep, aggs):
                         res[:, c] = _agg(x.T, a, axis=1)
-            out.append(results[0] if isinstance(aggregate, str) else tuple(results))
+                        for r in range(reps):
+                            if (lab == r).any():
+                                res_rep[r, :, c] = _agg(x[lab == r].T, a, axis=1)
+            # with replicates, each mean's values are (1 + R, specs, systems): the pooled value, then one per replicate
+            packed = [np.concatenate([res[None], res_rep]) if reps else res for res, res_rep in zip(results, results_rep)]
+            out.append(packed[0] if isinstance(aggregate, str) else tuple(packed))
         return out
 
 

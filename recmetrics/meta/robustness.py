@@ -72,7 +72,7 @@ import pandas as pd
 
 from .. import checks
 from ..errors import InputError, unknown_name
-from .agreement import kendall_tau
+from .agreement import kendall_tau, tau_b
 from .reduced_sets import _Context, _task, mask_judged  # noqa: F401 (mask_judged: public here too)
 
 __all__ = ["SCENARIOS", "PAPER_SIZES", "QUICK_SIZES", "SPARSITY_003", "POPULARITY_003", "GRIDS_003", "GRIDS_000",
@@ -183,6 +183,9 @@ class Robustness:
     full: pd.DataFrame     # systems x metrics on the full test sets
     grids: dict = field(default_factory=dict)   # {scenario: sizes} as run
     tie_break: str = "sample"
+    #: τ of every sample on each data-split replicate (``replicate`` column; its own full test set as
+    #: reference), when the study ran with ``replicates`` (:mod:`recmetrics.meta.replicates`)
+    replicate_samples: pd.DataFrame | None = None
 
     def summary(self) -> pd.DataFrame:
         """Per scenario, size and metric: mean τ over the samples, its std and minimum, the mean
@@ -234,12 +237,48 @@ class Robustness:
         return np.sqrt(g["var"].sum(min_count=1)) / g["var"].size()
 
 
+    def area_diff_se(self, scenario: str) -> pd.DataFrame:
+        """Metrics x metrics: the Monte Carlo se of the *difference* of two metrics' :meth:`area`.
+
+        Every metric is scored on the same reduced test sets, so their τ move together from sample
+        to sample; the se of a difference is that of the per-sample differences (paired), not
+        ``sqrt(se_a² + se_b²)``: ``sqrt(Σ_sizes var_s(τ_a − τ_b) / n) / n_sizes``. NaN where a size
+        has one sample. An undefined τ counts 0, as in :meth:`summary`."""
+        s = self.samples
+        s = s[(s["size"] < 1.0) & (s["scenario"] == _scenario(scenario))].assign(tau=lambda d: d["tau"].fillna(0.0))
+        wide = s.pivot_table(index=["size", "sample"], columns="metric", values="tau", sort=False)
+        names = list(wide.columns)
+        total, n_sizes = np.zeros((len(names), len(names))), 0
+        for _, block in wide.groupby(level="size", sort=False):
+            x = block.to_numpy()
+            d = x[:, :, None] - x[:, None, :]
+            total = total + (d.var(axis=0, ddof=1) / len(x) if len(x) > 1 else np.nan)
+            n_sizes += 1
+        return pd.DataFrame(np.sqrt(total) / max(n_sizes, 1), index=names, columns=names)
+
+    def area_n(self, scenario: str) -> int:
+        """The fewest samples behind a size of ``scenario``'s :meth:`area` (the se's sample count)."""
+        s = self.summary()
+        s = s[(s["size"] < 1.0) & (s["scenario"] == _scenario(scenario))]
+        return int(s["samples"].min()) if len(s) else 0
+
+    def area_replicates(self, scenario: str) -> pd.DataFrame | None:
+        """Replicates x metrics: :meth:`area` computed on each data-split replicate alone (None when
+        the study ran without replicates). An undefined τ counts 0, as in :meth:`summary`."""
+        if self.replicate_samples is None:
+            return None
+        s = self.replicate_samples
+        s = s[(s["size"] < 1.0) & (s["scenario"] == _scenario(scenario))].assign(tau=lambda d: d["tau"].fillna(0.0))
+        per_size = s.groupby(["replicate", "size", "metric"], sort=False)["tau"].mean()
+        return per_size.groupby(["replicate", "metric"], sort=False).mean().unstack("metric")
+
+
 def robustness_study(study, scenarios: Sequence[str] | str | None = None,
                      sizes: Sequence[float] | Mapping[str, Sequence[float]] | None = None,
                      n_samples: int = 50, seed: int = 0, metrics: Sequence[str] | None = None,
                      cutoffs: Sequence[int] | int | None = None, aggregate: str | None = None,
                      n_jobs: int = 1, client: Any = None, progress: bool = True,
-                     prefer: str | None = "threads", tie_break: str = "sample") -> Robustness:
+                     prefer: str | None = "threads", tie_break: str = "sample", replicates=None) -> Robustness:
     """Kendall's τ between each metric's system ranking on reduced test sets and on the full one.
 
     For each scenario and each size of its grid, ``n_samples`` reduced test sets are drawn; each
@@ -277,6 +316,10 @@ def robustness_study(study, scenarios: Sequence[str] | str | None = None,
         ``"sample"``: each of the ``n_samples`` samples of popular-items / large-users orders equal
         counts by its own seeded random key, and the spread enters ``area_se``. ``"first"``: one
         such order per size (the first sample; what earlier versions computed), ``area_se`` NaN.
+    replicates : array (n_folds, n_users) of int, optional
+        The data-split replicate of every (fold, user) unit (:func:`recmetrics.meta.replicates.unit_labels`):
+        every sample is also aggregated per replicate, at no extra scoring, and its τ against that
+        replicate's full test set is kept (:attr:`Robustness.replicate_samples`, :meth:`Robustness.area_replicates`).
 
     Examples
     --------
@@ -287,7 +330,8 @@ def robustness_study(study, scenarios: Sequence[str] | str | None = None,
 
     aggregate = aggregate or require_study(study, "robustness_study").aggregate
     return robustness_studies(study, [aggregate], scenarios, sizes, n_samples, seed, metrics, cutoffs, n_jobs=n_jobs,
-                              client=client, progress=progress, prefer=prefer, tie_break=tie_break)[aggregate]
+                              client=client, progress=progress, prefer=prefer, tie_break=tie_break,
+                              replicates=replicates)[aggregate]
 
 
 def robustness_studies(study, aggregates: Sequence[str], scenarios: Sequence[str] | str | None = None,
@@ -295,7 +339,7 @@ def robustness_studies(study, aggregates: Sequence[str], scenarios: Sequence[str
                        n_samples: int = 50, seed: int = 0, metrics: Sequence[str] | None = None,
                        cutoffs: Sequence[int] | int | None = None, *, n_jobs: int = 1, client: Any = None,
                        progress: bool = True, prefer: str | None = "threads",
-                       tie_break: str = "sample") -> dict[str, Robustness]:
+                       tie_break: str = "sample", replicates=None) -> dict[str, Robustness]:
     """:func:`robustness_study` under several means over users at once: ``{aggregate: Robustness}``.
 
     The reduced test sets are drawn and scored once; each mean ranks the systems from the same
@@ -332,7 +376,10 @@ def robustness_studies(study, aggregates: Sequence[str], scenarios: Sequence[str
     specs = parse_metrics(names)
     profile = study.ratings.groupby("user").size()
     ctx = _Context(study, specs, profile)
-    fulls = ctx.sample("random-users", 1.0, 0, aggregates)       # size 1: the full test sets' scores
+    if replicates is not None:
+        ctx.set_replicates(study, replicates)
+    # size 1: the full test sets' scores, per mean (with replicates: the pooled value, then one per replicate)
+    fulls = ctx.sample("random-users", 1.0, 0, aggregates)
     tasks, labels = [], []
     for sc, grid in grids.items():
         reps = 1 if sc in _DETERMINISTIC and tie_break == "first" else n_samples
@@ -352,8 +399,10 @@ def robustness_studies(study, aggregates: Sequence[str], scenarios: Sequence[str
                         prefer=prefer, scatter=[ctx])
     out = {}
     for a_i, aggregate in enumerate(aggregates):
-        full = fulls[a_i]
-        rows = []
+        full, full_reps = fulls[a_i], None
+        if replicates is not None:   # (1 + R, specs, systems): the pooled value, then one per replicate
+            full, full_reps = full[0], full[1:]
+        rows, rep_rows = [], []
         for sc, grid in grids.items():
             if 1.0 in grid:
                 for m, name in enumerate(names):
@@ -361,15 +410,26 @@ def robustness_studies(study, aggregates: Sequence[str], scenarios: Sequence[str
         for (sc, size, first), batch in zip(labels, results):
             for r, per_mean in enumerate(batch, start=first):
                 values = per_mean[a_i]
+                if full_reps is not None:
+                    values, per_rep = values[0], values[1:]
+                    for q, (v_q, f_q) in enumerate(zip(per_rep, full_reps)):
+                        for m, name in enumerate(names):
+                            ok = ~np.isnan(v_q[m]) & ~np.isnan(f_q[m])
+                            rep_rows.append((sc, size, r, q, name, tau_b(v_q[m][ok], f_q[m][ok])
+                                             if ok.sum() >= 2 else float("nan")))
                 for m, name in enumerate(names):
                     v = values[m]
                     ok = ~np.isnan(v)
                     tau = kendall_tau(v[ok], full[m][ok]) if ok.sum() >= 2 else float("nan")
                     rows.append((sc, size, r, name, tau, float(np.nanmean(v)) if ok.any() else float("nan")))
         samples = pd.DataFrame(rows, columns=["scenario", "size", "sample", "metric", "tau", "mean_value"])
+        rep_samples = None if full_reps is None else pd.DataFrame(
+            rep_rows, columns=["scenario", "size", "sample", "replicate", "metric", "tau"])
         out[aggregate] = Robustness(samples, pd.DataFrame(full.T, index=pd.Index(study.systems, name="system"),
-                                                          columns=names), grids=grids, tie_break=tie_break)
+                                                          columns=names), grids=grids, tie_break=tie_break,
+                                    replicate_samples=rep_samples)
     return out
+
 
 def _mix(seed: int, scenario: str, size: float) -> int:
     """A seed for one (scenario, size) cell, stable across runs and platforms."""

@@ -46,8 +46,14 @@ def robustness_by_mean(study, robustness_sizes: Mapping[str, Sequence[float]], n
         raise InputError("give at least one scenario with its sizes, e.g. {'ratings': [1.0, 0.5, 0.1]}")
     parts = [robustness_studies(study, aggregates, [scenario], list(sizes), n_samples, seed, **kw)
              for scenario, sizes in robustness_sizes.items()]
-    return {a: Robustness(pd.concat([p[a].samples for p in parts], ignore_index=True), parts[0][a].full)
-            for a in dict.fromkeys(aggregates)}
+    out = {}
+    for a in dict.fromkeys(aggregates):
+        reps = [p[a].replicate_samples for p in parts if p[a].replicate_samples is not None]
+        out[a] = Robustness(pd.concat([p[a].samples for p in parts], ignore_index=True), parts[0][a].full,
+                            grids={sc: g for p in parts for sc, g in p[a].grids.items()},
+                            tie_break=parts[0][a].tie_break,
+                            replicate_samples=pd.concat(reps, ignore_index=True) if reps else None)
+    return out
 
 
 def system_table(study, cutoff: int, metrics: Sequence[str] | None = None, *, method: str = "arithmetic",

@@ -57,7 +57,8 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from ..meta.findings import Claim, Evidence, best_of, combine, holds, not_testable, order
+from ..meta.findings import (SE, Claim, Evidence, best_of, combine, holds, holds_all, not_testable, order,
+                             threshold_reading)
 from ..metrics.registry import parse
 from .setup import SetUp
 
@@ -282,7 +283,7 @@ def _swap_subtopic(r) -> Evidence:
                                                     if len(defined) < len(t) else "")
     if not defined:
         return Evidence("inconclusive", None, detail)
-    verdict = combine(holds(tau, "<", 0.0, se) for tau, se in defined.values())
+    verdict = holds_all([tau for tau, _ in defined.values()], "<", 0.0, [se for _, se in defined.values()])
     return Evidence(verdict, max(v[0] for v in defined.values()), detail + "; each τ < 0 beyond 2 se")
 
 
@@ -293,7 +294,7 @@ def _perfect(r, families, names, what) -> Evidence:
             t[f"{m} [{fam}]" if len(families) > 1 else m] = v
     if not t:
         raise KeyError(f"tau of {what}")
-    verdict = combine(holds(tau, ">=", PERFECT_TAU, se) for tau, se in t.values())
+    verdict = holds_all([tau for tau, _ in t.values()], ">=", PERFECT_TAU, [se for _, se in t.values()])
     return Evidence(verdict, min(v[0] for v in t.values()),
                     f"τ: {_fmt(t)}{_se_note(t)}; each τ ≥ {PERFECT_TAU:g} (read as 'perfect')")
 
@@ -417,14 +418,18 @@ def _robust(r) -> Evidence:
     summ = _summary(s, raw)
     f = float(summ.fraction.iloc[(summ.fraction - 0.5).abs().argmin()])
     at = summ[summ.fraction == f]
-    parts = [(f"@{int(k)} β={b:g}", holds(t, ">=", ROBUST_TAU, se))
-             for k, b, t, se in zip(at.cutoff, at.beta, at.tau, at.se)]
     low = at.loc[at.tau.idxmin()]
     se_txt = "" if not np.isfinite(at.se).any() else f", largest se {np.nanmax(at.se):.3f}"
-    return Evidence(combine(v for _, v in parts), float(at.tau.min()),
+    # 'high' is the project's reading (ROBUST_TAU), read one step either side; a shortfall counts
+    # only beyond Holm over the cut-off x β values (issue 25 §2)
+    # each se is estimated from the n removals: an SE on n samples (Student's t; 0 from identical removals: unknown)
+    ses = [SE(float(e), n=int(n)) if np.isfinite(e) else float(e) for e, n in zip(at.se, at.n)] \
+        if "n" in at.columns else list(at.se)
+    verdict, reading = threshold_reading(list(at.tau), ">=", ROBUST_TAU, 0.05, ses, name="'high' τ")
+    return Evidence(verdict, float(at.tau.min()),
                     f"mean τ with {f:.0%} of the test ratings removed: {at.tau.min():.4f} (@{int(low.cutoff)}, "
-                    f"β = {low.beta:g}) to {at.tau.max():.4f}{se_txt}; each ≥ {ROBUST_TAU:g} (read as 'high') "
-                    f"beyond 2 Monte Carlo se")
+                    f"β = {low.beta:g}) to {at.tau.max():.4f}{se_txt}; {reading} (a value below counts beyond "
+                    f"2 Monte Carlo se, Holm over the {len(at)} values)")
 
 
 def _lower_beta(r) -> Evidence:

@@ -71,6 +71,7 @@ _SETUP = (
     (("permutations", "n_permutations"), ("n_permutations",), "{} permutations"),
     (("users",), ("users", "n_users"), "{} users"),
     (("bootstrap", "n_bootstrap"), ("n_bootstrap",), "{} bootstrap replicates"),
+    (("replicates",), ("replicates",), "{} replicates"),   # the data split's replicates behind the verdict
     (("seed",), ("seed",), "split seed {}"),
 )
 
@@ -163,7 +164,8 @@ def chapter_info(notebook: str | os.PathLike) -> dict[str, Any]:
 
 
 def _setup(row: Mapping[str, Any], params: Mapping[str, Any]) -> list[str]:
-    """``["6 systems", "2 folds", ...]`` from the row's context, else the chapter's parameters."""
+    """``["6 systems", "2 folds", ..., "10 replicates", "split seed 0"]`` from the row's context, else the
+    chapter's parameters."""
     shown = []
     for row_keys, param_keys, label in _SETUP:
         value = next((row[k] for k in row_keys if _text(row.get(k))), None)

@@ -1,0 +1,53 @@
+"""Do the verdicts survive another split? Findings of books built at several split seeds, side by side.
+
+Issue 25 §1's acceptance reads the Findings of the quick book built at seeds 0, 1 and 2
+(``recmetrics report --out DIR -p seed=S``): no claim may ``agrees`` under one seed and ``disagrees``
+under another, at most 5 % of the claims may change verdict at all, and at least 40 % must be
+decided (``agrees`` or ``disagrees``) under every seed. :func:`verdicts_by_seed` lines the rows up
+(chapter, claim id and its occurrence in the chapter, for claims with one row per reading) and
+:func:`stability` gives the three figures; ``benchmarks/split_stability.py`` prints both.
+"""
+from __future__ import annotations
+
+import os
+from typing import Mapping
+
+import pandas as pd
+
+from ..errors import InputError
+
+__all__ = ["verdicts_by_seed", "stability", "DECIDED"]
+
+DECIDED = ("agrees", "disagrees")
+
+
+def verdicts_by_seed(dirs: Mapping[str, str | os.PathLike]):
+    """One row per claim row (index chapter, id, occurrence), one column of verdicts per seed label;
+    ``dirs``: ``{seed label: findings folder}`` (the ``findings`` folder of a build's generated chapters)."""
+    from ..meta.findings import collect
+
+    cols = {}
+    for label, path in dirs.items():
+        table = collect(path)
+        if table.empty:
+            raise InputError(f"no findings in {os.fspath(path)!r} (seed {label}): give the findings folder of a build")
+        occurrence = table.groupby(["chapter", "id"]).cumcount()
+        cols[label] = pd.Series(table["verdict"].to_numpy(),
+                                index=pd.MultiIndex.from_arrays([table["chapter"], table["id"], occurrence],
+                                                                names=["chapter", "id", "occurrence"]))
+    return pd.DataFrame(cols)
+
+
+def stability(verdicts) -> dict:
+    """The three figures of issue 25 §1 over the claim rows every seed has: ``claims``, ``opposite``
+    (rows that agree under one seed and disagree under another), ``changed`` (rows whose verdict
+    differs between seeds), ``decided_everywhere`` (rows decided under every seed), and the shares."""
+    v = pd.DataFrame(verdicts).dropna()
+    n = len(v)
+    if not n:
+        raise InputError("no claim row is present under every seed")
+    opposite = int((v.eq("agrees").any(axis=1) & v.eq("disagrees").any(axis=1)).sum())
+    changed = int((v.nunique(axis=1) > 1).sum())
+    decided = int(v.isin(DECIDED).all(axis=1).sum())
+    return {"claims": n, "opposite": opposite, "changed": changed, "changed_share": changed / n,
+            "decided_everywhere": decided, "decided_share": decided / n}
