@@ -21,9 +21,10 @@ def check(paper: str, cid: str, results: dict) -> findings.Evidence:
     return claim.check({"n_systems": 21, **results})
 
 
-def rob(curves: dict, n: int = 10, spread: float = 0.0, values: dict | None = None, seed: int = 0) -> Robustness:
+def rob(curves: dict, n: int = 10, spread: float = 0.01, values: dict | None = None, seed: int = 0) -> Robustness:
     """A Robustness from ``{scenario: {metric: {size: mean τ}}}`` (metrics missing from a scenario get
-    τ 0.8 at every size), ``n`` samples per size with sd ``spread``; ``values``: ``{scenario: {metric:
+    τ 0.8 at every size), ``n`` samples per size with sd ``spread`` (not 0: identical samples give an
+    unknown se, which decides nothing); ``values``: ``{scenario: {metric:
     {size: mean metric value}}}`` (default: 0.1 · size)."""
     rng = np.random.default_rng(seed)
     rows = []
