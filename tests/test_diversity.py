@@ -565,8 +565,11 @@ def test_paper_claims_verdicts_from_results():
                        columns=["cutoff", "beta", "fraction", "tau", "sd", "se"])
     report_table = pd.DataFrame({a: [ax.PAPER_TABLE1[n.split("@")[0]][a] for n in ax.PAPER_METRICS]
                                  for a in ax.AXIOMS}, index=list(ax.PAPER_METRICS), dtype=object)
+    # Exp. 2's p-values against the ideal: the subtopic metrics (S-Recall, S-RR) spot the degradations worse
+    pvalues = pd.DataFrame([(f, mm, lvl, 0.3 if mm.startswith("S-") else 0.001) for f in tau_vals for mm in m
+                            for lvl in (1, 2)], columns=["family", "metric", "level", "pvalue"])
     out = findings.assess(pt.paper_claims(), {"table1": report_table, "tau": tau, "pshape": shape,
-                                              "robustness": rob}).set_index("id")
+                                              "robustness": rob, "pvalues": pvalues}).set_index("id")
     assert out.loc["table1-EU", "verdict"] == "not testable"           # EU is a reconstruction
     out = out.drop("table1-EU")
     assert (out.verdict == "agrees").all(), out[out.verdict != "agrees"][["our_evidence"]]
