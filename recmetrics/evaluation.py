@@ -164,8 +164,10 @@ def evaluate(run, qrels, metrics, *, users=None, aggregate: str = "arithmetic",
     user; trec_eval -c), ``"run"`` (judged users the run has a list for; trec_eval without -c) or an
     array of user ids. Users the run has no list for score 0 on every metric. Unset: ``"relevant"``,
     or ``"all"`` when every metric is an error metric (a rating predictor is judged on every user).
-    ``aggregate``: arithmetic | geometric | harmonic | quadratic; ``floor``: the value the geometric and
-    harmonic means raise smaller values to (1e-5, trec_eval's gm_map; ``None``: the plain means).
+    ``aggregate``: arithmetic | geometric | harmonic | quadratic, or ``geometric(rec_eval)`` (rec_eval's
+    reading: a user without a hit enters GF1 and GMRR as log 1, :mod:`recmetrics.metrics.aggregate`);
+    ``floor``: the value the geometric and harmonic means raise smaller values to (1e-5, trec_eval's
+    gm_map; ``None``: the plain means).
     An empty run is an error; a run none of whose items is judged gets a warning naming the likely cause.
     """
     specs = parse_metrics(metrics)
@@ -192,7 +194,7 @@ def evaluate(run, qrels, metrics, *, users=None, aggregate: str = "arithmetic",
     values = score_judged(judged, per_user, **context)
     run_values = {str(s): float(s(judged, **context)) for s in specs if s.per_run}
     meta = dict(judged.metadata, aggregate=aggregate, floor=floor, users_policy=users if isinstance(users, str) else "given")
-    means = _aggregate(values, aggregate, axis=1, floor=floor) if per_user else np.zeros(0)
+    means = _aggregate(values, aggregate, axis=1, floor=floor, metric=per_user) if per_user else np.zeros(0)
     res = Evaluation(values, judged.users, [str(s) for s in per_user], means, meta, run_values,
                      order=[str(s) for s in specs])
     res.judged = judged

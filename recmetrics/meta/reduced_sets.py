@@ -295,7 +295,7 @@ class _Context:
                     # the exact ties between systems that Kendall's τ counts, do not change with this code
                     x = np.empty((sum(p.shape[1] for p in parts), len(self.specs)))   # C: x.T is Fortran
                     np.concatenate([p.T for p in parts], out=x)
-                    res[:, c] = _agg(x.T, aggregate, axis=1)
+                    res[:, c] = _agg(x.T, aggregate, axis=1, metric=self.specs)
             out.append(res)
         return out
 
