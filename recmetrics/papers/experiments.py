@@ -4,13 +4,21 @@
   grid of test sizes (``SETUP.robustness_sizes``: 003 removes popular items only down to 80 % of
   the items, its sparsity grid goes to 5 %), gathered in one
   :class:`~recmetrics.meta.robustness.Robustness`.
-* :func:`system_table` — systems × metrics aggregated with a given mean and geometric floor.
-* :func:`gf1_readings` — paper 000 §7's GF1 under both readings of an aggregated F1 (the mean of
-  per-user F1, or F1 of the aggregated P and Recall) and several floors: τ(F1, GF1) (the paper:
-  0.42 on MovieLens 1M), τ(GF1, GP), τ(GF1, GRecall), and τ between GF1 and the ranking by the
-  share of users with no hit, which the floor makes dominant.
+* :func:`system_table` — systems × metrics aggregated with a given mean, geometric floor and
+  reading of the geometric mean's zeros (trec_eval's or rec_eval's,
+  :data:`recmetrics.metrics.aggregate.GEOMETRIC_READINGS`).
+* :func:`gf1_readings` — paper 000 §7's GF1 under the readings of an aggregated F1 (the mean of
+  per-user F1, or F1 of the aggregated P and Recall), of the geometric mean's zeros, and several
+  floors: τ(F1, GF1) (the paper: 0.42 on MovieLens 1M), τ(GF1, GP), τ(GF1, GRecall), τ between GF1
+  and the ranking by the share of users with no hit, and which system GF1 ranks first.
 * :func:`geometric_agreement` — the τ matrix among geometric metrics and τ(arithmetic, geometric)
-  per metric under one reading of GF1 and one floor (the results the §7.1 claims read).
+  per metric under one reading of GF1, one of the zeros and one floor (the results the §7.1 claims
+  read).
+* :func:`geometric_readings` — what each reading of the zeros does to §7.1's numbers: per metric,
+  its mean τ with the other geometric metrics and τ(arithmetic, geometric); per hit-only metric
+  (GF1, GMRR), the system it ranks first and τ with the ranking by the share of units with no hit.
+* :func:`hit_only_metrics`, :func:`replace_metrics` — the metrics the readings treat differently,
+  and a robustness study with those metrics' rows replaced (the other reading at their cost only).
 """
 from __future__ import annotations
 
@@ -21,7 +29,8 @@ import pandas as pd
 
 from ..errors import InputError
 
-__all__ = ["robustness", "system_table", "gf1_readings", "geometric_agreement"]
+__all__ = ["robustness", "system_table", "gf1_readings", "geometric_agreement", "geometric_readings",
+           "hit_only_metrics", "replace_metrics"]
 
 
 def robustness(study, robustness_sizes: Mapping[str, Sequence[float]], n_samples: int, seed: int = 0, **kw):
@@ -39,9 +48,11 @@ def robustness(study, robustness_sizes: Mapping[str, Sequence[float]], n_samples
 
 
 def system_table(study, cutoff: int, metrics: Sequence[str] | None = None, *, method: str = "arithmetic",
-                 floor: float | None = 1e-5, pool: str = "concat", f1_reading: str = "per-user") -> pd.DataFrame:
-    """Systems × metrics: each metric's per-unit scores aggregated with ``method`` and ``floor``
-    (:func:`recmetrics.metrics.aggregate.aggregate`). ``f1_reading="aggregate"`` replaces the F1
+                 floor: float | None = 1e-5, pool: str = "concat", f1_reading: str = "per-user",
+                 reading: str | None = None) -> pd.DataFrame:
+    """Systems × metrics: each metric's per-unit scores aggregated with ``method``, ``floor`` and
+    ``reading`` (geometric mean only: ``"trec_eval"``, the default, or ``"rec_eval"``;
+    :func:`recmetrics.metrics.aggregate.aggregate`). ``f1_reading="aggregate"`` replaces the F1
     column by F1 of the aggregated P and Recall (:func:`~recmetrics.metrics.aggregate.f1_of_means`;
     the study needs P and Recall)."""
     from ..metrics.aggregate import F1_READINGS, aggregate, f1_of_means
@@ -59,20 +70,25 @@ def system_table(study, cutoff: int, metrics: Sequence[str] | None = None, *, me
                 raise InputError(f"the aggregate reading of F1 needs {' and '.join(missing)} in the study")
             p = study.scores(names["P"], cutoff, pool).to_numpy()
             r = study.scores(names["Recall"], cutoff, pool).to_numpy()
-            out[m] = f1_of_means(p, r, method, axis=1, floor=floor)
+            out[m] = f1_of_means(p, r, method, axis=1, floor=floor, reading=reading)
         else:
-            out[m] = aggregate(study.scores(m, cutoff, pool).to_numpy(), method, axis=1, floor=floor)
+            out[m] = aggregate(study.scores(m, cutoff, pool).to_numpy(), method, axis=1, floor=floor,
+                               reading=reading, metric=m)
     return pd.DataFrame(out, index=pd.Index(study.systems, name="system"))
 
 
 def gf1_readings(study, cutoff: int, floors: Sequence[float | None] = (1e-5,), *, pool: str = "concat") -> pd.DataFrame:
-    """GF1 under both readings of an aggregated F1 and each geometric ``floor``: one row per
-    (reading, floor) with τ(F1, GF1) (F1: arithmetic mean of per-user F1, the paper's §6),
-    τ(GF1, GP), τ(GF1, GRecall), τ(GF1, no-hit) — τ with the ranking by the share of units whose
-    P is 0 (fewer is better) — and the spread of log GF1 − log GP over systems (0: GF1 is GP times
-    a constant). A floor of ``None`` uses the plain geometric mean (0 as soon as one unit is 0)."""
+    """GF1 under the readings of an aggregated F1 and of the geometric mean's zeros, and each
+    ``floor``: one row per (``reading``: F1's, ``zeros``: the geometric mean's, floor) with
+    τ(F1, GF1) (F1: arithmetic mean of per-user F1, the paper's §6), τ(GF1, GP), τ(GF1, GRecall),
+    τ(GF1, no-hit) — τ with the ranking by the share of units whose P is 0 (fewer is better) —, the
+    spread of log GF1 − log GP over systems (0: GF1 is GP times a constant) and ``GF1 first``, the
+    system GF1 ranks first. F1 of the aggregated P and Recall is the same under both readings of
+    the zeros (P and Recall are floored under both): one row per floor. A floor of ``None`` uses
+    the plain geometric mean (0 as soon as one unit is 0; under rec_eval's reading, only for units
+    with a hit)."""
     from ..meta.agreement import kendall_tau
-    from ..metrics.aggregate import F1_READINGS, aggregate
+    from ..metrics.aggregate import F1_READINGS, GEOMETRIC_READINGS, aggregate
 
     names = {m.split("(")[0]: m for m in study.metrics}
     missing = [m for m in ("P", "Recall", "F1") if m not in names]
@@ -82,28 +98,105 @@ def gf1_readings(study, cutoff: int, floors: Sequence[float | None] = (1e-5,), *
     no_hit = -(study.scores(names["P"], cutoff, pool).to_numpy() == 0).mean(axis=1)
     rows = []
     for reading in F1_READINGS:
-        for floor in floors:
-            t = system_table(study, cutoff, [names["P"], names["Recall"], names["F1"]], method="geometric",
-                             floor=floor, pool=pool, f1_reading=reading)
-            gp, gr, gf1 = (t[names[m]].to_numpy() for m in ("P", "Recall", "F1"))
-            with np.errstate(divide="ignore", invalid="ignore"):
-                spread = np.log(gf1) - np.log(gp)
-            spread = float(np.ptp(spread)) if np.isfinite(spread).all() else float("nan")
-            rows.append({"reading": reading, "floor": floor,
-                         "tau(F1, GF1)": kendall_tau(f1_arith, gf1), "tau(GF1, GP)": kendall_tau(gf1, gp),
-                         "tau(GF1, GRecall)": kendall_tau(gf1, gr), "tau(GF1, no-hit)": kendall_tau(gf1, no_hit),
-                         "spread log GF1/GP": spread})
+        for zeros in GEOMETRIC_READINGS if reading == "per-user" else GEOMETRIC_READINGS[:1]:
+            for floor in floors:
+                t = system_table(study, cutoff, [names["P"], names["Recall"], names["F1"]], method="geometric",
+                                 floor=floor, pool=pool, f1_reading=reading, reading=zeros)
+                gp, gr, gf1 = (t[names[m]].to_numpy() for m in ("P", "Recall", "F1"))
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    spread = np.log(gf1) - np.log(gp)
+                spread = float(np.ptp(spread)) if np.isfinite(spread).all() else float("nan")
+                rows.append({"reading": reading, "zeros": zeros, "floor": floor,
+                             "tau(F1, GF1)": kendall_tau(f1_arith, gf1), "tau(GF1, GP)": kendall_tau(gf1, gp),
+                             "tau(GF1, GRecall)": kendall_tau(gf1, gr), "tau(GF1, no-hit)": kendall_tau(gf1, no_hit),
+                             "spread log GF1/GP": spread, "GF1 first": str(t.index[int(np.argmax(gf1))])})
     return pd.DataFrame(rows)
 
 
 def geometric_agreement(study, cutoff: int, *, floor: float | None = 1e-5, pool: str = "concat",
-                        f1_reading: str = "per-user") -> dict:
+                        f1_reading: str = "per-user", reading: str | None = None) -> dict:
     """``{"tau_geo": τ among the geometric metrics, "mean_tau": DataFrame with column tau = τ between
-    each metric's arithmetic and geometric ranking}`` under one reading of GF1 and one floor (the
+    each metric's arithmetic and geometric ranking}`` under one reading of GF1, one reading of the
+    geometric mean's zeros (``reading``: trec_eval's, the default, or rec_eval's) and one floor (the
     results paper 000's §7.1 claims read; metric names as in the study)."""
     from ..meta.agreement import agreement_matrix, kendall_tau
 
     arith = system_table(study, cutoff, method="arithmetic", pool=pool)
-    geo = system_table(study, cutoff, method="geometric", floor=floor, pool=pool, f1_reading=f1_reading)
+    geo = system_table(study, cutoff, method="geometric", floor=floor, pool=pool, f1_reading=f1_reading,
+                       reading=reading)
     mean_tau = pd.DataFrame({"tau": {m: kendall_tau(geo[m].to_numpy(), arith[m].to_numpy()) for m in geo.columns}})
     return {"tau_geo": agreement_matrix(geo, "tau"), "mean_tau": mean_tau}
+
+
+def hit_only_metrics(metrics: Sequence[str]) -> list[str]:
+    """The ``metrics`` whose zeros rec_eval's reading counts as log 1 (F1, RR, any cut-off or alias):
+    the only ones whose geometric mean differs between the readings."""
+    from ..metrics.aggregate import zero_counts_as
+
+    return [m for m in metrics if zero_counts_as("rec_eval", m) == "one"]
+
+
+def replace_metrics(base, part):
+    """``base`` (a :class:`~recmetrics.meta.robustness.Robustness`) with the rows and full-set
+    columns of ``part``'s metrics taken from ``part`` — the same scenarios, sizes and seeds, so the
+    samples are the same reduced test sets (each (scenario, size) draws from its own seed whatever
+    the metrics). The values are those a whole study gives up to the order of floating-point sums
+    (the aggregation's memory layout follows the number of metrics), which only matters for two
+    systems whose aggregates tie to the last bit."""
+    from ..meta.robustness import Robustness
+
+    names = set(part.samples["metric"])
+    keys = ["scenario", "size", "sample"]
+    mine = base.samples[base.samples["metric"].isin(names)][keys + ["metric"]].sort_values(keys + ["metric"])
+    theirs = part.samples[keys + ["metric"]].sort_values(keys + ["metric"])
+    if not names or not mine.reset_index(drop=True).equals(theirs.reset_index(drop=True)):
+        raise InputError("replace_metrics needs a study of some of base's metrics on the same scenarios, sizes "
+                         "and samples")
+    samples = pd.concat([base.samples[~base.samples["metric"].isin(names)], part.samples], ignore_index=True)
+    full = base.full.copy()
+    for m in part.full.columns:
+        full[m] = part.full[m]
+    return Robustness(samples, full, grids=dict(base.grids), tie_break=base.tie_break)
+
+
+def geometric_readings(study, cutoff: int, *, floor: float | None = 1e-5, pool: str = "concat") -> dict:
+    """Paper 000 §7.1's numbers under each reading of the geometric mean's zeros
+    (:data:`recmetrics.metrics.aggregate.GEOMETRIC_READINGS`), GF1 per user (Eq. 3):
+
+    * ``"mean_tau"``: metrics × readings, each geometric metric's mean τ with the other ones (Fig. 9);
+    * ``"tau_arith_geo"``: metrics × readings, τ between a metric's arithmetic and geometric rankings;
+    * ``"hit_only"``: one row per (reading, hit-only metric) with the system it ranks ``first``,
+      that system's share of units with no hit (``no_hit_first``), its rank by that share
+      (``no_hit_rank``, 1 = most units without a hit) and ``tau_no_hit``, τ between the metric's
+      ranking and the ranking by the share of units with no hit (more first: +1 means the more
+      users a system misses, the better it scores);
+    * ``"no_hit"``: the share of units with no hit (P = 0) per system.
+
+    Metric names are reduced to their base (``"infAP(unjudged=pooled)"`` → ``"infAP"``)."""
+    from ..meta.agreement import agreement_matrix, kendall_tau
+    from ..metrics.aggregate import GEOMETRIC_READINGS
+    from .checks import base_name
+
+    names = {m: base_name(m) for m in study.metrics}
+    if "P" not in names.values():
+        raise InputError("geometric_readings needs P in the study (the share of units with no hit is P = 0)")
+    p_name = next(m for m, b in names.items() if b == "P")
+    no_hit = pd.Series((study.scores(p_name, cutoff, pool).to_numpy() == 0).mean(axis=1),
+                       index=pd.Index(study.systems, name="system"), name="no_hit")
+    arith = system_table(study, cutoff, method="arithmetic", pool=pool).rename(columns=names)
+    mean_tau, tau_ag, rows = {}, {}, []
+    for reading in GEOMETRIC_READINGS:
+        geo = system_table(study, cutoff, method="geometric", floor=floor, pool=pool,
+                           reading=reading).rename(columns=names)
+        tau = agreement_matrix(geo, "tau")
+        mean_tau[reading] = pd.Series({m: float(np.nanmean([tau.loc[m, o] for o in tau.columns if o != m]))
+                                       for m in tau.index})
+        tau_ag[reading] = pd.Series({m: kendall_tau(arith[m].to_numpy(), geo[m].to_numpy()) for m in geo.columns})
+        order = no_hit.rank(ascending=False, method="min")
+        for m in hit_only_metrics(list(geo.columns)):
+            first = str(geo[m].idxmax())
+            rows.append({"reading": reading, "metric": m, "first": first, "no_hit_first": float(no_hit[first]),
+                         "no_hit_rank": int(order[first]),
+                         "tau_no_hit": kendall_tau(geo[m].to_numpy(), no_hit.to_numpy())})
+    return {"mean_tau": pd.DataFrame(mean_tau), "tau_arith_geo": pd.DataFrame(tau_ag),
+            "hit_only": pd.DataFrame(rows), "no_hit": no_hit}
