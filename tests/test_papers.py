@@ -459,6 +459,40 @@ def test_geometric_readings_and_the_other_readings_robustness(small_study):
                                                                  metrics=["F1"], progress=False))
 
 
+def _readings(f1_rec, f1_trec, tau_no_hit=0.9):
+    idx = ["P", "F1", "AP", "RR"]
+
+    def tau(x):     # τ 0.9 between P and AP, x between them and each of F1, RR; F1-RR 0.8
+        t = pd.DataFrame(0.9, index=idx, columns=idx)
+        t.loc[["F1", "RR"], :] = t.loc[:, ["F1", "RR"]] = x
+        t.loc["F1", "RR"] = t.loc["RR", "F1"] = 0.8
+        for m in idx:
+            t.loc[m, m] = 1.0
+        return t
+    tag = pd.DataFrame({"trec_eval": [1.0, 0.8, 0.96, 0.7], "rec_eval": [1.0, 0.41, 0.96, 0.5]}, index=idx)
+    hit = pd.DataFrame([{"reading": g, "metric": m, "first": "Random" if g == "rec_eval" else "Pop",
+                         "no_hit_first": 0.9 if g == "rec_eval" else 0.2, "no_hit_rank": 1 if g == "rec_eval" else 3,
+                         "tau_no_hit": tau_no_hit if g == "rec_eval" else -0.5}
+                        for g in ("trec_eval", "rec_eval") for m in ("F1", "RR")])
+    return {"tau": {"trec_eval": tau(f1_trec), "rec_eval": tau(f1_rec)}, "tau_arith_geo": tag, "hit_only": hit}
+
+
+def test_explain_readings_says_what_section_7_follows_from():
+    from recmetrics.papers import experiments
+
+    text = experiments.explain_readings(_readings(0.34, 0.9), {"tau(F1, GF1)": 0.42, "tau(AP, GAP)": 0.92})
+    assert "GF1 0.34, GMRR 0.34; those 2 among themselves 0.90 to 0.90" in text
+    assert "τ(F1, GF1) = 0.41 (the paper: 0.42 on MovieLens 1M)" in text
+    assert "GF1 ranks Random first, the system with the largest share of units without a hit (90.0%)" in text
+    assert "under rec_eval's reading and not under trec_eval's" in text and "the more users a system misses" in text
+    assert "under both readings" in experiments.explain_readings(_readings(0.34, 0.3))
+    assert "trec_eval's reading only" in experiments.explain_readings(_readings(0.95, 0.3))
+    assert "under either reading" in experiments.explain_readings(_readings(0.95, 0.95, tau_no_hit=-0.2))
+    with pytest.raises(InputError, match="F1 and RR under both readings"):
+        one = _readings(0.3, 0.9)
+        experiments.explain_readings({**one, "tau": {"rec_eval": one["tau"]["rec_eval"]}})
+
+
 def test_old_import_path_still_works():
     from recmetrics.meta import claims as old
 

@@ -17,6 +17,7 @@
 * :func:`geometric_readings` — what each reading of the zeros does to §7.1's numbers: per metric,
   its mean τ with the other geometric metrics and τ(arithmetic, geometric); per hit-only metric
   (GF1, GMRR), the system it ranks first and τ with the ranking by the share of units with no hit.
+* :func:`explain_readings` — chapter 07's computed prose on what §7's observations follow from.
 * :func:`hit_only_metrics`, :func:`replace_metrics` — the metrics the readings treat differently,
   and a robustness study with those metrics' rows replaced (the other reading at their cost only).
 """
@@ -30,7 +31,7 @@ import pandas as pd
 from ..errors import InputError
 
 __all__ = ["robustness", "system_table", "gf1_readings", "geometric_agreement", "geometric_readings",
-           "hit_only_metrics", "replace_metrics"]
+           "hit_only_metrics", "replace_metrics", "explain_readings"]
 
 
 def robustness(study, robustness_sizes: Mapping[str, Sequence[float]], n_samples: int, seed: int = 0, **kw):
@@ -121,6 +122,9 @@ def geometric_agreement(study, cutoff: int, *, floor: float | None = 1e-5, pool:
     results paper 000's §7.1 claims read; metric names as in the study)."""
     from ..meta.agreement import agreement_matrix, kendall_tau
 
+    if reading == "rec_eval" and f1_reading != "per-user":
+        raise InputError("rec_eval's GF1 is the geometric mean of per-user F1 (gm_set_F): under its reading "
+                         f"f1_reading must be 'per-user', got {f1_reading!r}")
     arith = system_table(study, cutoff, method="arithmetic", pool=pool)
     geo = system_table(study, cutoff, method="geometric", floor=floor, pool=pool, f1_reading=f1_reading,
                        reading=reading)
@@ -163,7 +167,8 @@ def geometric_readings(study, cutoff: int, *, floor: float | None = 1e-5, pool: 
     """Paper 000 §7.1's numbers under each reading of the geometric mean's zeros
     (:data:`recmetrics.metrics.aggregate.GEOMETRIC_READINGS`), GF1 per user (Eq. 3):
 
-    * ``"mean_tau"``: metrics × readings, each geometric metric's mean τ with the other ones (Fig. 9);
+    * ``"tau"``: ``{reading: metrics × metrics τ among the geometric metrics}`` (Fig. 9);
+    * ``"mean_tau"``: metrics × readings, each geometric metric's mean τ with the other ones;
     * ``"tau_arith_geo"``: metrics × readings, τ between a metric's arithmetic and geometric rankings;
     * ``"hit_only"``: one row per (reading, hit-only metric) with the system it ranks ``first``,
       that system's share of units with no hit (``no_hit_first``), its rank by that share
@@ -184,11 +189,11 @@ def geometric_readings(study, cutoff: int, *, floor: float | None = 1e-5, pool: 
     no_hit = pd.Series((study.scores(p_name, cutoff, pool).to_numpy() == 0).mean(axis=1),
                        index=pd.Index(study.systems, name="system"), name="no_hit")
     arith = system_table(study, cutoff, method="arithmetic", pool=pool).rename(columns=names)
-    mean_tau, tau_ag, rows = {}, {}, []
+    mean_tau, tau_ag, taus, rows = {}, {}, {}, []
     for reading in GEOMETRIC_READINGS:
         geo = system_table(study, cutoff, method="geometric", floor=floor, pool=pool,
                            reading=reading).rename(columns=names)
-        tau = agreement_matrix(geo, "tau")
+        tau = taus[reading] = agreement_matrix(geo, "tau")
         mean_tau[reading] = pd.Series({m: float(np.nanmean([tau.loc[m, o] for o in tau.columns if o != m]))
                                        for m in tau.index})
         tau_ag[reading] = pd.Series({m: kendall_tau(arith[m].to_numpy(), geo[m].to_numpy()) for m in geo.columns})
@@ -198,5 +203,76 @@ def geometric_readings(study, cutoff: int, *, floor: float | None = 1e-5, pool: 
             rows.append({"reading": reading, "metric": m, "first": first, "no_hit_first": float(no_hit[first]),
                          "no_hit_rank": int(order[first]),
                          "tau_no_hit": kendall_tau(geo[m].to_numpy(), no_hit.to_numpy())})
-    return {"mean_tau": pd.DataFrame(mean_tau), "tau_arith_geo": pd.DataFrame(tau_ag),
+    return {"tau": taus, "mean_tau": pd.DataFrame(mean_tau), "tau_arith_geo": pd.DataFrame(tau_ag),
             "hit_only": pd.DataFrame(rows), "no_hit": no_hit}
+
+
+def _ordinal(n: int) -> str:
+    return {1: "largest", 2: "second largest", 3: "third largest"}.get(n, f"{n}th largest")
+
+
+def explain_readings(r: Mapping, paper_numbers: Mapping[str, float] | None = None) -> str:
+    """Markdown, every number and every turn of it computed from ``r`` (:func:`geometric_readings`):
+    GF1's and GMRR's mean τ with the other geometric metrics (GF1 and GMRR left out: "except with
+    each other") against those metrics' mean τ among themselves, τ(arithmetic, geometric) under each
+    reading of the zeros, which system each ranks first and how that follows the share of users
+    without a hit, and whether §7's pattern (GF1 and GMRR apart from the rest) appears under
+    rec_eval's reading only, under both, or under neither. ``paper_numbers``: ``{"tau(F1, GF1)":
+    0.42, "tau(AP, GAP)": 0.92}`` to set the τ against."""
+    tag = r["tau_arith_geo"]
+    hit = r["hit_only"].set_index(["reading", "metric"])
+    need = {"F1", "RR"}
+    taus = r.get("tau", {})
+    if not {"trec_eval", "rec_eval"} <= set(taus) or any(not need <= set(t.index) for t in taus.values()):
+        raise InputError(f"explain_readings needs the τ matrices of F1 and RR under both readings, got readings "
+                         f"{list(taus)}")
+    rest = [m for m in taus["rec_eval"].index if m not in need]
+    if len(rest) < 2:
+        raise InputError(f"explain_readings needs at least two metrics besides F1 and RR, got {rest}")
+    paper = dict(paper_numbers or {})
+    # GF1's and GMRR's mean τ with the rest; each of the rest's mean τ with the other ones of the rest
+    mt = {g: pd.Series({**{m: float(np.mean([t.loc[m, o] for o in rest])) for m in need},
+                        **{m: float(np.mean([t.loc[m, o] for o in rest if o != m])) for m in rest}})
+          for g, t in taus.items()}
+
+    def apart(reading):   # GF1 and GMRR below every other metric's mean τ with the rest
+        m = mt[reading]
+        return max(m["F1"], m["RR"]) < m[rest].min()
+
+    def cite(key):
+        return f" (the paper: {paper[key]:g} on MovieLens 1M)" if key in paper else ""
+
+    lines = []
+    for reading in ("rec_eval", "trec_eval"):
+        m = mt[reading]
+        lines.append(f"* **{reading}'s reading** — mean τ with the other {len(rest)} geometric metrics: GF1 "
+                     f"{m['F1']:.2f}, GMRR {m['RR']:.2f}; those {len(rest)} among themselves {m[rest].min():.2f} to "
+                     f"{m[rest].max():.2f}; τ(F1, GF1) = {tag.loc['F1', reading]:.2f}{cite('tau(F1, GF1)')}, τ(RR, GMRR) = "
+                     f"{tag.loc['RR', reading]:.2f}"
+                     + (f", τ(AP, GAP) = {tag.loc['AP', reading]:.2f}{cite('tau(AP, GAP)')}" if "AP" in tag.index else "")
+                     + ".")
+        for m, label in (("F1", "GF1"), ("RR", "GMRR")):
+            h = hit.loc[(reading, m)]
+            lines.append(f"  {label} ranks {h['first']} first, the system with the {_ordinal(int(h['no_hit_rank']))} "
+                         f"share of units without a hit ({h['no_hit_first']:.1%}); τ between {label} and the ranking "
+                         f"by that share (more units without a hit first) is {h['tau_no_hit']:.2f}.")
+    t = hit.loc[("rec_eval", "F1"), "tau_no_hit"]
+    trend = ("the more users a system misses, the higher its GF1" if t > 0 else
+             "yet GF1 does not reward the systems that miss more users here" if t < 0 else
+             "GF1 is not ordered by the share of users without a hit here")
+    if apart("rec_eval") and not apart("trec_eval"):
+        verdict = (f"GF1 and GMRR stand apart from the other geometric metrics under rec_eval's reading and not under "
+                   f"trec_eval's: §7's pattern follows from how the authors' tool counts a user without a hit — as "
+                   f"log 1, the best score, in GF1 and GMRR only — and {trend} (τ {t:.2f}). The paper's explanation, "
+                   "the metrics' reciprocal components, is not needed for it.")
+    elif apart("rec_eval"):
+        verdict = (f"GF1 and GMRR stand apart from the other geometric metrics under both readings, so here §7's "
+                   f"pattern does not depend on how a user without a hit is counted (under rec_eval's reading {trend}, "
+                   f"τ {t:.2f}).")
+    elif apart("trec_eval"):
+        verdict = ("GF1 and GMRR stand apart from the other geometric metrics under trec_eval's reading only, not "
+                   "under rec_eval's, the paper's tool: the reading does not explain §7's pattern here.")
+    else:
+        verdict = (f"GF1 and GMRR do not both stand apart from the other geometric metrics under either reading here "
+                   f"(under rec_eval's reading {trend}, τ {t:.2f}).")
+    return "\n".join(lines) + "\n\n" + verdict
