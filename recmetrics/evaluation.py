@@ -194,7 +194,9 @@ def evaluate(run, qrels, metrics, *, users=None, aggregate: str = "arithmetic",
     values = score_judged(judged, per_user, **context)
     run_values = {str(s): float(s(judged, **context)) for s in specs if s.per_run}
     meta = dict(judged.metadata, aggregate=aggregate, floor=floor, users_policy=users if isinstance(users, str) else "given")
-    means = _aggregate(values, aggregate, axis=1, floor=floor, metric=per_user) if per_user else np.zeros(0)
+    # listed: rec_eval -c floors the users the run has no list for, whatever the metric
+    means = _aggregate(values, aggregate, axis=1, floor=floor, metric=per_user, listed=judged.lengths > 0) \
+        if per_user else np.zeros(0)
     res = Evaluation(values, judged.users, [str(s) for s in per_user], means, meta, run_values,
                      order=[str(s) for s in specs])
     res.judged = judged

@@ -364,7 +364,9 @@ class Study:
         default, or the geometric / harmonic / quadratic mean of
         :func:`recmetrics.metrics.aggregate.aggregate` (geometric and harmonic floor values at
         1e-5, trec_eval's gm_map; ``"geometric(rec_eval)"``: rec_eval's reading, a user without a
-        hit enters GF1 and GMRR as log 1).
+        hit enters GF1 and GMRR as log 1). The score cube does not record which zeros come from a
+        user the run has no list for (rec_eval -c floors those): under rec_eval's reading every
+        zero of GF1 and GMRR here is read as a listed user without a hit.
 
         Example: ``study.system_scores("AP", 100, aggregate="geometric")`` is GMAP@100 per system.
         """

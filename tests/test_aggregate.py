@@ -100,6 +100,13 @@ def test_rec_evals_reading_floors_users_without_a_list():
     got = aggregate(f1, "geometric(rec_eval)", axis=1, metric=["F1@4", "F1@4"], listed=listed)
     assert got[0] == pytest.approx((2 / 15) ** (1 / 3))
     assert got[1] == pytest.approx((1 / 3 * MIN_GEO_MEAN) ** (1 / 3))   # u2: log 1; u3 (no list): log 1e-5
+    # evaluate() knows which users have no list: u3 left out of the run enters at the floor
+    # (rec_eval -c -l 4 -m gm_set_F on the case's qrels and this run prints 0.0149)
+    run, qrels = _rec_eval_case()
+    short = rm.Run.from_lists({"u1": ["x", "c", "a", "y"], "u2": ["x", "e", "y", "z"]})
+    ev = rm.evaluate(short, qrels, ["F1@4"], aggregate="geometric(rec_eval)")
+    assert ev.aggregate.iloc[0] == pytest.approx((1 / 3 * MIN_GEO_MEAN) ** (1 / 3))
+    assert round(float(ev.aggregate.iloc[0]), 4) == 0.0149
     rows = aggregate(f1.T, "geometric(rec_eval)", axis=0, metric=["F1", "P"])   # one name per column
     assert rows[0] == pytest.approx((2 / 15) ** (1 / 3)) and rows[1] == pytest.approx((1 / 3 * 1e-10) ** (1 / 3))
 
