@@ -133,7 +133,9 @@ def test_a_study_keeps_the_reading_and_rejects_a_bad_one():
     from recmetrics.metrics.aggregate import aggregate_name, method_name, zero_counts_as
 
     assert aggregate_name("gm(rec_eval)") == "geometric(rec_eval)" and aggregate_name("gm") == "geometric"
-    assert method_name("geometric(rec_eval)") == "geometric"
+    assert method_name("geometric(trec_eval)") == "geometric"
+    with pytest.raises(InputError, match="only trec_eval's reading"):
+        method_name("geometric(rec_eval)")    # e.g. the explorers: refused, not read as trec_eval's
     assert [zero_counts_as("rec_eval", m) for m in ("F1@10", "mrr", "recip_rank@5", "AP@100", "ERR")] == \
         ["one", "one", "one", "floor", "floor"]
     with pytest.raises(InputError, match="reading of the geometric mean"):

@@ -86,9 +86,14 @@ _READING_RE = re.compile(r"^\s*([A-Za-z]+)\s*\(\s*([^()]*?)\s*\)\s*$")
 
 
 def method_name(method: str) -> str:
-    """The canonical name of an aggregation (``"gm"`` → ``"geometric"``); a reading written after
-    it, ``"geometric(rec_eval)"``, is accepted and dropped (:func:`parse_aggregate` keeps it)."""
-    return parse_aggregate(method)[0]
+    """The canonical name of an aggregation (``"gm"`` → ``"geometric"``), for the callers that take
+    no reading of the geometric mean's zeros: ``"geometric(rec_eval)"`` is refused here rather
+    than read as trec_eval's (:func:`parse_aggregate` and :func:`aggregate_name` keep a reading)."""
+    key, reading = parse_aggregate(method)
+    if reading != "trec_eval":
+        raise InputError(f"aggregation {method!r}: only trec_eval's reading of the geometric mean is available here "
+                         f"(give {key!r}); rec_eval's is taken by aggregate(), evaluate(), Study and the robustness study")
+    return key
 
 
 def parse_aggregate(method: str, reading: str | None = None) -> tuple[str, str]:
