@@ -26,9 +26,9 @@ Which users' zeros count as what (``reading``, :data:`GEOMETRIC_READINGS`). Pape
 computed with rec_eval (github.com/dvalcarce/rec_eval, the authors' fork of trec_eval 9.0.4), whose
 geometric measures do not all treat a zero alike:
 
-* ``"trec_eval"`` (the default): every value is floored, ``log max(x, 1e-5)`` — trec_eval's and
-  rec_eval's ``gm_map``, ``gm_bpref``, ``gm_set_P``, ``gm_set_recall``, ``gm_err``, ``gm_ndcg``,
-  ``gm_infAP2``.
+* ``"trec_eval"`` (the default): every value is floored, ``log max(x, 1e-5)`` — trec_eval's
+  ``gm_map`` and ``gm_bpref``, and rec_eval's ``gm_map``, ``gm_bpref``, ``gm_set_P``,
+  ``gm_set_recall``, ``gm_err``, ``gm_ndcg``, ``gm_infAP2``.
 * ``"rec_eval"``: as above, except GF1 and GMRR. rec_eval's ``m_gm_set_F.c`` and
   ``m_gm_recip_rank.c`` write ``log max(v, 1e-5)`` only when the user has a relevant item in the
   list (``num_rel_ret > 0``; a relevant item found), and ``trec_eval.c`` sets every measure to 0
@@ -48,7 +48,8 @@ list has n items); its build compiles no ``gm_ndcg_cut`` (``m_gm_ndcg_cut.c`` is
 Makefile), so GnDCG@n is ``gm_ndcg`` on a list cut at n, whose ideal DCG runs over all the
 user's judgments instead of the top n (equal for users with at most n judged items); infAP is
 ``infAP2`` (``m_infap2.c``), an unrated item counted as pooled but unjudged — this package's
-``infAP(unjudged=pooled)``.
+``infAP(unjudged=pooled)``. ``benchmarks/bench_rec_eval_reading.py --rec-eval PATH`` sets a
+rec_eval binary's measures against this package's on the same runs and judgments.
 
 >>> import numpy as np
 >>> f1 = np.array([0.5, 0.0])            # one user with a hit (F1 0.5), one without
