@@ -85,18 +85,23 @@ def score_judged(judged, specs: list[MetricSpec], **context) -> np.ndarray:
     return values
 
 
-def aggregate_users(values: np.ndarray, specs, method: str = "arithmetic", floor=MIN_GEO_MEAN) -> np.ndarray:
+def aggregate_users(values: np.ndarray, specs, method: str = "arithmetic", floor=MIN_GEO_MEAN,
+                    listed: np.ndarray | None = None) -> np.ndarray:
     """The mean of each metric over the users (rows of ``values``): over the users with a list for a
-    list-only metric (ARP, APLT, ACLT; NaN when no user has one), over every user otherwise."""
+    list-only metric (ARP, APLT, ACLT; NaN when no user has one), over every user otherwise.
+    ``listed`` (boolean per user, optional): False for the users the run has no list for, which the
+    rec_eval reading of the geometric mean floors whatever the metric
+    (:func:`recmetrics.metrics.aggregate.aggregate`)."""
     out = np.empty(len(specs))
     for row, s in enumerate(specs):
-        v = values[row]
+        v, on_list = values[row], listed
         if s.definition.list_only:
-            v = v[~np.isnan(v)]
+            keep = ~np.isnan(v)
+            v, on_list = v[keep], (None if listed is None else listed[keep])
             if not len(v):
                 out[row] = np.nan
                 continue
-        out[row] = _aggregate(v, method, floor=floor)
+        out[row] = _aggregate(v, method, floor=floor, metric=s, listed=on_list)
     return out
 
 
@@ -206,8 +211,10 @@ def evaluate(run, qrels, metrics, *, users=None, aggregate: str = "arithmetic",
     user; trec_eval -c), ``"run"`` (judged users the run has a list for; trec_eval without -c) or an
     array of user ids. Users the run has no list for score 0 on every metric. Unset: ``"relevant"``,
     or ``"all"`` when every metric is an error metric (a rating predictor is judged on every user).
-    ``aggregate``: arithmetic | geometric | harmonic | quadratic; ``floor``: the value the geometric and
-    harmonic means raise smaller values to (1e-5, trec_eval's gm_map; ``None``: the plain means).
+    ``aggregate``: arithmetic | geometric | harmonic | quadratic, or ``geometric(rec_eval)`` (rec_eval's
+    reading: a user without a hit enters GF1 and GMRR as log 1, :mod:`recmetrics.metrics.aggregate`);
+    ``floor``: the value the geometric and harmonic means raise smaller values to (1e-5, trec_eval's
+    gm_map; ``None``: the plain means).
     An empty run is an error; a run none of whose items is judged gets a warning naming the likely cause.
     """
     specs = parse_metrics(metrics)
@@ -240,7 +247,8 @@ def evaluate(run, qrels, metrics, *, users=None, aggregate: str = "arithmetic",
     values = score_judged(judged, per_user, **context)
     run_values = {str(s): float(s(judged, **context)) for s in specs if s.per_run}
     meta = dict(judged.metadata, aggregate=aggregate, floor=floor, users_policy=users if isinstance(users, str) else "given")
-    means = aggregate_users(values, per_user, aggregate, floor) if per_user else np.zeros(0)
+    # listed: rec_eval's reading of the geometric mean floors the users the run has no list for, whatever the metric
+    means = aggregate_users(values, per_user, aggregate, floor, listed=judged.lengths > 0) if per_user else np.zeros(0)
     res = Evaluation(values, judged.users, [str(s) for s in per_user], means, meta, run_values,
                      order=[str(s) for s in specs])
     res.judged = judged

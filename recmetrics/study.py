@@ -122,10 +122,10 @@ class Study:
                  *, cache_dir=None, cache: bool = True, progress: bool = True, n_jobs: int = 1, client=None,
                  **split_kw):
         from .evaluation import parse_metrics
-        from .metrics.aggregate import method_name
+        from .metrics.aggregate import aggregate_name
 
         self.metrics, self.cutoffs = _check_axes(metrics, cutoffs)
-        self.aggregate = method_name(aggregate)
+        self.aggregate = aggregate_name(aggregate)
         self.threshold = float(threshold)
         self.specs = parse_metrics([f"{m}@{c}" for m in self.metrics for c in self.cutoffs])
         self.ratings = ratings_frame(dataset)
@@ -187,11 +187,11 @@ class Study:
         """
         from .data.qrels import Qrels
         from .evaluation import parse_metrics
-        from .metrics.aggregate import method_name
+        from .metrics.aggregate import aggregate_name
 
         self = cls.__new__(cls)
         self.metrics, self.cutoffs = _check_axes(metrics, cutoffs)
-        self.aggregate = method_name(aggregate)
+        self.aggregate = aggregate_name(aggregate)
         self.specs = parse_metrics([f"{m}@{c}" for m in self.metrics for c in self.cutoffs])
         if folds is None:
             if not isinstance(runs, Runs):
@@ -368,14 +368,18 @@ class Study:
         ``score(s) = M(scores(metric, cutoff, pool).loc[s])`` with ``M`` the arithmetic mean by
         default, or the geometric / harmonic / quadratic mean of
         :func:`recmetrics.metrics.aggregate.aggregate` (geometric and harmonic floor values at
-        1e-5, trec_eval's gm_map).
+        1e-5, trec_eval's gm_map; ``"geometric(rec_eval)"``: rec_eval's reading, a user without a
+        hit enters GF1 and GMRR as log 1). The score cube does not record which zeros come from a
+        user the run has no list for (rec_eval -c floors those): under rec_eval's reading every
+        zero of GF1 and GMRR here is read as a listed user without a hit.
 
         Example: ``study.system_scores("AP", 100, aggregate="geometric")`` is GMAP@100 per system.
         """
         from .metrics.aggregate import aggregate as _agg
 
         s = self.scores(metric, cutoff, pool)
-        return pd.Series(_agg(s.to_numpy(), aggregate or self.aggregate, axis=1), index=s.index, name=metric)
+        return pd.Series(_agg(s.to_numpy(), aggregate or self.aggregate, axis=1, metric=metric), index=s.index,
+                         name=metric)
 
     def table(self, cutoff: int | None = None, pool: str = "concat", aggregate: str | None = None) -> pd.DataFrame:
         """Systems x metrics table of :meth:`system_scores` at one cut-off (same ``pool`` and

@@ -303,22 +303,67 @@ def test_fold_pooling_flip_is_inconclusive():
 
 
 # ------------------------------------------------------------------ GF1 (000 §7)
-def test_gf1_claims_are_not_testable_under_the_per_user_reading():
+GF1_HALVES = ["gf1-poor-correlation", "arith-geo-f1", "gf1-least-robust"]
+GMRR_HALVES = ["gmrr-poor-correlation", "arith-geo-rr", "gmrr-least-robust"]
+
+
+def _geometric_evidence(f1_tau=0.1):
+    """§7's pattern: GF1 and GMRR correlate poorly with the rest (τ 0.1; GF1: ``f1_tau``) but well
+    with each other (0.8), their arithmetic and geometric rankings disagree, and they are the least
+    robust."""
     tau = pd.DataFrame(0.9, index=METRICS, columns=METRICS)
     tau.loc[["F1", "RR"], :] = tau.loc[:, ["F1", "RR"]] = 0.1
+    tau.loc["F1", :] = tau.loc[:, "F1"] = f1_tau
+    tau.loc["F1", "RR"] = tau.loc["RR", "F1"] = 0.8
+    for m in METRICS:
+        tau.loc[m, m] = 1.0
     mean_tau = pd.DataFrame({"tau": [0.1 if m in ("F1", "RR") else 0.9 for m in METRICS]}, index=METRICS)
     rob = robustness({"F1": 0.3, "RR": 0.3}, scenarios=papers.get("000").SCENARIOS)
-    res = {"tau_geo": tau, "mean_tau": mean_tau, "robustness_geo": rob, "robustness": rob, "n_systems": 21}
-    gf1 = ["gf1-gmrr-poor-correlation", "arith-geo-agree-but-f1-rr", "gf1-gmrr-least-robust"]
-    table = findings.assess([c for c in papers.get("000").CLAIMS if c.id in gf1], res)
+    return {"tau_geo": tau, "mean_tau": mean_tau, "robustness_geo": rob, "robustness": rob, "n_systems": 21}
+
+
+def _assess(ids, results):
+    return findings.assess([c for c in papers.get("000").CLAIMS if c.id in ids], results).set_index("id").loc[ids]
+
+
+def test_gf1_claims_are_not_testable_under_trec_evals_reading_with_per_user_f1():
+    res = _geometric_evidence()
+    table = _assess(GF1_HALVES, res)           # no geometric_reading: trec_eval's, every zero floored
     assert (table.verdict == "not testable").all()
     assert table.our_evidence.str.contains("2n/(n+|R_u|)", regex=False).all()
     assert table.our_evidence.iloc[0].count("τ(GF1, GP) = 0.100") == 1
-    agg = findings.assess([c for c in papers.get("000").CLAIMS if c.id in gf1], {**res, "f1_reading": "aggregate"})
-    assert (agg.verdict == "agrees").all(), agg[["id", "our_evidence"]]
-    with_other = findings.assess([c for c in papers.get("000").CLAIMS if c.id == gf1[0]],
-                                 {**res, "f1_aggregate_results": {"tau_geo": tau}})
+    agg = _assess(GF1_HALVES, {**res, "f1_reading": "aggregate"})
+    assert (agg.verdict == "agrees").all(), agg.our_evidence
+    with_other = _assess(GF1_HALVES[:1], {**res, "f1_aggregate_results": {"tau_geo": res["tau_geo"]}})
     assert "Under the other reading" in with_other.our_evidence.iloc[0] and "agrees" in with_other.our_evidence.iloc[0]
+    # the GMRR halves are testable under trec_eval's reading too
+    assert (_assess(GMRR_HALVES, res).verdict == "agrees").all()
+
+
+def test_gf1_and_gmrr_claims_are_decided_under_rec_evals_reading():
+    res = {**_geometric_evidence(), "geometric_reading": "rec_eval"}
+    table = _assess(GF1_HALVES + GMRR_HALVES, res)
+    assert (table.verdict == "agrees").all(), table.our_evidence
+    assert table.our_evidence.str.contains("rec_eval's reading", regex=False).all()
+    # GF1 correlating with the others better than they do among themselves: the claim's GF1 half disagrees
+    flat = {**_geometric_evidence(f1_tau=0.95), "geometric_reading": "rec_eval"}
+    assert _assess(["gf1-poor-correlation"], flat).verdict.iloc[0] == "disagrees"
+    # the other reading's results are reported on the row, with their own verdict
+    both = _assess(["gf1-poor-correlation", "gmrr-poor-correlation"],
+                   {**res, "other_reading_results": {"tau_geo": flat["tau_geo"]}})
+    assert both.our_evidence.str.contains("Under trec_eval's reading:", regex=False).all()
+    assert "not testable" in both.our_evidence.iloc[0] and "agrees" in both.our_evidence.iloc[1]
+
+
+@pytest.mark.parametrize("extra, match", [
+    ({"geometric_reading": "receval"}, "geometric_reading must be one of"),
+    ({"geometric_reading": "rec_eval", "f1_reading": "aggregate"}, "f1_reading must be 'per-user'"),
+    ({"geometric_reading": "rec_eval", "other_reading_results": {"geometric_reading": "rec_eval"}}, "other reading"),
+])
+def test_bad_geometric_readings_of_a_claims_results_fail_loudly(extra, match):
+    claim = next(c for c in papers.get("000").CLAIMS if c.id == "gf1-poor-correlation")
+    with pytest.raises(InputError, match=match):
+        claim.check({**_geometric_evidence(), **extra})
 
 
 def test_per_user_gf1_is_gp_times_a_constant():
@@ -362,11 +407,102 @@ def test_per_scenario_grids_and_gf1_readings(small_study):
     sizes = rob.samples.groupby("scenario")["size"].unique()
     assert sorted(sizes["popular-items"]) == [0.8, 0.9, 1.0] and sorted(sizes["ratings"]) == [0.5, 1.0]
     table = experiments.gf1_readings(small_study, 10, [1e-5, 1e-2])
-    assert list(table.reading) == ["per-user", "per-user", "aggregate", "aggregate"]
+    assert list(table.reading) == ["per-user"] * 4 + ["aggregate"] * 2
+    assert list(table.zeros) == ["trec_eval"] * 2 + ["rec_eval"] * 2 + ["trec_eval"] * 2
     agg = experiments.geometric_agreement(small_study, 10, f1_reading="aggregate")
     assert set(agg) == {"tau_geo", "mean_tau"} and agg["tau_geo"].shape == (5, 5)
     with pytest.raises(InputError):
         experiments.system_table(small_study, 10, f1_reading="mean")
+
+
+def test_rec_evals_reading_reaches_system_scores_tables_and_robustness(small_study):
+    """``geometric(rec_eval)`` is read per metric wherever an aggregate is given: a unit without a
+    hit counts as 1 in GF1 and GMRR, every other zero is floored."""
+    from recmetrics.metrics.aggregate import MIN_GEO_MEAN
+    from recmetrics.papers import experiments
+
+    for m in ("F1", "RR", "P"):
+        x = small_study.scores(m, 10).to_numpy()
+        assert (x == 0).any()        # some units without a hit: the readings differ on them
+        zero = 1.0 if m in ("F1", "RR") else MIN_GEO_MEAN
+        by_hand = np.exp(np.log(np.where(x == 0, zero, np.maximum(x, MIN_GEO_MEAN))).mean(axis=1))
+        got = small_study.system_scores(m, 10, aggregate="geometric(rec_eval)").to_numpy()
+        assert np.allclose(got, by_hand, rtol=1e-12)
+        table = experiments.system_table(small_study, 10, [m], method="geometric", reading="rec_eval")
+        assert np.allclose(table[m].to_numpy(), by_hand, rtol=1e-12)
+    rob = experiments.robustness(small_study, {"ratings": [1.0, 0.5]}, 2, 0, metrics=["F1", "P"],
+                                 aggregate="geometric(rec_eval)", progress=False)
+    full = rob.samples.query("size == 1.0").set_index("metric")["mean_value"]
+    for m in ("F1", "P"):
+        want = small_study.system_scores(m, 10, aggregate="geometric(rec_eval)").mean()
+        assert np.ravel(full[f"{m}@10"])[0] == pytest.approx(want, rel=1e-12)
+    agreement = experiments.geometric_agreement(small_study, 10, reading="rec_eval")
+    assert agreement["mean_tau"].loc["P", "tau"] == experiments.geometric_agreement(small_study, 10)["mean_tau"].loc["P", "tau"]
+
+
+def test_geometric_readings_and_the_other_readings_robustness(small_study):
+    from recmetrics.papers import experiments
+
+    r = experiments.geometric_readings(small_study, 10)
+    assert list(r["mean_tau"].columns) == ["trec_eval", "rec_eval"]
+    same = [m for m in r["mean_tau"].index if m not in ("F1", "RR")]
+    assert (r["tau_arith_geo"].loc[same, "trec_eval"] == r["tau_arith_geo"].loc[same, "rec_eval"]).all()
+    hit = r["hit_only"].set_index(["reading", "metric"])
+    assert set(hit.index) == {(g, m) for g in ("trec_eval", "rec_eval") for m in ("F1", "RR")}
+    first = hit.loc[("rec_eval", "F1"), "first"]
+    assert hit.loc[("rec_eval", "F1"), "no_hit_first"] == r["no_hit"][first]
+    gf1 = small_study.system_scores("F1", 10, aggregate="geometric(rec_eval)")
+    assert gf1.idxmax() == first
+    assert experiments.hit_only_metrics(["P", "F1@10", "mrr", "infAP(unjudged=pooled)"]) == ["F1@10", "mrr"]
+    base = experiments.robustness(small_study, {"ratings": [1.0, 0.5]}, 2, 0, metrics=["F1", "P"], progress=False)
+    part = experiments.robustness(small_study, {"ratings": [1.0, 0.5]}, 2, 0, metrics=["F1"],
+                                  aggregate="geometric(rec_eval)", progress=False)
+    merged = experiments.replace_metrics(base, part)
+    key = ["scenario", "size", "sample", "metric"]
+
+    def rows(r, m):
+        return r.samples[r.samples.metric == m].sort_values(key).reset_index(drop=True)
+    pd.testing.assert_frame_equal(rows(merged, "F1@10"), rows(part, "F1@10"))
+    pd.testing.assert_frame_equal(rows(merged, "P@10"), rows(base, "P@10"))
+    assert (merged.full["F1@10"] == part.full["F1@10"]).all() and (merged.full["P@10"] == base.full["P@10"]).all()
+    assert not (rows(merged, "F1@10").mean_value == rows(base, "F1@10").mean_value).all()
+    with pytest.raises(InputError, match="same scenarios"):
+        experiments.replace_metrics(base, experiments.robustness(small_study, {"ratings": [1.0, 0.2]}, 2, 0,
+                                                                 metrics=["F1"], progress=False))
+
+
+def _readings(f1_rec, f1_trec, tau_no_hit=0.9):
+    idx = ["P", "F1", "AP", "RR"]
+
+    def tau(x):     # τ 0.9 between P and AP, x between them and each of F1, RR; F1-RR 0.8
+        t = pd.DataFrame(0.9, index=idx, columns=idx)
+        t.loc[["F1", "RR"], :] = t.loc[:, ["F1", "RR"]] = x
+        t.loc["F1", "RR"] = t.loc["RR", "F1"] = 0.8
+        for m in idx:
+            t.loc[m, m] = 1.0
+        return t
+    tag = pd.DataFrame({"trec_eval": [1.0, 0.8, 0.96, 0.7], "rec_eval": [1.0, 0.41, 0.96, 0.5]}, index=idx)
+    hit = pd.DataFrame([{"reading": g, "metric": m, "first": "Random" if g == "rec_eval" else "Pop",
+                         "no_hit_first": 0.9 if g == "rec_eval" else 0.2, "no_hit_rank": 1 if g == "rec_eval" else 3,
+                         "tau_no_hit": tau_no_hit if g == "rec_eval" else -0.5}
+                        for g in ("trec_eval", "rec_eval") for m in ("F1", "RR")])
+    return {"tau": {"trec_eval": tau(f1_trec), "rec_eval": tau(f1_rec)}, "tau_arith_geo": tag, "hit_only": hit}
+
+
+def test_explain_readings_says_what_section_7_follows_from():
+    from recmetrics.papers import experiments
+
+    text = experiments.explain_readings(_readings(0.34, 0.9), {"tau(F1, GF1)": 0.42, "tau(AP, GAP)": 0.92})
+    assert "GF1 0.34, GMRR 0.34; those 2 among themselves 0.90 to 0.90" in text
+    assert "τ(F1, GF1) = 0.41 (the paper: 0.42 on MovieLens 1M)" in text
+    assert "GF1 ranks Random first, the system with the largest share of units without a hit (90.0%)" in text
+    assert "under rec_eval's reading and not under trec_eval's" in text and "the more users a system misses" in text
+    assert "under both readings" in experiments.explain_readings(_readings(0.34, 0.3))
+    assert "trec_eval's reading only" in experiments.explain_readings(_readings(0.95, 0.3))
+    assert "under either reading" in experiments.explain_readings(_readings(0.95, 0.95, tau_no_hit=-0.2))
+    with pytest.raises(InputError, match="F1 and RR under both readings"):
+        one = _readings(0.3, 0.9)
+        experiments.explain_readings({**one, "tau": {"rec_eval": one["tau"]["rec_eval"]}})
 
 
 def test_claims_live_only_in_the_papers():

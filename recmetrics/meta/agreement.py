@@ -151,7 +151,8 @@ def _per_system(scores: dict, aggregate: str | None):
     out = {}
     for name, frame in scores.items():
         frame = checks.score_table(per_user_scores(frame), f"scores of {name!r}")[0]
-        out[name] = pd.Series(_aggregate(frame.to_numpy(dtype=np.float64), aggregate or "arithmetic", axis=1),
+        out[name] = pd.Series(_aggregate(frame.to_numpy(dtype=np.float64), aggregate or "arithmetic", axis=1,
+                                         metric=name),
                               index=frame.index)
     return pd.DataFrame(out)
 

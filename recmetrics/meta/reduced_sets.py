@@ -315,10 +315,10 @@ class _Context:
                     np.concatenate([p.T for p in parts], out=x)
                     lab = np.concatenate(labels) if reps else None
                     for res, res_rep, a in zip(results, results_rep, aggs):
-                        res[:, c] = _agg(x.T, a, axis=1)
+                        res[:, c] = _agg(x.T, a, axis=1, metric=self.specs)
                         for r in range(reps):
                             if (lab == r).any():
-                                res_rep[r, :, c] = _agg(x[lab == r].T, a, axis=1)
+                                res_rep[r, :, c] = _agg(x[lab == r].T, a, axis=1, metric=self.specs)
             # with replicates, each mean's values are (1 + R, specs, systems): the pooled value, then one per replicate
             packed = [np.concatenate([res[None], res_rep]) if reps else res for res, res_rep in zip(results, results_rep)]
             out.append(packed[0] if isinstance(aggregate, str) else tuple(packed))

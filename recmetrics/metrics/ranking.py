@@ -137,8 +137,15 @@ def reciprocal_rank(j, k):
 @register("ERR", params={"max_rating": 0.0}, perfect=None,
           description="Expected reciprocal rank (Chapelle et al. 2009) with gain (2^r - 1) / 2^r_max (Eq. 7-8)")
 def expected_reciprocal_rank(j, k, max_rating=0.0):
-    """max_rating = 0 means the qrels' r_max (the maximum rating of the dataset). Unjudged items
-    have gain 0, so only judged positions change the cascade."""
+    """max_rating = 0 means the qrels' r_max (the maximum rating of the dataset, as 000's Eq. 8
+    states). Unjudged items have gain 0, so only judged positions change the cascade.
+
+    The papers' tool differs here: rec_eval's ``err`` (``m_err.c``, github.com/dvalcarce/rec_eval)
+    divides 2^r − 1 by 2^(r_max) with r_max the *user's* highest judged grade
+    (``num_rel_levels − 1`` of that user's judgments), so for a user whose best test rating is
+    below the dataset's maximum every gain is larger (×2 per missing grade) than Eq. 8's; equal
+    for the users who rated some test item with the maximum. ``max_rating`` cannot give that
+    per-user reading."""
     k = j.cut(k)
     h = j.hits
     rmax = max_rating or j.max_rating
@@ -206,7 +213,10 @@ def inferred_ap(j, k, unjudged="nonrelevant"):
       unjudged documents", 000 §6.3.1), so ``f = 1``: Eq. 11 exactly as the papers print it, which
       omits trec_eval's factor. Equal to trec_eval's infAP on qrels where every unrated item of the
       list is labelled −1 (tested). A relevant item with nothing judged above it scores
-      1/k + (k−1)/k · ½ (the ε/2ε of Eq. 11).
+      1/k + (k−1)/k · ½ (the ε/2ε of Eq. 11). This is the measure the papers' tool computes:
+      rec_eval's ``infAP2`` (``m_infap2.c``, github.com/dvalcarce/rec_eval; its geometric
+      ``gm_infAP2`` floors at 1e-5) counts an item outside the pool ("document not in pool ->
+      unjudged") with the pooled-but-unjudged ones, so its pooled fraction is 1.
 
     The two readings agree when nothing unrated is ranked above a relevant item.
 

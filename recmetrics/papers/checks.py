@@ -45,7 +45,7 @@ from ..meta.replicates import spread
 __all__ = ["MIN_SYSTEMS", "base_name", "by_base", "few_systems", "robustness_area", "robustness_best",
            "robustness_worst_everywhere", "robustness_among_least", "dp_best", "deeper_better",
            "geometric_beats_arithmetic", "lowest_mean_correlation", "lowest_values",
-           "per_user_f1_reading", "F1_PER_USER_REASON"]
+           "per_user_f1_reading", "F1_PER_USER_REASON", "under_geometric_reading", "REC_EVAL_READING_TEXT"]
 
 #: below this many systems a ranking τ moves in steps too coarse to support a verdict
 MIN_SYSTEMS = 5
@@ -444,11 +444,12 @@ def geometric_beats_arithmetic(metrics: Sequence[str], scenario: str) -> Callabl
     return check
 
 
-def lowest_values(key: str, column: str, group: Sequence[str], what: str) -> Callable:
+def lowest_values(key: str, column: str, group: Sequence[str], what: str, *, exclude: Sequence[str] = ()) -> Callable:
     """``group`` has the lowest values of ``results[key][column]`` (e.g. τ between a metric's
     arithmetic and geometric rankings); ``results[key + "_replicates"]`` (optional, replicates x
-    metrics) gives the data split's spread."""
-    group = list(group)
+    metrics) gives the data split's spread; the metrics in ``exclude`` are left out (a claim's
+    other half: "F1 and MRR do not" tested as F1 below every metric but MRR)."""
+    group, exclude = list(group), list(exclude)
 
     def check(results):
         few = few_systems(results)
@@ -456,8 +457,9 @@ def lowest_values(key: str, column: str, group: Sequence[str], what: str) -> Cal
             return few
         table = results[key]
         values = by_base(table[column] if isinstance(table, pd.DataFrame) else table)
+        values = values.drop([m for m in exclude if m in values.index])
         reps = replicates_of(results, key)
-        reps = {base_name(k): v for k, v in reps.items()} if reps else None
+        reps = {base_name(k): v for k, v in reps.items() if base_name(k) not in exclude} if reps else None
         verdict, detail = _lowest(values.to_dict(), group, None, reps)
         rest = values.drop(group)
         return Evidence(verdict, float(values[group].max()),
@@ -476,29 +478,33 @@ def _tau_by_base(tau) -> pd.DataFrame:
     return t
 
 
-def lowest_mean_correlation(key: str, group: Sequence[str], prefix: str = "G") -> Callable:
+def lowest_mean_correlation(key: str, group: Sequence[str], prefix: str = "G", *,
+                            partner: Sequence[str] = ()) -> Callable:
     """``group`` correlates worse with the other metrics than those do among themselves: each
-    metric's mean τ with the metrics outside ``group`` (itself excluded), lowest for the group
-    (:func:`best_of`; ``results[key + "_replicates"]``, optional, one τ matrix per data-split replicate,
-    gives the spread). The τ within the group is reported, not tested. ``results[key]``:
-    the metrics × metrics τ matrix (metric names, without the ``prefix`` used in the detail)."""
-    group = list(group)
+    metric's mean τ with the metrics outside ``group`` and ``partner`` (itself excluded), lowest for
+    the group (:func:`best_of`; ``results[key + "_replicates"]``, optional, one τ matrix per data-split
+    replicate, gives the spread). ``partner``: metrics the claim excepts ("except with each other":
+    GF1's half of a claim about GF1 and GMRR leaves GMRR out), neither compared nor averaged over.
+    The τ within the group is reported, not tested. ``results[key]``: the metrics × metrics τ matrix
+    (metric names, without the ``prefix`` used in the detail)."""
+    group, partner = list(group), list(partner)
 
     def check(results):
         few = few_systems(results)
         if few:
             return few
         tau = _tau_by_base(results[key])
-        outside = [m for m in tau.index if m not in group]
+        outside = [m for m in tau.index if m not in group and m not in partner]
 
         def means(t):
-            return {m: float(np.nanmean([t.loc[m, o] for o in outside if o != m])) for m in tau.index}
+            return {m: float(np.nanmean([t.loc[m, o] for o in outside if o != m]))
+                    for m in tau.index if m not in partner}
         mean_with_outside = means(tau)
         mats = results.get(key + "_replicates")
         reps = None
         if mats is not None:
             per = [means(_tau_by_base(t)) for t in mats]
-            reps = {m: np.array([p[m] for p in per]) for m in tau.index}
+            reps = {m: np.array([p[m] for p in per]) for m in mean_with_outside}
         verdict, detail = _lowest(mean_with_outside, group, None, reps)
         inside = [tau.loc[a, b] for i, a in enumerate(group) for b in group[i + 1:]]
         return Evidence(verdict, float(max(mean_with_outside[m] for m in group)),
@@ -552,4 +558,57 @@ def per_user_f1_reading(inner: Callable, reading_key: str = "f1_reading",
             except KeyError as exc:
                 other = f". The other reading (F1 of the aggregated P and Recall) was not computed for {exc.args[0]!r}"
         return not_testable(F1_PER_USER_REASON + measured + other)
+    return check
+
+
+#: what rec_eval's reading of the geometric mean does, said on the rows it decides
+REC_EVAL_READING_TEXT = ("rec_eval's reading (the authors' tool: m_gm_set_F.c and m_gm_recip_rank.c write a value only "
+                         "on a hit, so a user with no hit enters GF1 and GMRR as log 1 = 0, the best score; the other "
+                         "metrics floor at 1e-5)")
+_TREC_EVAL_READING_TEXT = "trec_eval's reading (every zero floored at 1e-5)"
+
+
+def under_geometric_reading(inner: Callable, *, f1: bool = False, reading_key: str = "geometric_reading",
+                            other_key: str = "other_reading_results") -> Callable:
+    """Wrap a claim about geometric metrics: decided under the reading of the geometric mean's zeros
+    in ``results[reading_key]`` (``"trec_eval"``, the default, or ``"rec_eval"``,
+    :data:`recmetrics.metrics.aggregate.GEOMETRIC_READINGS`), which the detail names; the detail adds
+    what the other reading gives when ``results[other_key]`` holds its results. ``f1=True`` (a claim
+    about GF1): under trec_eval's reading the per-user GF1 is GP times a constant on every user with
+    a hit, so :func:`per_user_f1_reading` applies (``not testable`` unless ``f1_reading`` is
+    ``"aggregate"``); under rec_eval's, whose GF1 is the geometric mean of per-user F1 with a user
+    without a hit counted as log 1, the claim is decided."""
+    from ..metrics.aggregate import GEOMETRIC_READINGS
+
+    trec = per_user_f1_reading(inner) if f1 else inner
+
+    def decide(results):
+        reading = results.get(reading_key, "trec_eval")
+        if reading not in GEOMETRIC_READINGS:
+            raise InputError(f"{reading_key} must be one of {GEOMETRIC_READINGS}, got {reading!r}")
+        if reading == "rec_eval":
+            if f1 and results.get("f1_reading", "per-user") != "per-user":
+                raise InputError("rec_eval's GF1 is the geometric mean of per-user F1 (gm_set_F): "
+                                 "f1_reading must be 'per-user' under its reading")
+            ev = inner(results)
+        else:
+            ev = trec(results)
+        return reading, ev
+
+    def check(results):
+        reading, ev = decide(results)
+        text = REC_EVAL_READING_TEXT if reading == "rec_eval" else _TREC_EVAL_READING_TEXT
+        detail = f"under {text}: {ev.detail}"
+        alt = results.get(other_key)
+        if alt is not None:
+            other = {**results, reading_key: "trec_eval" if reading == "rec_eval" else "rec_eval", **alt}
+            if other[reading_key] == reading:
+                raise InputError(f"{other_key} must hold the other reading's results, got {reading!r} again")
+            other.pop(other_key, None)
+            try:
+                o_reading, o_ev = decide(other)
+                detail += f". Under {o_reading}'s reading: {o_ev.verdict} — {o_ev.detail}"
+            except KeyError as exc:
+                detail += f". The other reading was not computed for {exc.args[0]!r}"
+        return Evidence(ev.verdict, ev.value, detail)
     return check

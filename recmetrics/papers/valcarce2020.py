@@ -13,9 +13,16 @@ not stated, the project reads 100, 90, …, 10, 5, 1 %) — except popular items
 no sizes and repeats 003's text: 003's grid, 100 % → 80 % of the items in 1 % steps; a permutation test with 100,000 samples
 (§4.1). Open choices the paper leaves (``SETUP.options``): how the folds' users are pooled for
 the tests (``pool``: the chapters run ``concat`` and ``mean``; a verdict that flips with it is
-``inconclusive``), the floor of the geometric mean (``floor``: trec_eval's 1e-5, the paper used a
-trec_eval fork) and how GF1 is aggregated (``f1_reading``: Eq. 3 defines F1 per user, so
-``per-user``; the other reading, F1 of the aggregated P and Recall, is run alongside).
+``inconclusive``), the floor of the geometric mean (``floor``: 1e-5, rec_eval's and trec_eval's
+``MIN_GEO_MEAN``) and how GF1 is aggregated (``f1_reading``: Eq. 3 defines F1 per user, so
+``per-user``; the other reading, F1 of the aggregated P and Recall, is run alongside). One setting
+the paper takes from its tool (§3.2, footnote 2: rec_eval, the authors' fork of trec_eval):
+which users' zeros count as what in the geometric mean (``geometric_reading``: rec_eval's, a user
+without a hit enters GF1 and GMRR as log 1 = 0, the best score, while the other metrics floor at
+1e-5; :mod:`recmetrics.metrics.aggregate`). Chapter 07 decides §7's claims under it and shows
+trec_eval's reading alongside. The other measures the chapters take from rec_eval and where rec_eval
+differs from trec_eval (ERR's r_max per user, F1 as set_F, GnDCG's ideal over all judgments, infAP
+as infAP2 = ``infAP(unjudged=pooled)``) are listed in :mod:`recmetrics.metrics.aggregate`.
 
 Claims (:data:`CLAIMS`), each with the paper's words. Results a check reads:
 
@@ -27,6 +34,9 @@ Claims (:data:`CLAIMS`), each with the paper's words. Results a check reads:
 ``mean_tau``                     DataFrame with column ``tau``: τ(arithmetic, geometric) per metric (§7.1)
 ``f1_reading``                   ``"per-user"`` (default) or ``"aggregate"``: how GF1 was aggregated
 ``f1_aggregate_results``         the ``tau_geo``/``mean_tau`` of the other reading (optional)
+``geometric_reading``            ``"rec_eval"`` (the chapter's) or ``"trec_eval"`` (the default of a
+                                 check): which users' zeros count as what in the geometric mean
+``other_reading_results``        ``tau_geo``/``mean_tau``/``robustness_geo`` under the other one (optional)
 ``n_systems``                    number of systems ranked
 
 Example::
@@ -41,7 +51,7 @@ from __future__ import annotations
 from ..meta.findings import Claim
 from ..recommenders import PAPER_SYSTEMS
 from .checks import (dp_best, geometric_beats_arithmetic, lowest_mean_correlation, lowest_values,
-                     per_user_f1_reading, robustness_among_least, robustness_best, robustness_worst_everywhere)
+                     robustness_among_least, robustness_best, robustness_worst_everywhere, under_geometric_reading)
 from ..meta.robustness import GRIDS_000, QUICK_GRIDS
 from .scenario_checks import (STRONG_TAU, all_of, falls_slowly_linearly, robustness_among_most, robustness_tiers,
                               scenario_below, tau_at_size, tau_pair_at_least)
@@ -68,7 +78,8 @@ SETUP = SetUp(
     n_samples=50,
     n_permutations=100_000,
     aggregates=("arithmetic", "geometric"),
-    options={"pool": ("concat", "mean"), "infap": ("pooled",), "floor": (1e-5,), "f1_reading": ("per-user",)},
+    options={"pool": ("concat", "mean"), "infap": ("pooled",), "floor": (1e-5,), "f1_reading": ("per-user",),
+             "geometric_reading": ("rec_eval",)},
     notes={
         "datasets": "§5.1, Table 2",
         "systems": "§5.3: 21 recommenders",
@@ -87,7 +98,12 @@ SETUP = SetUp(
         "n_samples": "§4.2.1-4.2.2: 50 random samples of each size",
         "n_permutations": "§4.1: 100,000 samples",
         "pool": "not stated: the chapters run concat and mean; a verdict that flips with it is inconclusive",
-        "floor": "not stated: trec_eval's MIN_GEO_MEAN 1e-5 (the paper used rec_eval, a trec_eval fork)",
+        "floor": "not stated in the paper; its tool, rec_eval (a trec_eval fork, §3.2 footnote 2), floors at "
+                 "MIN_GEO_MEAN = 1e-5 (trec_eval.h)",
+        "geometric_reading": "the paper's tool: rec_eval's m_gm_set_F.c and m_gm_recip_rank.c write a value only when "
+                             "the user has a hit and trec_eval.c zeroes every measure per user, so a user without a "
+                             "hit enters GF1 and GMRR as log 1 = 0; gm_map, gm_set_P, gm_set_recall, gm_ndcg, gm_err, "
+                             "gm_bpref and gm_infAP2 floor at 1e-5",
         "f1_reading": "Eq. 3 defines F1 per user and §3.2 averages per-user values: per-user",
     },
     extra={"cutoff": 100},
@@ -149,20 +165,41 @@ METRIC_CLAIMS = [
           robustness_tiers([["RR", "ERR"], ["infAP", "bpref"]], "large-users")),
 ]
 
+#: §7's metrics but one: a claim's half about GF1 leaves GMRR out of the comparison and vice versa
+#: ("... except with each other")
+_WITHOUT_RR = tuple(m for m in SETUP.metrics if m != "RR")
+_WITHOUT_F1 = tuple(m for m in SETUP.metrics if m != "F1")
+_FIG9 = ("§7.1, Fig. 9: 'all the (geometric) metrics are strongly correlated between each other except for GF1 and GMRR, "
+         "which tend to obtain low values with respect to any other metric except with each other'")
+_TAU71 = ("§7.1: 'most of the metrics show a strong correlation between their arithmetic and geometric variations (... "
+          "MAP and GMAP 0.92 in MovieLens) this is not true for GF1 and GMRR (... F1 and GF1 is only 0.42 in MovieLens)'")
+_FIGS10_14 = "§7.2, Figs. 10-14: 'In all the scenarios, GF1 and GMRR are now the least robust metrics'"
+_TAU_WHAT = "τ between a metric's arithmetic and geometric rankings"
+
+# §7's three GF1/GMRR observations, each split into its GF1 half and its GMRR half. They are decided
+# under the reading of the geometric mean the paper's tool, rec_eval, has (SETUP.options
+# "geometric_reading"; recmetrics.metrics.aggregate): a user without a hit enters GF1 and GMRR as
+# log 1. The GF1 halves are not testable under trec_eval's reading with per-user F1 (GF1 is then GP
+# times a constant on every user with a hit); the GMRR halves are testable under either reading.
 GEOMETRIC_CLAIMS = [
-    Claim("gf1-gmrr-poor-correlation", PAPER, "GF1 and GMRR correlate poorly with the other geometric metrics",
-          "§7.1, Fig. 9: 'all the (geometric) metrics are strongly correlated between each other except for GF1 "
-          "and GMRR, which tend to obtain low values with respect to any other metric except with each other'",
-          per_user_f1_reading(lowest_mean_correlation("tau_geo", ["F1", "RR"]))),
-    Claim("arith-geo-agree-but-f1-rr", PAPER, "Most metrics rank systems alike under both means, F1 and MRR do not",
-          "§7.1: 'most of the metrics show a strong correlation between their arithmetic and geometric "
-          "variations (... MAP and GMAP 0.92 in MovieLens) this is not true for GF1 and GMRR (... F1 and GF1 "
-          "is only 0.42 in MovieLens)'",
-          per_user_f1_reading(lowest_values("mean_tau", "tau", ["F1", "RR"],
-                                            "τ between a metric's arithmetic and geometric rankings"))),
-    Claim("gf1-gmrr-least-robust", PAPER, "GF1 and GMRR are the least robust geometric metrics in every scenario",
-          "§7.2, Figs. 10-14: 'In all the scenarios, GF1 and GMRR are now the least robust metrics'",
-          per_user_f1_reading(robustness_worst_everywhere(["F1", "RR"], SCENARIOS, key="robustness_geo"))),
+    Claim("gf1-poor-correlation", PAPER, "GF1 correlates poorly with the other geometric metrics (but GMRR)", _FIG9,
+          under_geometric_reading(lowest_mean_correlation("tau_geo", ["F1"], partner=["RR"]), f1=True)),
+    Claim("gmrr-poor-correlation", PAPER, "GMRR correlates poorly with the other geometric metrics (but GF1)", _FIG9,
+          under_geometric_reading(lowest_mean_correlation("tau_geo", ["RR"], partner=["F1"]))),
+    Claim("arith-geo-f1", PAPER, "F1 ranks systems unlike GF1, where the other metrics (but MRR) agree with their "
+          "geometric version", _TAU71,
+          under_geometric_reading(lowest_values("mean_tau", "tau", ["F1"], _TAU_WHAT, exclude=["RR"]), f1=True)),
+    Claim("arith-geo-rr", PAPER, "MRR ranks systems unlike GMRR, where the other metrics (but F1) agree with their "
+          "geometric version", _TAU71,
+          under_geometric_reading(lowest_values("mean_tau", "tau", ["RR"], _TAU_WHAT, exclude=["F1"]))),
+    Claim("gf1-least-robust", PAPER, "GF1 is among the two least robust geometric metrics (with GMRR) in every scenario",
+          _FIGS10_14,
+          under_geometric_reading(robustness_worst_everywhere(["F1"], SCENARIOS, key="robustness_geo",
+                                                              among=_WITHOUT_RR), f1=True)),
+    Claim("gmrr-least-robust", PAPER, "GMRR is among the two least robust geometric metrics (with GF1) in every "
+          "scenario", _FIGS10_14,
+          under_geometric_reading(robustness_worst_everywhere(["RR"], SCENARIOS, key="robustness_geo",
+                                                              among=_WITHOUT_F1))),
     Claim("gp-gndcg-robust", PAPER, "GP and GNDCG exhibit good robustness in every scenario but the largest users",
           "§7.2, Figs. 10-13: 'Overall, we can see similar trends in missing ratings, items missing at random and users "
           "missing at random. When removing the most popular items, the correlations quickly drop. Geometric "
@@ -191,7 +228,8 @@ def notebook_parameters(profile: str) -> dict[str, dict]:
         "robustness_sizes": {k: list(v) for k, v in s.robustness_sizes.items()},
         "n_samples": s.n_samples, "n_permutations": s.n_permutations, "pools": list(s.options["pool"]),
     }
-    geometric = {**common, "floor": s.options["floor"][0], "f1_reading": s.options["f1_reading"][0]}
+    geometric = {**common, "floor": s.options["floor"][0], "f1_reading": s.options["f1_reading"][0],
+                 "geometric_reading": s.options["geometric_reading"][0]}
     geometric.pop("n_permutations")  # chapter 07 runs no test: DP does not depend on the mean (§7)
     # chapter 09's explorers run chapter 06's design at every cut-off they offer (one fold pooling, chosen there)
     explorers = {k: v for k, v in common.items() if k not in ("cutoff", "pools")}
