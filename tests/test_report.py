@@ -9,6 +9,7 @@ react to input. A screenshot is kept in the test's temporary folder (``chapter.p
 from __future__ import annotations
 
 import base64
+import html
 import json
 import re
 import shutil
@@ -18,6 +19,7 @@ import time
 from pathlib import Path
 from urllib.parse import urlparse
 
+import pandas as pd
 import pytest
 
 from browser import DevTools, chromium, render_problems
@@ -193,14 +195,21 @@ def test_findings_page_groups_links_counts_and_warns(tmp_path):
     assert 'href="05_a.html#sec-a"' in c1_a and "§ Where A computes c1" in c1_a
     assert 'href="05_a.html#claim-c2"' in c2_a and "§ The claims" in c2_a
     assert 'href="06_b.html#claim-c1"' in c1_b and '<span id="claim-c1"></span>' in findings.to_markdown(t6)
-    # profile and dataset of every row: chapter 05's rows take the profile from its parameters
-    assert "profile <code>quick</code>" in c1_a and "dataset <code>d</code>" in c1_a
-    assert "6 systems, 2 folds, 5 samples, 2,000 permutations" in c1_a
-    assert "profile <code>paper</code>" in c1_b and "dataset <code>e</code>" in c1_b
+    # profile, dataset and set-up stated once per chapter group (chapter 05's rows take the profile
+    # from its parameters); the small profile is flagged on its group, not on the paper profile's
+    groups = dict(re.findall(r'<tbody class="rm-findings-group" data-chapter="([^"]+)">(.*?)</tbody>', text))
+    head_a = re.search(r'<tr class="rm-findings-group-head">.*?</tr>', groups["05_a"]).group(0)
+    head_b = re.search(r'<tr class="rm-findings-group-head">.*?</tr>', groups["06_b"]).group(0)
+    assert "profile <code>quick</code>" in head_a and "dataset <code>d</code>" in head_a
+    assert "6 systems, 2 folds, 5 samples, 2,000 permutations" in head_a
+    assert "profile <code>paper</code>" in head_b and "dataset <code>e</code>" in head_b
+    # once per (paper, chapter) group, plus once in the small-profile warning's list of set-ups
+    n_groups_a = text.count('<tbody class="rm-findings-group" data-chapter="05_a">')
+    assert n_groups_a == 2
+    assert text.count("6 systems, 2 folds, 5 samples, 2,000 permutations") == n_groups_a + 1
     assert "profile <code>nan</code>" not in text and "unknown" not in text
-    # the small profile is flagged on its rows and above the tables, not on the paper profile's
-    assert "rm-small-profile" in c1_a and "rm-small-profile" in c2_a
-    assert "rm-small-profile" not in c1_b and "rm-small-profile" not in c2_b
+    assert "rm-small-profile" in head_a and "rm-small-profile" not in head_b
+    assert 'class="rm-small"' in c1_a and 'class="rm-small"' not in c1_b
     assert ":::{warning}\n2 of the 4 verdicts were computed with the `quick` profile" in text
     # cell text is escaped, code spans kept; the filter is inline JavaScript, nothing remote
     assert "x = 2.0 | <code>a|b</code>" in c1_a
@@ -208,6 +217,34 @@ def test_findings_page_groups_links_counts_and_warns(tmp_path):
     for f in (tmp_path / "findings").glob("*.json"):
         f.unlink()
     assert report.write_findings_page(tmp_path) is None and not page.exists()
+
+
+def test_findings_page_states_deviations_once_per_group(tmp_path):
+    """The deviations a chapter's rows share are stated once, in the chapter's group head; a row
+    adds only its own (an item holding "; " inside brackets stays whole); "1 fold", not "1 folds"."""
+    from recmetrics.meta import findings
+    from recmetrics.report.findings_page import split_deviations
+
+    def check(r):
+        return findings.Evidence(findings.holds(r["x"], ">", 1.0), r["x"], f"x = {r['x']}")
+
+    shared = ["dataset: movielens-small (the paper's: ML-1M)",
+              "systems: 6 of the paper's 21 (missing: A, B; not in the paper: C)"]
+    claims = [findings.Claim(f"c{i}", "000", f"claim {i}", "Table 3", check=check) for i in range(5)]
+    t = findings.assess(claims[:4], {"x": 2.0}, {"dataset": "movielens-small", "folds": 1}, deviations=shared)
+    t = pd.concat([t, findings.assess(claims[4:], {"x": 2.0}, {"dataset": "movielens-small", "folds": 1},
+                                      deviations=shared + ["cut-offs: [10] (the paper: [5, 10])"])])
+    findings.save(t, "05_a", tmp_path / "findings")
+    _executed_chapter(tmp_path / "05_a.ipynb", "Chapter A", {"profile": "paper", "dataset": "movielens-small"},
+                      {}, findings.to_markdown(t))
+    text = report.write_findings_page(tmp_path).read_text(encoding="utf-8")
+    assert split_deviations(t.deviations.iloc[0]) == shared
+    for item in shared:
+        assert text.count(html.escape(item)) == 1, item
+    assert text.count("cut-offs: [10] (the paper: [5, 10])") == 1
+    rows = re.findall(r"<tr data-verdict=.*?</tr>", text)
+    assert len(rows) == 5 and ["Also differs" in r for r in rows] == [False] * 4 + [True]
+    assert "1 fold" in text and "1 folds" not in text
 
 
 def test_markdown_tables_escape_their_cells():
@@ -517,11 +554,12 @@ def test_findings_page_filters_and_links(built_book, tmp_path):
                     shownAgrees: rows.filter(r => r.dataset.verdict === 'agrees' && r.offsetParent !== null).length,
                     boxes: Array.from(document.querySelectorAll('.rm-findings-filter input')).map(b => b.dataset.verdict),
                     warnings: document.querySelectorAll('.rm-small-profile').length,
+                    groups: document.querySelectorAll('tbody.rm-findings-group').length,
                     papers: Array.from(document.querySelectorAll('.rm-findings-wrap')).map(w => w.dataset.paper)}; })()"""
         before = cdp.evaluate(count)
         assert before["boxes"] == ["agrees", "disagrees", "inconclusive", "not testable"], before
         assert before["all"] == before["shown"] > before["agrees"] > 0, before
-        assert before["warnings"] == before["all"], before  # the quick profile: every row warned
+        assert before["warnings"] == before["groups"] > 0, before  # the quick profile: every chapter group warned
         assert before["papers"] == sorted(before["papers"], key=lambda p: (not p.isdigit(), p)), before
         cdp.evaluate("""(() => { const box = document.querySelector('.rm-findings-filter input[data-verdict="agrees"]');
             box.click(); return box.checked; })()""")

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from ..errors import InputError, unknown_name
-from .appendix import built_with, write_appendix
+from .appendix import built_with, chapter_seeds, write_appendix
 from .execute import execute_plan, remove_orphans
-from .findings_page import write_findings_page
+from .findings_page import findings_glance, write_findings_page
 from .reference_pages import write_reference_pages
 from .offline import external_assets
 from .paths import ReportError, _log_default, default_book_dir, default_notebooks_dir
@@ -58,13 +58,17 @@ def build_book(
     notebooks' execution off; returns the path of ``index.html``. ``substitutions``: MyST
     substitutions (``{{ name }}`` in the pages), e.g. the introduction's ``built_with``. Sphinx's
     scratch folders (doctrees, myst-nb's ``jupyter_execute``) stay in ``book_dir/_build/``,
-    whatever ``out`` is.
+    whatever ``out`` is. The pages' copyright line is the build year; the site gets a
+    ``.nojekyll`` file, so GitHub Pages serves ``_static/`` as it is.
     """
     log = log or (lambda msg: None)
     book_dir = Path(book_dir) if book_dir else default_book_dir()
     out = Path(out).expanduser() if out else book_dir / "_build" / "html"
     doctrees = book_dir / "_build" / ".doctrees"  # kept outside the site, whatever `out` is
-    extra = {"myst_substitutions": dict(substitutions)} if substitutions else {}
+    # the copyright line of every page: the build year (the configuration's value is only a default)
+    extra: dict[str, Any] = {"copyright": time.strftime("%Y")}
+    if substitutions:
+        extra["myst_substitutions"] = dict(substitutions)
     t0 = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-c", _SPHINX_RUNNER, str(book_dir.resolve()), str(out.resolve()),
@@ -81,6 +85,8 @@ def build_book(
     index = out / "index.html"
     if not index.exists():
         raise ReportError(f"the book build produced no {index}:\n{proc.stderr[-4000:]}")
+    # GitHub Pages (branch deployments) runs Jekyll unless told not to; Jekyll drops `_static/`
+    (out / ".nojekyll").touch()
     log(f"built the book into {out} in {time.perf_counter() - t0:.1f}s")
     return index
 
@@ -189,9 +195,11 @@ def build(
             raise ReportError(stale_message(stale))
     write_findings_page(generated)
     write_reference_pages(generated)
-    settings = book_settings(r for r in (read_record(generated / f"{s}.ipynb") for s in stems) if r)
+    records = [r for r in (read_record(generated / f"{s}.ipynb") for s in stems) if r]
+    settings = book_settings(records)
     write_appendix(generated, stems, vendored=vendored, benchmarks_dir=benchmarks_dir)
-    index = build_book(book, out, quiet=quiet, log=log, substitutions={"built_with": built_with(settings)})
+    front = {"built_with": built_with(settings, chapter_seeds(records)), "findings_glance": findings_glance(generated)}
+    index = build_book(book, out, quiet=quiet, log=log, substitutions=front)
     leaks = external_assets(index.parent) if check_offline else {}
     if leaks:
         raise ReportError(
