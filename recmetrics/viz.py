@@ -305,9 +305,10 @@ def robustness_lines(summary: "pd.DataFrame", *, title: str | None = None, width
 # --- protocols
 def design_bars(df: "pd.DataFrame", *, x: str = "system", y: str = "value", column: str = "design",
                 expected: str | None = "random_expected", title: str | None = None,
-                width: int = 110, height: int = HEIGHT) -> "alt.FacetChart":
+                width: int = 170, height: int = 150, columns: int = 3) -> "alt.FacetChart":
     """Bars of one metric per system, one panel per evaluation design (paper 004 Fig. 4.7), with the
-    analytic random expectation of each design as a dashed rule when ``expected`` is a column."""
+    analytic random expectation of each design as a dashed rule when ``expected`` is a column.
+    The panels wrap after ``columns`` so that the chart fits the book's column unscaled."""
     alt = _alt()
     cols = [x, y, column] + ([expected] if expected else [])
     _require_columns(df, cols, "design_bars")
@@ -322,8 +323,8 @@ def design_bars(df: "pd.DataFrame", *, x: str = "system", y: str = "value", colu
         layer = bars + base.mark_rule(strokeDash=[4, 3], color="black").encode(
             y=alt.Y(f"mean({expected}):Q"), tooltip=[alt.Tooltip(f"mean({expected}):Q", title="random expected",
                                                             format=".4f")])
-    return layer.facet(column=alt.Column(f"{column}:N", title=None, sort=None), title=title or alt.Undefined
-                       ).resolve_scale(y="independent")
+    return layer.facet(facet=alt.Facet(f"{column}:N", title=None, sort=None), columns=columns,
+                       title=title or alt.Undefined).resolve_scale(y="independent")
 
 
 def bound_band(df: "pd.DataFrame", *, x: str = "x", x_title: str = "x", title: str | None = None,
@@ -519,9 +520,10 @@ def roc_curves(roc: "pd.DataFrame", *, color: str = "curve", title: str | None =
 
 def bias_scatter(df: "pd.DataFrame", *, x: str = "ARP", y: str = "value", column: str = "design",
                  label: str = "system", x_title: str | None = None, y_title: str = "P@10",
-                 title: str | None = None, width: int = 150, height: int = 180) -> "alt.FacetChart":
+                 title: str | None = None, width: int = 170, height: int = 150, columns: int = 3) -> "alt.FacetChart":
     """One point per system (labelled), ``x`` (e.g. its lists' ARP) against ``y`` (its metric value),
-    one panel per ``column`` (e.g. evaluation design); tidy ``df`` as ``bias_beside_designs`` gives it."""
+    one panel per ``column`` (e.g. evaluation design), wrapped after ``columns`` panels so that the
+    chart fits the book's column unscaled; tidy ``df`` as ``bias_beside_designs`` gives it."""
     alt = _alt()
     _require_columns(df, [x, y, column, label], "bias_scatter")
     data = df[[x, y, column, label]].reset_index(drop=True)
@@ -531,7 +533,7 @@ def bias_scatter(df: "pd.DataFrame", *, x: str = "ARP", y: str = "value", column
                  alt.Tooltip(f"{y}:Q", format=".4f")])
     points = base.mark_circle(size=60).encode(color=alt.Color(f"{label}:N", title=label))
     text = base.mark_text(align="left", dx=6, fontSize=10).encode(text=f"{label}:N")
-    return (points + text).facet(column=alt.Column(f"{column}:N", title=None, sort=None),
+    return (points + text).facet(facet=alt.Facet(f"{column}:N", title=None, sort=None), columns=columns,
                                  title=title or alt.Undefined).resolve_scale(y="independent")
 
 

@@ -247,6 +247,38 @@ def test_findings_page_states_deviations_once_per_group(tmp_path):
     assert "1 fold" in text and "1 folds" not in text
 
 
+def test_metric_reference_values_name_their_context(tmp_path):
+    """A DP or robustness value on the metric reference says what it was computed with: cut-off,
+    systems, folds, pooling, the profile of the chapter that computed it, and that chapter."""
+    from recmetrics.report import results
+    from recmetrics.report.reference_pages import write_reference_pages
+
+    _executed_chapter(tmp_path / "06_x.ipynb", "Comparing metrics", {"profile": "quick", "dataset": "d"}, {}, "")
+    results.save("dp", {"P@100": 0.66, "Recall@100": 0.01}, "d", directory=tmp_path / "results",
+                 context={"chapter": "06_x", "cutoff": 100, "systems": 6, "folds": 1, "pool": "concat",
+                          "permutations": 2000})
+    results.save("robustness", {"P@100": 0.9}, "d", directory=tmp_path / "results")   # no context: as before
+    pages = write_reference_pages(tmp_path)
+    text = next(p for p in pages if p.name.endswith("_ranking.md")).read_text(encoding="utf-8")
+    where = ("cut-off 100, 6 systems, 1 fold, 2,000 permutations, `concat` pooling, quick profile, "
+             "[Comparing metrics](06_x)")
+    assert f"| discriminative power (DP, lower = more discriminative), d ({where}) | 0.66 |" in text
+    assert f"d ({where}) | 0.01 |" in text
+    assert "| robustness (mean τ over the reduced sizes), d | 0.9 |" in text
+
+
+def test_browser_check_flags_a_chart_scaled_below_readable_size():
+    """The page check fails on a chart the column scales below MIN_CHART_SCALE of its drawn size
+    (its labels unreadable), not only on one that overflows the column."""
+    import browser
+
+    state = {"prose": "", "outputs": [], "cut": [], "wideWidgets": [], "wideTables": [], "math": 0, "typeset": 0,
+             "mathErrors": 0, "scaled": [[0, 1600, 760, 0.475]]}
+    assert list(browser.page_problems(state)) == ["chart scaled below readable size ([chart, drawn px, shown px, scale])"]
+    assert browser.page_problems({**state, "scaled": []}) == {}
+    assert "scale < %s" in browser.CLEAN_PROBE and 0.5 < browser.MIN_CHART_SCALE < 1
+
+
 def test_markdown_tables_escape_their_cells():
     """Chapter tables printed as Markdown render as tables whatever their cells hold."""
     import pandas as pd
