@@ -59,10 +59,22 @@ def test_guide_pages_are_in_the_table_of_contents():
     pages = {f"guide/{p.stem}" for p in GUIDE.glob("*.md")}
     assert pages and pages <= listed, pages - listed
     assert {f for f in listed if f.startswith("guide/")} <= pages   # no entry without its page
-    # the guide's links between its pages point at pages that exist
-    for page in GUIDE.glob("*.md"):
-        for target in re.findall(r"\]\(([a-z_]+)\)", page.read_text(encoding="utf-8")):
-            assert (GUIDE / f"{target}.md").exists(), (page.name, target)
+    # the links of the guide and the front page point at pages the book has: a guide page, a
+    # chapter notebook (generated/NN_name from notebooks/), a metric reference family, an
+    # appendix or the Findings page
+    from recmetrics.metrics import reference
+
+    chapters = {f"generated/{p.stem}" for p in (REPO / "notebooks").glob("[0-9]*.ipynb")}
+    families = {f"generated/{90 + i}_metrics_{f}" for i, f in enumerate(reference.families())}
+    known = pages | chapters | families | {"generated/appendix", "generated/99_findings"}
+    for page in [*GUIDE.glob("*.md"), REPO / "book" / "intro.md"]:
+        base = Path("guide") if page.parent == GUIDE else Path(".")
+        for target in re.findall(r"\]\(([A-Za-z0-9_./]+)\)", page.read_text(encoding="utf-8")):
+            if target.endswith((".md", ".py", ".yml")) or "." in Path(target).name:
+                continue
+            resolved = (base / target).as_posix()
+            resolved = re.sub(r"[^/]+/\.\./", "", resolved)
+            assert resolved in known, (page.name, target)
 
 
 @pytest.mark.parametrize("page", _pages(), ids=lambda p: p.name)

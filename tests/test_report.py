@@ -214,9 +214,17 @@ def test_findings_page_groups_links_counts_and_warns(tmp_path):
     # cell text is escaped, code spans kept; the filter is inline JavaScript, nothing remote
     assert "x = 2.0 | <code>a|b</code>" in c1_a
     assert "<script>" in text and "src=" not in text and "http" not in text
+    # the front page's glance: the verdicts per paper and the chapters testing them, computed
+    from recmetrics.report.findings_page import findings_glance
+
+    glance = findings_glance(tmp_path)
+    assert ('| 000: Valcarce et al., IRJ 2020 | 2 | 1 | 0 | 0 | 1 | [ch. 5](generated/05_a "Chapter A"), '
+            '[ch. 6](generated/06_b "Chapter B") |') in glance.splitlines()
+    assert "all 4 claims" in glance and "provisional" in glance
     for f in (tmp_path / "findings").glob("*.json"):
         f.unlink()
     assert report.write_findings_page(tmp_path) is None and not page.exists()
+    assert findings_glance(tmp_path) == "No chapter of this copy tested a claim of the papers."
 
 
 def test_findings_page_states_deviations_once_per_group(tmp_path):
