@@ -243,6 +243,9 @@ def test_best_system_per_metric_in_words():
     assert lines[1].startswith("* **RMSE**: best **Pop** (") and "lower is better" in lines[1]
     assert "significantly better than EASE and SLIM" in lines[1] or "every other system (EASE and SLIM)" in lines[1]
     assert lines[-1] == "Significant: permutation test, Holm correction, corrected p < 0.05."
+    # one system best on every metric: said first, once
+    same = best_by_metric(rm.meta.compare.compare({"nDCG@10": good, "P@10": good}, n_permutations=500, seed=0))
+    assert same.splitlines()[0] == "**EASE** is best on all 2 metrics."
 
 
 def test_range_sentence_is_never_degenerate():
@@ -265,10 +268,12 @@ def test_users_are_counted_once_over_folds():
         qrels = [Q(["a", "b", "c"]), Q(["a", "b"]), Q(["c", "d"])]
         n_folds = 3
 
-    text = users_sentence(S())
-    assert text.startswith("4 users with a relevant judgment (7 user × fold units over the 3 folds")
+        threshold = 4.0
+
+    assert users_sentence(S()) == ("4 users with a relevant judgment (rating ≥ 4), scored once per fold whose test "
+                                   "set holds them: 7 user × fold units over the 3 folds")
     S.qrels, S.n_folds = S.qrels[:1], 1
-    assert users_sentence(S()) == "3 users with a relevant judgment"
+    assert users_sentence(S()) == "3 users with a relevant judgment (rating ≥ 4)"
 
 
 def test_one_number_format_per_table():

@@ -71,6 +71,11 @@ def best_by_metric(comparison, digits: int = 4) -> str:
             close = ", ".join(f"{s} ({col[s]:.{digits}f})" for s in level)
             text += f", significantly better than {names_list(won)}; not significantly better than {close}."
         lines.append(text)
+    bests = {b.split("best **", 1)[1].split("**", 1)[0] for b in lines if "best **" in b}
+    if len(bests) == 1 and len(lines) > 1:
+        everywhere = all("every other system" in b and "not significantly" not in b for b in lines)
+        lines.insert(0, f"**{bests.pop()}** is best on all {len(lines)} metrics"
+                        + (", significantly better than every other system on each." if everywhere else ".") + "\n")
     corr = CORRECTIONS.get(comparison.correction, comparison.correction)
     lines.append("")
     lines.append(f"Significant: {comparison.test} test, {corr} correction, corrected p < {comparison.alpha:g}.")
@@ -99,15 +104,15 @@ def range_sentence(values: Mapping[str, float] | pd.Series, of: int | None = Non
 
 def users_sentence(study) -> str:
     """How many distinct users a :class:`~recmetrics.study.Study` evaluates (a user in several
-    folds' test sets counts once), and, with several folds, how many user x fold units the
-    per-user tables pool (``pool="concat"``)."""
+    folds' test sets counts once) and the relevance threshold; with several folds, how many
+    user x fold units the per-user tables pool (``pool="concat"``)."""
     per_fold = [set(map(str, q.relevant_users)) for q in study.qrels]
     distinct = len(set().union(*per_fold)) if per_fold else 0
     units = sum(len(u) for u in per_fold)
-    text = f"{distinct:,} users with a relevant judgment"
+    text = f"{distinct:,} users with a relevant judgment (rating ≥ {study.threshold:g})"
     if study.n_folds > 1:
-        text += (f" ({units:,} user × fold units over the {study.n_folds} folds; a per-user table pools "
-                 "them, each fold's test set scored on its own)")
+        text += (f", scored once per fold whose test set holds them: {units:,} user × fold units over the "
+                 f"{study.n_folds} folds")
     return text
 
 
