@@ -225,18 +225,26 @@ def page_problems(state: dict) -> dict:
     return {k: v for k, v in problems.items() if v}
 
 
-def render_problems(binary: str, site: Path, pages, profile_dir: Path) -> dict:
+def render_problems(binary: str, site: Path, pages, profile_dir: Path, base_url: str | None = None) -> dict:
     """Open each page in Chromium (offline: no DNS, no proxy) and return ``{page: problems}`` for
     the pages with any (:func:`page_problems`, plus console errors and requests that left the
-    machine); empty when every page renders cleanly."""
-    cdp = DevTools(binary, profile_dir,
-                   ["--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9",
-                    "--proxy-bypass-list=<-loopback>"])
+    machine); empty when every page renders cleanly. ``base_url`` (e.g.
+    ``http://127.0.0.1:8000/a/sub-path/``): open the pages from a web server serving ``site`` there
+    instead of from disk; only requests to that server are then allowed."""
+    if base_url is None:
+        args = ["--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9",
+                "--proxy-bypass-list=<-loopback>"]
+    else:   # the local server is reached directly; any other host through a proxy that is not there
+        host = urlparse(base_url).hostname
+        args = [f"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE {host}", "--proxy-server=http://127.0.0.1:9",
+                f"--proxy-bypass-list={host}"]
+    origin = None if base_url is None else "{0.scheme}://{0.netloc}/".format(urlparse(base_url))
+    cdp = DevTools(binary, profile_dir, args)
     found = {}
     try:
         cdp.open_page(width=1280)
         for page in pages:
-            url = page.resolve().as_uri()
+            url = page.resolve().as_uri() if base_url is None else base_url + page.relative_to(site).as_posix()
             first_event = len(cdp.events)
             cdp.send("Page.navigate", {"url": url})
             deadline = time.monotonic() + 90
@@ -261,7 +269,8 @@ def render_problems(binary: str, site: Path, pages, profile_dir: Path) -> dict:
             if errors:
                 problems["console error"] = errors[:3]
             remote = [ev["params"]["request"]["url"] for ev in events if ev.get("method") == "Network.requestWillBeSent"
-                      and urlparse(ev["params"]["request"]["url"]).scheme not in ("file", "data", "blob", "about")]
+                      and urlparse(ev["params"]["request"]["url"]).scheme not in ("file", "data", "blob", "about")
+                      and not (origin and ev["params"]["request"]["url"].startswith(origin))]
             if remote:
                 problems["request off the machine"] = remote[:3]
             if problems:

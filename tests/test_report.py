@@ -550,9 +550,43 @@ def test_every_page_renders_cleanly(built_book, tmp_path):
     if binary is None:
         pytest.skip("chromium is not installed (bash .ci/ensure-chromium installs it)")
     site = built_book["site"]
-    pages = [site / "intro.html", *sorted((site / "generated").glob("[0-9]*.html"))]
+    pages = [site / "intro.html", *sorted((site / "generated").glob("[0-9]*.html")),
+             *sorted((site / "guide").glob("*.html"))]
     assert len(pages) >= 9 and (site / "generated" / "99_findings.html") in pages
+    assert (site / "guide" / "metrics.html") in pages
     found = render_problems(binary, site, pages, tmp_path / "profile")
+    assert not found, json.dumps(found, indent=1, ensure_ascii=False)
+
+
+def test_site_works_from_a_sub_path_of_a_web_server(built_book, tmp_path):
+    """The built folder published as it is: served by a plain web server under a sub-path (as
+    GitHub Pages serves a project site), the front page, the Guide, the Findings page and a chapter
+    with charts, formulas and widgets render cleanly, with no request leaving that server."""
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    binary = chromium()
+    if binary is None:
+        pytest.skip("chromium is not installed (bash .ci/ensure-chromium installs it)")
+    site = built_book["site"]
+    assert (site / ".nojekyll").is_file()   # GitHub Pages serves _static/ as it is
+    assert f"Copyright {time.strftime('%Y')}" in (site / "intro.html").read_text(encoding="utf-8")
+    root = tmp_path / "www"
+    shutil.copytree(site, root / "owner.github.io" / "recmetrics")
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(root)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        pages = [site / "intro.html", site / "guide" / "index.html", site / "generated" / "99_findings.html", site / CHAPTER]
+        found = render_problems(binary, site, pages, tmp_path / "profile",
+                                base_url=f"http://127.0.0.1:{server.server_port}/owner.github.io/recmetrics/")
+    finally:
+        server.shutdown()
     assert not found, json.dumps(found, indent=1, ensure_ascii=False)
 
 
