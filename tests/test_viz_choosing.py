@@ -19,7 +19,7 @@ def test_metric_small_multiples_one_panel_per_metric_in_order():
     spec = viz.metric_small_multiples(fig1, "k", "list length k", title="Figure 1").to_dict()
     assert spec["facet"]["field"] == "metric"
     assert spec["facet"]["sort"] == list(dict.fromkeys(fig1["metric"]))
-    assert spec["resolve"]["scale"]["y"] == "independent" and spec["columns"] == 4
+    assert spec["resolve"]["scale"]["y"] == "independent" and spec["columns"] == 3   # 4 panels a row: scaled to 0.8
     enc = spec["spec"]["encoding"]
     assert enc["x"]["field"] == "k" and enc["y"]["field"] == "value" and "color" not in enc
     assert len(_values(spec)) == len(fig1)
