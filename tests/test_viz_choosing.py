@@ -46,3 +46,16 @@ def test_roc_curves_draws_points_in_rank_order():
     assert len(_values(spec)) == len(roc)
     with pytest.raises(ValueError, match="tpr"):
         viz.roc_curves(roc.drop(columns="tpr"))
+
+
+def test_guide_advice_has_no_empty_measured_table():
+    """The static advice of chapter 4's explorer showed an empty "metric" table when the measured
+    properties had no column; it shows a table only when there is a measured value."""
+    import pandas as pd
+
+    from recmetrics.widgets.guide import _family_html
+
+    rec = guidelines.recommend_metrics(None)[0]
+    name = guidelines.family_metrics(rec.family, 10)[0]
+    assert "<table" not in _family_html(rec, 10, pd.DataFrame(index=[name]))
+    assert "<table" in _family_html(rec, 10, pd.DataFrame({"dp": [0.1]}, index=[name]))
