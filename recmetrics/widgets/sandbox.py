@@ -54,13 +54,13 @@ class SandboxState:
         """The ranking as the sandbox shows it: position, item, its aspects and the user's rating
         (``unrated`` when it has none); the static counterpart of the widget's rows.
 
-        >>> SandboxState().table().to_dict("records")[0]
-        {'position': 1, 'item': 'Alien', 'aspects': 'Horror, Sci-Fi', 'rating': '5'}
+        >>> SandboxState().table().loc[1].to_dict()
+        {'item': 'Alien', 'aspects': 'Horror, Sci-Fi', 'rating': '5'}
         """
         return pd.DataFrame([(pos + 1, item, ", ".join(self.aspects[item]),
                               "unrated" if self.ratings[item] is None else f"{self.ratings[item]:g}")
                              for pos, item in enumerate(self.items)],
-                            columns=["position", "item", "aspects", "rating"])
+                            columns=["position", "item", "aspects", "rating"]).set_index("position")
 
     def scores(self, metrics) -> pd.Series:
         """The library's values of ``metrics`` for the current ranking (NaN if the user has no rating)."""
