@@ -410,9 +410,9 @@ def write_findings_page(generated_dir: str | os.PathLike) -> Path | None:
 
 
 def _chapter_link(chapter: str, title: str) -> str:
-    """``[ch. 6](generated/06_x "title")``: a short link to a chapter, its title as the tooltip."""
+    """``[6](generated/06_x "title")``: a short link to a chapter (its number), its title as the tooltip."""
     m = re.match(r"(\d+)_", chapter)
-    label = f"ch. {int(m.group(1))}" if m else chapter
+    label = str(int(m.group(1))) if m else chapter
     return f'[{label}](generated/{chapter} "{title.replace(chr(34), chr(39))}")'
 
 
@@ -431,15 +431,15 @@ def findings_glance(generated_dir: str | os.PathLike) -> str:
     papers = sorted(keys.unique(), key=lambda p: (not p.isdigit(), p not in PAPERS, p))
     infos = {ch: chapter_info(generated / f"{ch}.ipynb") for ch in table.chapter.unique()}
     titles = {ch: info["title"] or ch for ch, info in infos.items()}
-    lines = ["| paper | claims | " + " | ".join(verdicts) + " | chapters |",
-             "|---|" + "---:|" * (len(verdicts) + 1) + "---|"]
+    lines = ["| paper (claims) | " + " | ".join(verdicts) + " | chapters |",
+             "|---|" + "---:|" * len(verdicts) + "---|"]
     for paper in papers:
         rows = table[keys == paper]
         counts = rows.verdict.value_counts()
         name = PAPERS.get(paper, (f"Paper {paper}", ""))[0]
         label = f"{paper}: {name}" if paper.isdigit() else name
         chapters = ", ".join(_chapter_link(ch, titles[ch]) for ch in sorted(rows.chapter.unique()))
-        lines.append(f"| {label} | {len(rows)} | " + " | ".join(str(counts.get(v, 0)) for v in verdicts)
+        lines.append(f"| {label} ({len(rows)}) | " + " | ".join(str(counts.get(v, 0)) for v in verdicts)
                      + f" | {chapters} |")
     profiles = {_profile(row, infos[row["chapter"]]) for row in table.to_dict("records")}
     lines += ["", f"The [Findings page](generated/99_findings) lists all {len(table)} claims with the paper's "
