@@ -600,14 +600,19 @@ def test_findings_page_filters_and_links(built_book, tmp_path):
     site = built_book["site"]
     page = site / "generated" / "99_findings.html"
     html_text = page.read_text(encoding="utf-8")
-    # every link of the tables resolves to an element of the chapter it names
-    links = re.findall(r'<table class="rm-findings">.*?</table>', html_text, re.S)
-    hrefs = [h for t in links for h in re.findall(r'href="([^"]+)"', t)]
-    assert hrefs
+    # every row's link resolves to an element of the chapter it names; each chapter group's head
+    # links to its chapter's page
+    tables = re.findall(r'<table class="rm-findings">.*?</table>', html_text, re.S)
+    rows = [r for t in tables for r in re.findall(r"<tr data-verdict=.*?</tr>", t, re.S)]
+    heads = [h for t in tables for h in re.findall(r'<tr class="rm-findings-group-head">.*?</tr>', t, re.S)]
+    hrefs = [h for r in rows for h in re.findall(r'href="([^"]+)"', r)]
+    assert hrefs and heads
     for href in set(hrefs):
         target, _, anchor = href.partition("#")
         text = (page.parent / target).read_text(encoding="utf-8")
         assert anchor and f'id="{anchor}"' in text, href
+    for href in {h for head in heads for h in re.findall(r'href="([^"]+)"', head)}:
+        assert (page.parent / href.partition("#")[0]).is_file(), href
     chapters = {h.partition("#")[0] for h in hrefs}
     assert {"01_dataset_overview.html", "02_recommender_zoo.html"} <= chapters, chapters
     assert "profile <code>nan</code>" not in html_text and "profile <code>unknown</code>" not in html_text
@@ -622,7 +627,7 @@ def test_findings_page_filters_and_links(built_book, tmp_path):
         while not cdp.evaluate(f"location.href === {json.dumps(url)} && document.readyState === 'complete'"):
             assert time.monotonic() < deadline, "the Findings page did not load"
             time.sleep(0.25)
-        count = """(() => { const rows = Array.from(document.querySelectorAll('table.rm-findings tbody tr'));
+        count = """(() => { const rows = Array.from(document.querySelectorAll('table.rm-findings tbody tr[data-verdict]'));
             return {all: rows.length, shown: rows.filter(r => !r.hidden && r.offsetParent !== null).length,
                     agrees: rows.filter(r => r.dataset.verdict === 'agrees').length,
                     shownAgrees: rows.filter(r => r.dataset.verdict === 'agrees' && r.offsetParent !== null).length,
