@@ -1,6 +1,6 @@
 # Two commands do all set-up on a fresh machine (see README):
 #   make report   -> builds the venv if needed, runs the notebooks that changed with papermill, builds the book
-#   make test     -> builds the venv if needed, runs the test suite
+#   make test     -> builds the venv if needed, installs Chromium when missing (as root), runs the test suite
 PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
@@ -18,7 +18,6 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[dev]"
-	bash .ci/ensure-chromium
 	touch $@
 
 setup: $(VENV)/.installed
@@ -27,7 +26,9 @@ report: setup
 	$(VENV)/bin/recmetrics report --profile $(PROFILE) --dataset $(DATASET) \
 		$(if $(SCHEDULER),--scheduler $(SCHEDULER)) $(if $(FORCE),--force) $(REPORT_ARGS)
 
+# only the tests need a browser (headless Chromium checks the built pages); `make report` does not
 test: setup
+	bash .ci/ensure-chromium
 	$(PY) -m pytest -q
 
 bench: setup

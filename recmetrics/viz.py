@@ -308,9 +308,10 @@ def robustness_lines(summary: "pd.DataFrame", *, title: str | None = None, width
 # --- protocols
 def design_bars(df: "pd.DataFrame", *, x: str = "system", y: str = "value", column: str = "design",
                 expected: str | None = "random_expected", title: str | None = None,
-                width: int = 110, height: int = HEIGHT) -> "alt.FacetChart":
+                width: int = 160, height: int = 150, columns: int = 3) -> "alt.FacetChart":
     """Bars of one metric per system, one panel per evaluation design (paper 004 Fig. 4.7), with the
-    analytic random expectation of each design as a dashed rule when ``expected`` is a column."""
+    analytic random expectation of each design as a dashed rule when ``expected`` is a column.
+    The panels wrap after ``columns`` so that the chart fits the book's column unscaled."""
     alt = _alt()
     cols = [x, y, column] + ([expected] if expected else [])
     _require_columns(df, cols, "design_bars")
@@ -325,14 +326,15 @@ def design_bars(df: "pd.DataFrame", *, x: str = "system", y: str = "value", colu
         layer = bars + base.mark_rule(strokeDash=[4, 3], color="black").encode(
             y=alt.Y(f"mean({expected}):Q"), tooltip=[alt.Tooltip(f"mean({expected}):Q", title="random expected",
                                                             format=".4f")])
-    return layer.facet(column=alt.Column(f"{column}:N", title=None, sort=None), title=title or alt.Undefined
-                       ).resolve_scale(y="independent")
+    return layer.facet(facet=alt.Facet(f"{column}:N", title=None, sort=None), columns=columns,
+                       title=title or alt.Undefined).resolve_scale(y="independent")
 
 
 def bound_band(df: "pd.DataFrame", *, x: str = "x", x_title: str = "x", title: str | None = None,
-               width: int = 260, height: int = 220) -> "alt.FacetChart":
+               width: int = 240, height: int = 200, columns: int = 2) -> "alt.FacetChart":
     """1R precision (``series == "1R"``) inside the band of its Eq. 4.2 bounds (``lower``/``upper``),
-    one panel per system (paper 004 Fig. 4.2); ``df`` is tidy: ``x, system, series, value``."""
+    one panel per system (paper 004 Fig. 4.2), wrapped after ``columns`` panels so that the chart
+    fits the book's column unscaled; ``df`` is tidy: ``x, system, series, value``."""
     alt = _alt()
     _require_columns(df, [x, "system", "series", "value"], "bound_band")
     wide = df.pivot_table(index=[x, "system"], columns="series", values="value").reset_index()
@@ -342,7 +344,7 @@ def bound_band(df: "pd.DataFrame", *, x: str = "x", x_title: str = "x", title: s
     line = base.mark_line(point=True).encode(
         x=f"{x}:Q", y="1R:Q", tooltip=[alt.Tooltip(f"{x}:Q"), alt.Tooltip("lower:Q", format=".4f"),
                                        alt.Tooltip("1R:Q", format=".4f"), alt.Tooltip("upper:Q", format=".4f")])
-    return (band + line).facet(column=alt.Column("system:N", title=None), title=title or alt.Undefined)
+    return (band + line).facet(facet=alt.Facet("system:N", title=None), columns=columns, title=title or alt.Undefined)
 
 
 __all__ += ["design_bars", "bound_band"]
@@ -480,7 +482,7 @@ def system_bars(mean: "pd.DataFrame", std: "pd.DataFrame", family: "Mapping[str,
 __all__ += ["metric_small_multiples", "roc_curves"]
 
 
-def metric_small_multiples(df: "pd.DataFrame", x: str, x_title: str, *, color: str | None = None, columns: int = 4,
+def metric_small_multiples(df: "pd.DataFrame", x: str, x_title: str, *, color: str | None = None, columns: int = 3,
                            title: str | None = None, width: int = 150, height: int = 110) -> "alt.FacetChart":
     """One small panel per metric, the metric's value against ``x`` (Schröder et al.'s Figures 1-4), each
     panel with its own y scale; panels in the order the metrics first appear. ``df`` is tidy: columns
@@ -495,8 +497,8 @@ def metric_small_multiples(df: "pd.DataFrame", x: str, x_title: str, *, color: s
         tooltip=[alt.Tooltip("metric:N"), alt.Tooltip(f"{x}:Q", title=x_title), alt.Tooltip("value:Q", format=".3f"),
                  alt.Tooltip("ranking:N")],
     )
-    if color:
-        enc["color"] = alt.Color(f"{color}:N", title=color)
+    if color:   # the legend under the panels: beside them it would widen the chart past the column
+        enc["color"] = alt.Color(f"{color}:N", title=color, legend=alt.Legend(orient="bottom"))
         enc["tooltip"] = [alt.Tooltip(f"{color}:N")] + enc["tooltip"]
     order = list(dict.fromkeys(data["metric"]))
     return (alt.Chart(data, width=width, height=height).mark_line(point=True).encode(**enc)
@@ -522,9 +524,10 @@ def roc_curves(roc: "pd.DataFrame", *, color: str = "curve", title: str | None =
 
 def bias_scatter(df: "pd.DataFrame", *, x: str = "ARP", y: str = "value", column: str = "design",
                  label: str = "system", x_title: str | None = None, y_title: str = "P@10",
-                 title: str | None = None, width: int = 150, height: int = 180) -> "alt.FacetChart":
+                 title: str | None = None, width: int = 150, height: int = 150, columns: int = 3) -> "alt.FacetChart":
     """One point per system (labelled), ``x`` (e.g. its lists' ARP) against ``y`` (its metric value),
-    one panel per ``column`` (e.g. evaluation design); tidy ``df`` as ``bias_beside_designs`` gives it."""
+    one panel per ``column`` (e.g. evaluation design), wrapped after ``columns`` panels so that the
+    chart fits the book's column unscaled; tidy ``df`` as ``bias_beside_designs`` gives it."""
     alt = _alt()
     _require_columns(df, [x, y, column, label], "bias_scatter")
     data = df[[x, y, column, label]].reset_index(drop=True)
@@ -532,9 +535,10 @@ def bias_scatter(df: "pd.DataFrame", *, x: str = "ARP", y: str = "value", column
         x=alt.X(f"{x}:Q", title=x_title or x), y=alt.Y(f"{y}:Q", title=y_title),
         tooltip=[alt.Tooltip(f"{label}:N"), alt.Tooltip(f"{column}:N"), alt.Tooltip(f"{x}:Q", format=".2f"),
                  alt.Tooltip(f"{y}:Q", format=".4f")])
-    points = base.mark_circle(size=60).encode(color=alt.Color(f"{label}:N", title=label))
+    points = base.mark_circle(size=60).encode(color=alt.Color(f"{label}:N", title=label,
+                                                              legend=alt.Legend(orient="bottom")))
     text = base.mark_text(align="left", dx=6, fontSize=10).encode(text=f"{label}:N")
-    return (points + text).facet(column=alt.Column(f"{column}:N", title=None, sort=None),
+    return (points + text).facet(facet=alt.Facet(f"{column}:N", title=None, sort=None), columns=columns,
                                  title=title or alt.Undefined).resolve_scale(y="independent")
 
 

@@ -177,12 +177,26 @@ CLEAN_PROBE = r"""((url, notProse) => {
     };
     const wideTables = frames.map((t, i) => [i, Math.round(t.getBoundingClientRect().right), scrolls(t)])
         .filter(([i, right, scrolled]) => right > limit && !scrolled);
+    // a chart scaled down to fit the column (CSS max-width) below MIN_CHART_SCALE of its drawn size:
+    // its labels are then too small to read; lay it out narrower (wrap its facets) instead
+    const scaled = Array.from(column.querySelectorAll('.recmetrics-vega svg.marks, .recmetrics-vega canvas.marks'))
+        .map((e, i) => {
+            const drawn = e.tagName.toLowerCase() === 'svg' ? parseFloat(e.getAttribute('width'))
+                                                             : parseFloat(e.style.width || e.width);
+            const shown = e.getBoundingClientRect().width;
+            return [i, Math.round(drawn), Math.round(shown), drawn > 0 ? shown / drawn : 1];
+        })
+        .filter(([i, drawn, shown, scale]) => shown > 0 && scale < %s);
     const math = document.querySelectorAll('span.math, div.math').length;
     const typeset = document.querySelectorAll('mjx-container').length;
     return {prose: prose.join('\n'), outputs: outputs, cut: cut, wideWidgets: wideWidgets, wideTables: wideTables,
-            limit: limit,
+            limit: limit, scaled: scaled,
             math: math, typeset: typeset, mathErrors: document.querySelectorAll('mjx-merror').length};
 })(%s, %s)"""
+
+#: the smallest factor a chart may be scaled down by to fit the column: Vega's 10-11 px labels
+#: shown at 0.8 are 8-9 px, the smallest still readable
+MIN_CHART_SCALE = 0.8
 
 #: outputs that are Python reprs (an object printed instead of shown) or warnings
 REPR = re.compile(r"^<[\w.]+(?: object at 0x[0-9a-f]+| [^>]*)?>$|^[A-Za-z_][\w.]*\((?:'[^']*'|\d*)\)$|"
@@ -204,30 +218,39 @@ def page_problems(state: dict) -> dict:
         "table cut with ...": state["cut"][:3],
         "widget wider than the column": state["wideWidgets"][:3],
         "table wider than the column": state["wideTables"][:3],
+        "chart scaled below readable size ([chart, drawn px, shown px, scale])": state.get("scaled", [])[:3],
         "math not typeset": [] if state["typeset"] >= state["math"] and not state["mathErrors"] else
                             [f"{state['typeset']} of {state['math']} formulas, {state['mathErrors']} errors"],
     }
     return {k: v for k, v in problems.items() if v}
 
 
-def render_problems(binary: str, site: Path, pages, profile_dir: Path) -> dict:
+def render_problems(binary: str, site: Path, pages, profile_dir: Path, base_url: str | None = None) -> dict:
     """Open each page in Chromium (offline: no DNS, no proxy) and return ``{page: problems}`` for
     the pages with any (:func:`page_problems`, plus console errors and requests that left the
-    machine); empty when every page renders cleanly."""
-    cdp = DevTools(binary, profile_dir,
-                   ["--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9",
-                    "--proxy-bypass-list=<-loopback>"])
+    machine); empty when every page renders cleanly. ``base_url`` (e.g.
+    ``http://127.0.0.1:8000/a/sub-path/``): open the pages from a web server serving ``site`` there
+    instead of from disk; only requests to that server are then allowed."""
+    if base_url is None:
+        args = ["--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9",
+                "--proxy-bypass-list=<-loopback>"]
+    else:   # the local server is reached directly; any other host through a proxy that is not there
+        host = urlparse(base_url).hostname
+        args = [f"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE {host}", "--proxy-server=http://127.0.0.1:9",
+                f"--proxy-bypass-list={host}"]
+    origin = None if base_url is None else "{0.scheme}://{0.netloc}/".format(urlparse(base_url))
+    cdp = DevTools(binary, profile_dir, args)
     found = {}
     try:
         cdp.open_page(width=1280)
         for page in pages:
-            url = page.resolve().as_uri()
+            url = page.resolve().as_uri() if base_url is None else base_url + page.relative_to(site).as_posix()
             first_event = len(cdp.events)
             cdp.send("Page.navigate", {"url": url})
             deadline = time.monotonic() + 90
             state, previous = None, None
             while time.monotonic() < deadline:  # until loaded, typeset and stable
-                state = cdp.evaluate(CLEAN_PROBE % (json.dumps(url), json.dumps(NOT_PROSE)))
+                state = cdp.evaluate(CLEAN_PROBE % (MIN_CHART_SCALE, json.dumps(url), json.dumps(NOT_PROSE)))
                 if state is not None and state["typeset"] >= state["math"] and state == previous:
                     break
                 previous = state
@@ -246,7 +269,8 @@ def render_problems(binary: str, site: Path, pages, profile_dir: Path) -> dict:
             if errors:
                 problems["console error"] = errors[:3]
             remote = [ev["params"]["request"]["url"] for ev in events if ev.get("method") == "Network.requestWillBeSent"
-                      and urlparse(ev["params"]["request"]["url"]).scheme not in ("file", "data", "blob", "about")]
+                      and urlparse(ev["params"]["request"]["url"]).scheme not in ("file", "data", "blob", "about")
+                      and not (origin and ev["params"]["request"]["url"].startswith(origin))]
             if remote:
                 problems["request off the machine"] = remote[:3]
             if problems:

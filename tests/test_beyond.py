@@ -435,7 +435,9 @@ def test_chapter_list_popularity_and_bias_by_design(pop_case):
     with pytest.raises(InputError, match=r"systems \['x'\] have no list bias"):
         chapter.bias_beside_designs(bias, designs.assign(system=list("rpx") * 2))
     spec = viz.bias_scatter(joined).to_dict()
-    assert spec["facet"]["column"]["field"] == "design"
+    assert spec["facet"]["field"] == "design" and spec["columns"] == 3   # wrapped: legible in the column
+    bars = viz.design_bars(designs.assign(random_expected=0.05)).to_dict()   # Fig. 4.7: the same layout
+    assert bars["facet"]["field"] == "design" and bars["columns"] == 3
 
 
 def test_docstring_examples_hold():

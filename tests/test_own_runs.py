@@ -394,3 +394,73 @@ def test_no_execute_refuses_chapters_of_other_inputs(capsys, files, runs_root, t
         if page.is_file():
             data = page.read_bytes()
             assert str(tmp_path).encode() not in data and str(REPO).encode() not in data, page
+
+
+# ----------------------------------------------------------------------------- the chapters' words
+def test_best_system_per_metric_in_words():
+    """Chapter 1 names the best system of each metric and the systems it does and does not beat
+    significantly (by name, not by letter); a metric where lower is better is read that way."""
+    from recmetrics.report.own_prose import best_by_metric
+
+    rng = np.random.default_rng(0)
+    users = [f"u{i}" for i in range(60)]
+    base = rng.random(60)
+    noise = rng.normal(0, 0.3, 60)
+    noise -= noise.mean()                # SLIM: 0.01 below EASE on average, too noisy to tell apart
+    good = pd.DataFrame([base + 0.5, base + 0.49 + noise, base], index=["EASE", "SLIM", "Pop"], columns=users)
+    cmp = rm.meta.compare.compare({"nDCG@10": good, "RMSE": good}, n_permutations=500, seed=0)
+    text = best_by_metric(cmp)
+    lines = text.splitlines()
+    assert lines[0] == ("* **nDCG@10**: best **EASE** (" + f"{good.loc['EASE'].mean():.4f}" + "), significantly "
+                        "better than Pop; not significantly better than SLIM (" + f"{good.loc['SLIM'].mean():.4f}).")
+    assert lines[1].startswith("* **RMSE**: best **Pop** (") and "lower is better" in lines[1]
+    assert "significantly better than EASE and SLIM" in lines[1] or "every other system (EASE and SLIM)" in lines[1]
+    assert lines[-1] == "Significant: permutation test, Holm correction, corrected p < 0.05."
+    # one system best on every metric: said first, once
+    same = best_by_metric(rm.meta.compare.compare({"nDCG@10": good, "P@10": good}, n_permutations=500, seed=0))
+    assert same.splitlines()[0] == "**EASE** is best on all 2 metrics."
+
+
+def test_range_sentence_is_never_degenerate():
+    from recmetrics.report.own_prose import range_sentence
+
+    assert range_sentence({"P@20": 6, "AP@20": 6}, of=6) == "6 of 6 for every metric"
+    assert range_sentence({"P@20": 3, "AP@20": 6}, of=6) == "from 3 (P@20) to 6 (AP@20) of 6"
+    assert "to 6 (P" not in range_sentence({"P": 6}, of=6)
+
+
+def test_users_are_counted_once_over_folds():
+    """The book counts distinct users, not user x fold units (671 users in 3 folds are not 2,013)."""
+    from recmetrics.report.own_prose import users_sentence
+
+    class Q:
+        def __init__(self, users):
+            self.relevant_users = np.array(users)
+
+    class S:
+        qrels = [Q(["a", "b", "c"]), Q(["a", "b"]), Q(["c", "d"])]
+        n_folds = 3
+
+        threshold = 4.0
+
+    assert users_sentence(S()) == ("4 users with a relevant judgment (rating ≥ 4), scored once per fold whose test "
+                                   "set holds them: 7 user × fold units over the 3 folds")
+    S.qrels, S.n_folds = S.qrels[:1], 1
+    assert users_sentence(S()) == "3 users with a relevant judgment (rating ≥ 4)"
+
+
+def test_one_number_format_per_table():
+    from recmetrics.report.own_prose import fixed
+
+    frame = pd.DataFrame({"a": [0.1968, 0.23651], "b": [2, 3000], "c": [1e-6, np.nan]})
+    html = fixed(frame).to_html()
+    for shown in ("0.1968", "0.2365", "3,000", "0.0000"):
+        assert shown in html, shown
+    assert "e-0" not in html and "nan" not in html
+
+
+def test_plan_shows_the_threshold_actually_used(files):
+    """No `None` threshold in what the book shows: the file type's default is resolved at plan time."""
+    qrels, paths = files
+    p = own_runs.plan(qrels, paths)
+    assert p.source["threshold"] == p.summary["threshold"] == 4.0

@@ -9,6 +9,7 @@ react to input. A screenshot is kept in the test's temporary folder (``chapter.p
 from __future__ import annotations
 
 import base64
+import html
 import json
 import re
 import shutil
@@ -18,6 +19,7 @@ import time
 from pathlib import Path
 from urllib.parse import urlparse
 
+import pandas as pd
 import pytest
 
 from browser import DevTools, chromium, render_problems
@@ -199,21 +201,96 @@ def test_findings_page_groups_links_counts_and_warns(tmp_path):
     assert 'href="05_a.html#sec-a"' in c1_a and "§ Where A computes c1" in c1_a
     assert 'href="05_a.html#claim-c2"' in c2_a and "§ The claims" in c2_a
     assert 'href="06_b.html#claim-c1"' in c1_b and '<span id="claim-c1"></span>' in findings.to_markdown(t6)
-    # profile and dataset of every row: chapter 05's rows take the profile from its parameters
-    assert "profile <code>quick</code>" in c1_a and "dataset <code>d</code>" in c1_a
-    assert "6 systems, 2 folds, 5 samples, 2,000 permutations, 10 replicates, split seed 1" in c1_a
-    assert "profile <code>paper</code>" in c1_b and "dataset <code>e</code>" in c1_b
+    # profile, dataset and set-up stated once per chapter group (chapter 05's rows take the profile
+    # from its parameters); the small profile is flagged on its group, not on the paper profile's
+    groups = dict(re.findall(r'<tbody class="rm-findings-group" data-chapter="([^"]+)">(.*?)</tbody>', text))
+    head_a = re.search(r'<tr class="rm-findings-group-head">.*?</tr>', groups["05_a"]).group(0)
+    head_b = re.search(r'<tr class="rm-findings-group-head">.*?</tr>', groups["06_b"]).group(0)
+    assert "profile <code>quick</code>" in head_a and "dataset <code>d</code>" in head_a
+    assert "6 systems, 2 folds, 5 samples, 2,000 permutations, 10 replicates, split seed 1" in head_a
+    assert "profile <code>paper</code>" in head_b and "dataset <code>e</code>" in head_b
+    # once per (paper, chapter) group, plus once in the small-profile warning's list of set-ups
+    n_groups_a = text.count('<tbody class="rm-findings-group" data-chapter="05_a">')
+    assert n_groups_a == 2
+    assert text.count("6 systems, 2 folds, 5 samples, 2,000 permutations") == n_groups_a + 1
     assert "profile <code>nan</code>" not in text and "unknown" not in text
-    # the small profile is flagged on its rows and above the tables, not on the paper profile's
-    assert "rm-small-profile" in c1_a and "rm-small-profile" in c2_a
-    assert "rm-small-profile" not in c1_b and "rm-small-profile" not in c2_b
+    assert "rm-small-profile" in head_a and "rm-small-profile" not in head_b
+    assert 'class="rm-small"' in c1_a and 'class="rm-small"' not in c1_b
     assert ":::{warning}\n2 of the 4 verdicts were computed with the `quick` profile" in text
     # cell text is escaped, code spans kept; the filter is inline JavaScript, nothing remote
     assert "x = 2.0 | <code>a|b</code>" in c1_a
     assert "<script>" in text and "src=" not in text and "http" not in text
+    # the front page's glance: the verdicts per paper and the chapters testing them, computed
+    from recmetrics.report.findings_page import findings_glance
+
+    glance = findings_glance(tmp_path)
+    assert ('| 000: Valcarce et al., IRJ 2020 (2) | 1 | 0 | 0 | 1 | [5](generated/05_a "Chapter A"), '
+            '[6](generated/06_b "Chapter B") |') in glance.splitlines()
+    assert "all 4 claims" in glance and "provisional" in glance
     for f in (tmp_path / "findings").glob("*.json"):
         f.unlink()
     assert report.write_findings_page(tmp_path) is None and not page.exists()
+    assert findings_glance(tmp_path) == "No chapter of this copy tested a claim of the papers."
+
+
+def test_findings_page_states_deviations_once_per_group(tmp_path):
+    """The deviations a chapter's rows share are stated once, in the chapter's group head; a row
+    adds only its own (an item holding "; " inside brackets stays whole); "1 fold", not "1 folds"."""
+    from recmetrics.meta import findings
+    from recmetrics.report.findings_page import split_deviations
+
+    def check(r):
+        return findings.Evidence(findings.holds(r["x"], ">", 1.0), r["x"], f"x = {r['x']}")
+
+    shared = ["dataset: movielens-small (the paper's: ML-1M)",
+              "systems: 6 of the paper's 21 (missing: A, B; not in the paper: C)"]
+    claims = [findings.Claim(f"c{i}", "000", f"claim {i}", "Table 3", check=check) for i in range(5)]
+    t = findings.assess(claims[:4], {"x": 2.0}, {"dataset": "movielens-small", "folds": 1}, deviations=shared)
+    t = pd.concat([t, findings.assess(claims[4:], {"x": 2.0}, {"dataset": "movielens-small", "folds": 1},
+                                      deviations=shared + ["cut-offs: [10] (the paper: [5, 10])"])])
+    findings.save(t, "05_a", tmp_path / "findings")
+    _executed_chapter(tmp_path / "05_a.ipynb", "Chapter A", {"profile": "paper", "dataset": "movielens-small"},
+                      {}, findings.to_markdown(t))
+    text = report.write_findings_page(tmp_path).read_text(encoding="utf-8")
+    assert split_deviations(t.deviations.iloc[0]) == shared
+    for item in shared:
+        assert text.count(html.escape(item)) == 1, item
+    assert text.count("cut-offs: [10] (the paper: [5, 10])") == 1
+    rows = re.findall(r"<tr data-verdict=.*?</tr>", text)
+    assert len(rows) == 5 and ["Also differs" in r for r in rows] == [False] * 4 + [True]
+    assert "1 fold" in text and "1 folds" not in text
+
+
+def test_metric_reference_values_name_their_context(tmp_path):
+    """A DP or robustness value on the metric reference says what it was computed with: cut-off,
+    systems, folds, pooling, the profile of the chapter that computed it, and that chapter."""
+    from recmetrics.report import results
+    from recmetrics.report.reference_pages import write_reference_pages
+
+    _executed_chapter(tmp_path / "06_x.ipynb", "Comparing metrics", {"profile": "quick", "dataset": "d"}, {}, "")
+    results.save("dp", {"P@100": 0.66, "Recall@100": 0.01}, "d", directory=tmp_path / "results",
+                 context={"chapter": "06_x", "cutoff": 100, "systems": 6, "folds": 1, "pool": "concat",
+                          "permutations": 2000})
+    results.save("robustness", {"P@100": 0.9}, "d", directory=tmp_path / "results")   # no context: as before
+    pages = write_reference_pages(tmp_path)
+    text = next(p for p in pages if p.name.endswith("_ranking.md")).read_text(encoding="utf-8")
+    where = ("cut-off 100, 6 systems, 1 fold, 2,000 permutations, `concat` pooling, quick profile, "
+             "[Comparing metrics](06_x)")
+    assert f"| discriminative power (DP, lower = more discriminative), d ({where}) | 0.66 |" in text
+    assert f"d ({where}) | 0.01 |" in text
+    assert "| robustness (mean τ over the reduced sizes), d | 0.9 |" in text
+
+
+def test_browser_check_flags_a_chart_scaled_below_readable_size():
+    """The page check fails on a chart the column scales below MIN_CHART_SCALE of its drawn size
+    (its labels unreadable), not only on one that overflows the column."""
+    import browser
+
+    state = {"prose": "", "outputs": [], "cut": [], "wideWidgets": [], "wideTables": [], "math": 0, "typeset": 0,
+             "mathErrors": 0, "scaled": [[0, 1600, 760, 0.475]]}
+    assert list(browser.page_problems(state)) == ["chart scaled below readable size ([chart, drawn px, shown px, scale])"]
+    assert browser.page_problems({**state, "scaled": []}) == {}
+    assert "scale < %s" in browser.CLEAN_PROBE and 0.5 < browser.MIN_CHART_SCALE < 1
 
 
 def test_markdown_tables_escape_their_cells():
@@ -479,9 +556,43 @@ def test_every_page_renders_cleanly(built_book, tmp_path):
     if binary is None:
         pytest.skip("chromium is not installed (bash .ci/ensure-chromium installs it)")
     site = built_book["site"]
-    pages = [site / "intro.html", *sorted((site / "generated").glob("[0-9]*.html"))]
+    pages = [site / "intro.html", *sorted((site / "generated").glob("[0-9]*.html")),
+             *sorted((site / "guide").glob("*.html"))]
     assert len(pages) >= 9 and (site / "generated" / "99_findings.html") in pages
+    assert (site / "guide" / "metrics.html") in pages
     found = render_problems(binary, site, pages, tmp_path / "profile")
+    assert not found, json.dumps(found, indent=1, ensure_ascii=False)
+
+
+def test_site_works_from_a_sub_path_of_a_web_server(built_book, tmp_path):
+    """The built folder published as it is: served by a plain web server under a sub-path (as
+    GitHub Pages serves a project site), the front page, the Guide, the Findings page and a chapter
+    with charts, formulas and widgets render cleanly, with no request leaving that server."""
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    binary = chromium()
+    if binary is None:
+        pytest.skip("chromium is not installed (bash .ci/ensure-chromium installs it)")
+    site = built_book["site"]
+    assert (site / ".nojekyll").is_file()   # GitHub Pages serves _static/ as it is
+    assert f"Copyright {time.strftime('%Y')}" in (site / "intro.html").read_text(encoding="utf-8")
+    root = tmp_path / "www"
+    shutil.copytree(site, root / "owner.github.io" / "recmetrics")
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(root)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        pages = [site / "intro.html", site / "guide" / "index.html", site / "generated" / "99_findings.html", site / CHAPTER]
+        found = render_problems(binary, site, pages, tmp_path / "profile",
+                                base_url=f"http://127.0.0.1:{server.server_port}/owner.github.io/recmetrics/")
+    finally:
+        server.shutdown()
     assert not found, json.dumps(found, indent=1, ensure_ascii=False)
 
 
@@ -495,14 +606,19 @@ def test_findings_page_filters_and_links(built_book, tmp_path):
     site = built_book["site"]
     page = site / "generated" / "99_findings.html"
     html_text = page.read_text(encoding="utf-8")
-    # every link of the tables resolves to an element of the chapter it names
-    links = re.findall(r'<table class="rm-findings">.*?</table>', html_text, re.S)
-    hrefs = [h for t in links for h in re.findall(r'href="([^"]+)"', t)]
-    assert hrefs
+    # every row's link resolves to an element of the chapter it names; each chapter group's head
+    # links to its chapter's page
+    tables = re.findall(r'<table class="rm-findings">.*?</table>', html_text, re.S)
+    rows = [r for t in tables for r in re.findall(r"<tr data-verdict=.*?</tr>", t, re.S)]
+    heads = [h for t in tables for h in re.findall(r'<tr class="rm-findings-group-head">.*?</tr>', t, re.S)]
+    hrefs = [h for r in rows for h in re.findall(r'href="([^"]+)"', r)]
+    assert hrefs and heads
     for href in set(hrefs):
         target, _, anchor = href.partition("#")
         text = (page.parent / target).read_text(encoding="utf-8")
         assert anchor and f'id="{anchor}"' in text, href
+    for href in {h for head in heads for h in re.findall(r'href="([^"]+)"', head)}:
+        assert (page.parent / href.partition("#")[0]).is_file(), href
     chapters = {h.partition("#")[0] for h in hrefs}
     assert {"01_dataset_overview.html", "02_recommender_zoo.html"} <= chapters, chapters
     assert "profile <code>nan</code>" not in html_text and "profile <code>unknown</code>" not in html_text
@@ -517,17 +633,18 @@ def test_findings_page_filters_and_links(built_book, tmp_path):
         while not cdp.evaluate(f"location.href === {json.dumps(url)} && document.readyState === 'complete'"):
             assert time.monotonic() < deadline, "the Findings page did not load"
             time.sleep(0.25)
-        count = """(() => { const rows = Array.from(document.querySelectorAll('table.rm-findings tbody tr'));
+        count = """(() => { const rows = Array.from(document.querySelectorAll('table.rm-findings tbody tr[data-verdict]'));
             return {all: rows.length, shown: rows.filter(r => !r.hidden && r.offsetParent !== null).length,
                     agrees: rows.filter(r => r.dataset.verdict === 'agrees').length,
                     shownAgrees: rows.filter(r => r.dataset.verdict === 'agrees' && r.offsetParent !== null).length,
                     boxes: Array.from(document.querySelectorAll('.rm-findings-filter input')).map(b => b.dataset.verdict),
                     warnings: document.querySelectorAll('.rm-small-profile').length,
+                    groups: document.querySelectorAll('tbody.rm-findings-group').length,
                     papers: Array.from(document.querySelectorAll('.rm-findings-wrap')).map(w => w.dataset.paper)}; })()"""
         before = cdp.evaluate(count)
         assert before["boxes"] == ["agrees", "disagrees", "inconclusive", "not testable"], before
         assert before["all"] == before["shown"] > before["agrees"] > 0, before
-        assert before["warnings"] == before["all"], before  # the quick profile: every row warned
+        assert before["warnings"] == before["groups"] > 0, before  # the quick profile: every chapter group warned
         assert before["papers"] == sorted(before["papers"], key=lambda p: (not p.isdigit(), p)), before
         cdp.evaluate("""(() => { const box = document.querySelector('.rm-findings-filter input[data-verdict="agrees"]');
             box.click(); return box.checked; })()""")

@@ -19,7 +19,7 @@ def test_metric_small_multiples_one_panel_per_metric_in_order():
     spec = viz.metric_small_multiples(fig1, "k", "list length k", title="Figure 1").to_dict()
     assert spec["facet"]["field"] == "metric"
     assert spec["facet"]["sort"] == list(dict.fromkeys(fig1["metric"]))
-    assert spec["resolve"]["scale"]["y"] == "independent" and spec["columns"] == 4
+    assert spec["resolve"]["scale"]["y"] == "independent" and spec["columns"] == 3   # 4 panels a row: scaled to 0.8
     enc = spec["spec"]["encoding"]
     assert enc["x"]["field"] == "k" and enc["y"]["field"] == "value" and "color" not in enc
     assert len(_values(spec)) == len(fig1)
@@ -46,3 +46,16 @@ def test_roc_curves_draws_points_in_rank_order():
     assert len(_values(spec)) == len(roc)
     with pytest.raises(ValueError, match="tpr"):
         viz.roc_curves(roc.drop(columns="tpr"))
+
+
+def test_guide_advice_has_no_empty_measured_table():
+    """The static advice of chapter 4's explorer showed an empty "metric" table when the measured
+    properties had no column; it shows a table only when there is a measured value."""
+    import pandas as pd
+
+    from recmetrics.widgets.guide import _family_html
+
+    rec = guidelines.recommend_metrics(None)[0]
+    name = guidelines.family_metrics(rec.family, 10)[0]
+    assert "<table" not in _family_html(rec, 10, pd.DataFrame(index=[name]))
+    assert "<table" in _family_html(rec, 10, pd.DataFrame({"dp": [0.1]}, index=[name]))

@@ -183,7 +183,9 @@ def markdown(family: str, results: Mapping | None = None) -> str:
 
     ``results`` (optional, from :func:`recmetrics.report.results.load`): ``{"axioms": {metric:
     {axiom: verdict}}, "dp": {dataset: {metric: DP}}, "robustness": {dataset: {metric: mean τ}}}``
-    as the chapters computed them; the metric's rows are added where present.
+    as the chapters computed them; the metric's rows are added where present, each labelled with
+    ``results["context"][kind][dataset]`` when that is a string (what the value was computed with:
+    cut-off, systems, profile, chapter).
     """
     from .registry import get, names
 
@@ -204,6 +206,8 @@ def markdown(family: str, results: Mapping | None = None) -> str:
                             ("robustness", "robustness (mean τ over the reduced sizes)")):
             for dataset, values in sorted(results.get(kind, {}).items()):
                 if d.name in values:
-                    out.append(f"| {label}, {dataset} | {values[d.name]:.4g} |")
+                    ctx = results.get("context", {}).get(kind, {}).get(dataset)
+                    where = f" ({ctx})" if isinstance(ctx, str) and ctx else ""
+                    out.append(f"| {label}, {dataset}{where} | {values[d.name]:.4g} |")
         out.append("")
     return "\n".join(out)

@@ -68,8 +68,12 @@ def _arg(v) -> str:
     return text if text and all(c.isalnum() or c in "/._-@:" for c in text) else "'" + text.replace("'", "'\\''") + "'"
 
 
-def built_with(settings: Mapping[str, Any] | None) -> str:
-    """The introduction's sentence naming the profile and dataset of the chapters."""
+def built_with(settings: Mapping[str, Any] | None, seeds: Iterable[Any] = ()) -> str:
+    """The introduction's sentence naming the profile, dataset and ``seeds`` of the chapters.
+
+    >>> built_with({"profile": "quick", "dataset": "insteval"}, seeds=[0, 0])
+    'This copy of the book was built with the **quick** profile on the dataset **insteval**, seed 0; the [reproducibility appendix](generated/appendix) lists everything it ran with.'
+    """
     if not settings:
         return "This copy of the book was built without executed chapters."
     text = (f"This copy of the book was built with the **{settings.get('profile')}** profile on the dataset "
@@ -78,7 +82,20 @@ def built_with(settings: Mapping[str, Any] | None) -> str:
         text += " (" + ", ".join(f"`{k}={v!r}`" for k, v in settings["dataset_args"].items()) + ")"
     if settings.get("overrides"):
         text += ", with " + ", ".join(f"`{k} = {v!r}`" for k, v in settings["overrides"].items())
+    seeds = sorted(set(seeds), key=repr)
+    if seeds:
+        text += (", seed " if len(seeds) == 1 else ", seeds ") + ", ".join(f"{s!r}" for s in seeds)
     return text + "; the [reproducibility appendix](generated/appendix) lists everything it ran with."
+
+
+def chapter_seeds(records: Iterable[Mapping[str, Any]]) -> list[Any]:
+    """The values of every ``*seed*`` parameter the chapters ran with (each value once)."""
+    seen: list[Any] = []
+    for r in records:
+        for k, v in (r.get("parameters") or {}).items():
+            if "seed" in k and v not in seen:
+                seen.append(v)
+    return seen
 
 
 def _commits(now_: str, executed: set[str]) -> str:

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from ..errors import InputError, unknown_name
-from .appendix import built_with, write_appendix
+from .appendix import built_with, chapter_seeds, write_appendix
 from .execute import execute_plan, remove_orphans
-from .findings_page import write_findings_page
+from .findings_page import findings_glance, write_findings_page
 from .lock import book_lock
 from .offline import external_assets
 from .reference_pages import write_reference_pages
@@ -126,9 +126,12 @@ def build(
                 raise ReportError(stale_message(stale))
         write_findings_page(generated)
         write_reference_pages(generated)
-        settings = book_settings(r for r in (read_record(generated / f"{s}.ipynb") for s in stems) if r)
+        records = [r for r in (read_record(generated / f"{s}.ipynb") for s in stems) if r]
+        settings = book_settings(records)
         write_appendix(generated, stems, vendored=vendored, benchmarks_dir=benchmarks_dir)
-        index = build_book(book, out, quiet=quiet, log=log, substitutions={"built_with": built_with(settings)})
+        front = {"built_with": built_with(settings, chapter_seeds(records)),
+                 "findings_glance": findings_glance(generated)}
+        index = build_book(book, out, quiet=quiet, log=log, substitutions=front)
     leaks = external_assets(index.parent) if check_offline else {}
     if leaks:
         raise ReportError(

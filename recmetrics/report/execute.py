@@ -261,7 +261,7 @@ def execute_plan(
                 continue
             shown = {k: v for k, v in chapter.parameters.items() if k != "scheduler"}
             log(f"executing {chapter.source.name} with {shown}" + (
-                f" on the Dask cluster {plan.scheduler}" if "scheduler" in chapter.parameters else ""))
+                f" on the Dask cluster {plan.scheduler}" if plan.scheduler and "scheduler" in chapter.parameters else ""))
             if commit is None:
                 from .appendix import git_commit
 

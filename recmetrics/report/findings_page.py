@@ -12,7 +12,11 @@ paper, each row with
   chapter ran with: the table :func:`recmetrics.report.show_parameters` put under its title);
 * a visible warning when the profile is not ``paper``: the quick profile's set-up (a few systems,
   folds, samples and permutations) is too small to decide the papers' claims;
-* the paper's evidence, ours (with where the set-up differs from the paper's), and the verdict.
+* the paper's evidence, ours, and the verdict.
+
+Within a paper the rows are grouped by chapter (one ``<tbody>`` each): the group's head row states
+the chapter, the set-up and the deviations from the paper its rows share, once; a row states only
+the set-up entries and deviations particular to it.
 
 Above the tables, the count of each verdict (:data:`recmetrics.meta.findings.VERDICTS`) with a
 check box that shows or hides its rows: a few lines of plain JavaScript inside the page (no
@@ -164,7 +168,7 @@ def chapter_info(notebook: str | os.PathLike) -> dict[str, Any]:
 
 
 def _setup(row: Mapping[str, Any], params: Mapping[str, Any]) -> list[str]:
-    """``["6 systems", "2 folds", ..., "10 replicates", "split seed 0"]`` from the row's context, else the
+    """``["6 systems", "1 fold", ..., "10 replicates", "split seed 0"]`` from the row's context, else the
     chapter's parameters."""
     shown = []
     for row_keys, param_keys, label in _SETUP:
@@ -176,61 +180,118 @@ def _setup(row: Mapping[str, Any], params: Mapping[str, Any]) -> list[str]:
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         if isinstance(value, int) and not isinstance(value, bool):
-            shown.append(label.format(f"{value:,}"))
+            text = label.format(f"{value:,}")
+            shown.append(text[:-1] if value == 1 and text.endswith("s") else text)   # "1 fold"
     return shown
 
 
-def _row_html(row: Mapping[str, Any], chapter: str, info: Mapping[str, Any], anchor: str) -> tuple[str, bool]:
-    """One ``<tr>`` of the page and whether it carries the small-profile warning."""
+def split_deviations(text: Any) -> list[str]:
+    """The deviations of a row, one string each: the ``"; "``-joined column split where no
+    parenthesis is open (an item may itself hold ``"; "`` inside its brackets).
+
+    >>> split_deviations("folds: 2 (the paper: 5); systems: 6 of 21 (missing: A, B; not in the paper: C)")
+    ['folds: 2 (the paper: 5)', 'systems: 6 of 21 (missing: A, B; not in the paper: C)']
+    """
+    text = _text(text)
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += ch in "([{"
+        depth -= ch in ")]}" and depth > 0
+        if depth == 0 and text.startswith("; ", i):
+            items.append(text[start:i])
+            start = i + 2
+    items.append(text[start:])
+    return [t.strip() for t in items if t.strip()]
+
+
+def _setup_lines(row: Mapping[str, Any], info: Mapping[str, Any]) -> list[str]:
+    """The set-up of a row as display lines: dataset, profile, tie-break, the counts."""
     params = info["parameters"]
     dataset = _text(row.get("dataset")) or _text(params.get("dataset"))
     profile = _text(row.get("profile")) or _text(params.get("profile"))
-    section = _text(row.get("section"))
-    target = section or anchor
-    where = info["labels"].get(section) if section else info["anchors"].get(anchor)
-    found = (section in info["labels"]) if section else (anchor in info["anchors"])
-    href = f"{chapter}.html" + (f"#{target}" if found else "")
-    title = info["title"] or chapter
-    link = f'<a href="{html.escape(href)}">{_inline(title)}</a>'
-    if where and where != title:
-        link += f"<br><small>§ {_inline(where)}</small>"
-    setup = _setup(row, params)
     lines = [f"dataset <code>{html.escape(dataset or 'unknown')}</code>",
              f"profile <code>{html.escape(profile or 'unknown')}</code>"]
     if _text(row.get("tie_break")) not in ("", "n/a"):
         lines.append(f"tie-break <code>{html.escape(_text(row['tie_break']))}</code>")
-    small = profile not in ("", "paper")
-    if setup:
-        lines.append(html.escape(", ".join(setup)))
-    if small:
-        lines.append(f'<span class="rm-small-profile" title="a set-up too small to decide the claim: the verdict is '
-                     f'provisional; build the book with --profile paper">⚠ {html.escape(profile)} profile: '
-                     f"too small to decide</span>")
-    ours = _inline(_text(row.get("our_evidence")))
-    deviations = _text(row.get("deviations"))
-    if deviations.strip():
-        ours += f'<br><span class="rm-deviations">Set-up differs from the paper: {_inline(deviations)}</span>'
-    verdict = _text(row.get("verdict"))
-    claim_id = _text(row.get("id"))
-    cells = [
-        f'{_inline(_text(row.get("claim")))}<br><small><code>{html.escape(claim_id)}</code></small>',
-        link,
-        "<br>".join(lines),
-        _inline(_text(row.get("paper_evidence"))),
-        ours,
-        f'<span class="rm-verdict rm-verdict-{_slug(verdict)}">{html.escape(verdict)}</span>',
-    ]
-    klass = ' class="rm-small"' if small else ""
-    tr = (f'<tr data-verdict="{html.escape(verdict)}"{klass}>'
-          + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-    return tr, small
+    lines += [html.escape(s) for s in _setup(row, params)]
+    return lines
+
+
+def _profile(row: Mapping[str, Any], info: Mapping[str, Any]) -> str:
+    return _text(row.get("profile")) or _text(info["parameters"].get("profile"))
+
+
+def _small_warning(profile: str) -> str:
+    return (f'<span class="rm-small-profile" title="a set-up too small to decide the claim: the verdict is '
+            f'provisional; build the book with --profile paper">⚠ {html.escape(profile)} profile: '
+            f"too small to decide</span>")
+
+
+def _common(lists: list[list[str]]) -> list[str]:
+    """The entries every list holds, in the first list's order."""
+    return [x for x in lists[0] if all(x in other for other in lists[1:])] if lists else []
+
+
+def _group_html(rows: list[Mapping[str, Any]], chapter: str, info: Mapping[str, Any],
+                anchors: list[str]) -> tuple[str, int]:
+    """One ``<tbody>`` per chapter of a paper: a head row stating the chapter, the set-up and the
+    deviations its rows share, once; then one row per claim with only what is particular to it.
+    Returns the HTML and how many rows carry the small-profile warning."""
+    setups = [_setup_lines(r, info) for r in rows]
+    devs = [split_deviations(r.get("deviations")) for r in rows]
+    shared_setup, shared_devs = _common(setups), _common(devs)
+    profiles = {_profile(r, info) for r in rows}
+    title = info["title"] or chapter
+    head = [f'<a href="{html.escape(chapter)}.html">{_inline(title)}</a>']
+    if shared_setup:
+        head.append("set-up: " + ", ".join(shared_setup))
+    small = sorted(p for p in profiles if p not in ("", "paper"))
+    if len(profiles) == 1 and small:
+        head.append(_small_warning(small[0]))
+    if shared_devs:
+        head.append('<span class="rm-deviations">Set-up differs from the paper: '
+                    + "; ".join(_inline(d) for d in shared_devs) + "</span>")
+    trs = [f'<tr class="rm-findings-group-head"><th colspan="5">{"<br>".join(head)}</th></tr>']
+    n_small = 0
+    for row, setup, dev, anchor in zip(rows, setups, devs, anchors):
+        section = _text(row.get("section"))
+        target = section or anchor
+        where = info["labels"].get(section) if section else info["anchors"].get(anchor)
+        found = (section in info["labels"]) if section else (anchor in info["anchors"])
+        href = f"{chapter}.html" + (f"#{target}" if found else "")
+        link = f'<a href="{html.escape(href)}">§ {_inline(where or title)}</a>'
+        own = [x for x in setup if x not in shared_setup]
+        profile = _profile(row, info)
+        is_small = profile not in ("", "paper")
+        n_small += is_small
+        if own:
+            link += "<br><small>" + ", ".join(own) + "</small>"
+        if is_small and len(profiles) > 1:
+            link += "<br>" + _small_warning(profile)
+        ours = _inline(_text(row.get("our_evidence")))
+        extra = [d for d in dev if d not in shared_devs]
+        if extra:
+            ours += ('<br><span class="rm-deviations">Also differs from the paper: '
+                     + "; ".join(_inline(d) for d in extra) + "</span>")
+        verdict = _text(row.get("verdict"))
+        cells = [
+            f'{_inline(_text(row.get("claim")))}<br><small><code>{html.escape(_text(row.get("id")))}</code></small>',
+            link,
+            _inline(_text(row.get("paper_evidence"))),
+            ours,
+            f'<span class="rm-verdict rm-verdict-{_slug(verdict)}">{html.escape(verdict)}</span>',
+        ]
+        klass = ' class="rm-small"' if is_small else ""
+        trs.append(f'<tr data-verdict="{html.escape(verdict)}"{klass}>'
+                   + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    return f'<tbody class="rm-findings-group" data-chapter="{html.escape(chapter)}">{"".join(trs)}</tbody>', n_small
 
 
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-")
 
 
-_HEAD = ("<thead><tr><th>claim</th><th>computed in</th><th>set-up</th><th>paper's evidence</th>"
+_HEAD = ("<thead><tr><th>claim</th><th>computed in</th><th>paper's evidence</th>"
          "<th>our evidence</th><th>verdict</th></tr></thead>")
 
 _SCRIPT = """<script>
@@ -249,6 +310,11 @@ _SCRIPT = """<script>
         tr.hidden = !on;
         tr.style.display = on ? "" : "none";
         if (on) { visible += 1; }
+      });
+      table.querySelectorAll("tbody.rm-findings-group").forEach(function (group) {
+        var any = group.querySelector("tr[data-verdict]:not([hidden])") !== null;
+        var head = group.querySelector("tr.rm-findings-group-head");
+        if (head) { head.hidden = !any; head.style.display = any ? "" : "none"; }
       });
       var empty = table.parentNode.querySelector(".rm-findings-empty");
       if (empty) { empty.hidden = visible > 0; }
@@ -304,18 +370,20 @@ def write_findings_page(generated_dir: str | os.PathLike) -> Path | None:
     small_setups: dict[str, set[str]] = {}
     for paper in papers:
         rows = table[keys == paper]
-        trs = []
-        for i, row in rows.iterrows():
-            record = row.to_dict()
-            tr, small = _row_html(record, row.chapter, infos[row.chapter], anchors[i])
-            trs.append(tr)
-            if small:
-                n_small += 1
-                prof = _text(record.get("profile")) or _text(infos[row.chapter]["parameters"].get("profile"))
-                small_setups.setdefault(prof, set()).add(
-                    (row.chapter, f"{infos[row.chapter]['title'] or row.chapter}: "
-                     + (", ".join(_setup(record, infos[row.chapter]["parameters"]))
-                        or f"the {prof} profile's parameters (shown under the chapter's title)")))
+        groups = []
+        for chapter, group in rows.groupby("chapter", sort=False):
+            info = infos[chapter]
+            records = [r.to_dict() for _, r in group.iterrows()]
+            tbody, small = _group_html(records, chapter, info, [anchors[i] for i in group.index])
+            groups.append(tbody)
+            n_small += small
+            for record in records:
+                prof = _profile(record, info)
+                if prof not in ("", "paper"):
+                    small_setups.setdefault(prof, set()).add(
+                        (chapter, f"{info['title'] or chapter}: "
+                         + (", ".join(_setup(record, info["parameters"]))
+                            or f"the {prof} profile's parameters (shown under the chapter's title)")))
         pc = rows.verdict.value_counts()
         heading, citation = PAPERS.get(paper, (f"Paper {paper}", ""))
         body += [f"## {paper}: {heading}" if paper.isdigit() else f"## {heading}", ""]
@@ -324,7 +392,7 @@ def write_findings_page(generated_dir: str | os.PathLike) -> Path | None:
         body += _raw(f'<div class="rm-findings-wrap" data-paper="{html.escape(paper)}">'
                      f'<p class="rm-findings-count"><span class="rm-findings-shown">{len(rows)}</span> of '
                      f"{len(rows)} shown</p>"
-                     f'<table class="rm-findings">{_HEAD}<tbody>{"".join(trs)}</tbody></table>'
+                     f'<table class="rm-findings">{_HEAD}{"".join(groups)}</table>'
                      '<p class="rm-findings-empty" hidden>No claim of this paper has the verdicts selected above.</p>'
                      "</div>")
 
@@ -334,7 +402,9 @@ def write_findings_page(generated_dir: str | os.PathLike) -> Path | None:
              f"({summary}). Nothing on this page is typed by hand: it is gathered from the "
              f"JSON files the chapters wrote. *not testable* means the project's set-up cannot produce the "
              f"effect the claim is about (the evidence says why); *inconclusive* that it could, but the "
-             f"evidence does not clear its uncertainty. Each row links to the section of the chapter that "
+             f"evidence does not clear its uncertainty. Within each paper the claims are grouped by the chapter "
+             f"that tests them: the group's first line states that chapter's set-up and where it differs from "
+             f"the paper, once; a row adds only what is particular to it, and links to the section that "
              f"computes it.", ""]
     if n_small:
         lines = "\n".join(f"* {s}" for _, s in sorted(set().union(*small_setups.values())))
@@ -353,3 +423,45 @@ def write_findings_page(generated_dir: str | os.PathLike) -> Path | None:
     parts += _raw(_SCRIPT)
     page.write_text("\n".join(parts), encoding="utf-8")
     return page
+
+
+def _chapter_link(chapter: str, title: str) -> str:
+    """``[6](generated/06_x "title")``: a short link to a chapter (its number), its title as the tooltip."""
+    m = re.match(r"(\d+)_", chapter)
+    label = str(int(m.group(1))) if m else chapter
+    return f'[{label}](generated/{chapter} "{title.replace(chr(34), chr(39))}")'
+
+
+def findings_glance(generated_dir: str | os.PathLike) -> str:
+    """The front page's "findings at a glance": per paper, how many of its claims got each verdict
+    and the chapters that test them (linked), as a Markdown table for the introduction's MyST
+    substitution ``{{ findings_glance }}``; computed from ``generated/findings/*.json`` at build time."""
+    from ..meta import findings
+
+    generated = Path(generated_dir)
+    table = findings.collect(generated / "findings")
+    if table.empty:
+        return "No chapter of this copy tested a claim of the papers."
+    verdicts = list(findings.VERDICTS) + sorted(set(table.verdict) - set(findings.VERDICTS))
+    keys = table.paper.map(paper_key)
+    papers = sorted(keys.unique(), key=lambda p: (not p.isdigit(), p not in PAPERS, p))
+    infos = {ch: chapter_info(generated / f"{ch}.ipynb") for ch in table.chapter.unique()}
+    titles = {ch: info["title"] or ch for ch, info in infos.items()}
+    lines = ["| paper (claims) | " + " | ".join(verdicts) + " | chapters |",
+             "|---|" + "---:|" * len(verdicts) + "---|"]
+    for paper in papers:
+        rows = table[keys == paper]
+        counts = rows.verdict.value_counts()
+        name = PAPERS.get(paper, (f"Paper {paper}", ""))[0]
+        label = f"{paper}: {name}" if paper.isdigit() else name
+        chapters = ", ".join(_chapter_link(ch, titles[ch]) for ch in sorted(rows.chapter.unique()))
+        lines.append(f"| {label} ({len(rows)}) | " + " | ".join(str(counts.get(v, 0)) for v in verdicts)
+                     + f" | {chapters} |")
+    profiles = {_profile(row, infos[row["chapter"]]) for row in table.to_dict("records")}
+    lines += ["", f"The [Findings page](generated/99_findings) lists all {len(table)} claims with the paper's "
+                  "evidence, ours, where this copy's set-up differs from the paper's, and a link to the section "
+                  "that computes each verdict."]
+    if profiles - {"paper"}:
+        lines[-1] += (" Verdicts computed with a profile other than `paper` are provisional: its set-up (few "
+                      "systems, folds, samples, permutations) is too small to decide most claims.")
+    return "\n".join(lines)

@@ -347,6 +347,8 @@ def plan(qrels=None, runs=None, *, study=None, name: str | None = None, folds: S
                 runs = _run_files(Path(runs).expanduser(), exclude=qrels)
             source = _source_from_files(qrels, runs, folds, name, threshold)
     summary = _summary(source)
+    if source.get("threshold") is None:     # show the threshold actually used, not None (the file type's default)
+        source["threshold"] = float(summary["threshold"])
     params: dict[str, Any] = {k: copy.deepcopy(PROFILES[profile][k]) for k in ("seed", "cutoffs") if k in PROFILES[profile]}
     params.update(copy.deepcopy(OWN_PARAMETERS[profile]))
     params["sizes"] = _grids(profile)

@@ -23,8 +23,14 @@ __all__ = ["KINDS", "results_dir", "save", "load"]
 KINDS = ("dp", "robustness", "axioms")
 
 
-def save(kind: str, values: Mapping[str, Any], dataset: str = "-", *, directory: str | os.PathLike | None = None) -> Path:
+def save(kind: str, values: Mapping[str, Any], dataset: str = "-", *, directory: str | os.PathLike | None = None,
+         context: Mapping[str, Any] | None = None) -> Path:
     """Save ``{metric: value}`` (a dict or a pandas Series) of ``kind`` computed on ``dataset``.
+
+    ``context``: what a reader needs to interpret the values, shown beside them on the metric
+    reference (:func:`recmetrics.report.reference_pages.context_text`): ``chapter`` (the notebook's
+    stem), ``cutoff``, ``systems`` (a count), ``folds``, ``pool``, ``samples``, ``permutations``,
+    ``scenarios`` (a count); the report profile is read from the chapter when the pages are written.
 
     Metric names lose their cut-off (``nDCG@100`` → ``nDCG``, as the reference page lists metrics by
     name) when that leaves every name distinct; otherwise (two cut-offs or two readings of one
@@ -48,12 +54,17 @@ def save(kind: str, values: Mapping[str, Any], dataset: str = "-", *, directory:
     path = Path(directory) if directory is not None else results_dir()
     path.mkdir(parents=True, exist_ok=True)
     out = path / f"{kind}-{dataset}.json"
-    out.write_text(json.dumps({"kind": kind, "dataset": dataset, "values": clean}, indent=1), encoding="utf-8")
+    record = {"kind": kind, "dataset": dataset, "values": clean}
+    if context:
+        record["context"] = {str(k): v if isinstance(v, (int, float, str, bool)) or v is None else str(v)
+                             for k, v in dict(context).items()}
+    out.write_text(json.dumps(record, indent=1), encoding="utf-8")
     return out
 
 
 def load(directory: str | os.PathLike | None = None) -> dict:
-    """Every saved table as ``{kind: {dataset: {metric: value}}}`` (``axioms``: ``{metric: {axiom: verdict}}``)."""
+    """Every saved table as ``{kind: {dataset: {metric: value}}}`` (``axioms``: ``{metric: {axiom: verdict}}``),
+    plus ``{"context": {kind: {dataset: context}}}`` for the tables saved with a ``context``."""
     path = Path(directory) if directory is not None else results_dir()
     out: dict = {}
     for file in sorted(path.glob("*.json")) if path.is_dir() else []:
@@ -63,4 +74,6 @@ def load(directory: str | os.PathLike | None = None) -> dict:
             out.setdefault("axioms", {}).update(data.get("values", {}))
         elif kind in KINDS:
             out.setdefault(kind, {})[dataset] = data.get("values", {})
+        if kind in KINDS and data.get("context"):
+            out.setdefault("context", {}).setdefault(kind, {})[dataset] = data["context"]
     return out

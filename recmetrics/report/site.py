@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 from .paths import ReportError, _log_default, default_book_dir
 
@@ -49,7 +49,8 @@ def build_book(
     notebooks' execution off; returns the path of ``index.html``. ``substitutions``: MyST
     substitutions (``{{ name }}`` in the pages), e.g. the introduction's ``built_with``. Sphinx's
     scratch folders (doctrees, myst-nb's ``jupyter_execute``) stay in ``book_dir/_build/``,
-    whatever ``out`` is.
+    whatever ``out`` is. The pages' copyright line is the build year; the site gets a
+    ``.nojekyll`` file, so GitHub Pages serves ``_static/`` as it is.
 
     The site is built into a staging folder beside ``out`` (a copy of the last site, so Sphinx
     writes only the pages that changed) that replaces ``out`` only when the build succeeded: a
@@ -59,7 +60,10 @@ def build_book(
     book_dir = Path(book_dir) if book_dir else default_book_dir()
     out = Path(out).expanduser() if out else book_dir / "_build" / "html"
     doctrees = book_dir / "_build" / ".doctrees"  # kept outside the site, whatever `out` is
-    extra = {"myst_substitutions": dict(substitutions)} if substitutions else {}
+    # the copyright line of every page: the build year (the configuration's value is only a default)
+    extra: dict[str, Any] = {"copyright": time.strftime("%Y")}
+    if substitutions:
+        extra["myst_substitutions"] = dict(substitutions)
     staging = staging_dir(out)
     _clear(staging)
     _clear(_old_dir(out))
@@ -82,6 +86,8 @@ def build_book(
     if not (staging / "index.html").exists():
         _clear(staging)
         raise ReportError(f"the book build produced no index.html:\n{proc.stderr[-4000:]}")
+    # GitHub Pages (branch deployments) runs Jekyll unless told not to; Jekyll drops `_static/`
+    (staging / ".nojekyll").touch()
     replace_dir(staging, out)
     log(f"built the book into {out} in {time.perf_counter() - t0:.1f}s")
     return out / "index.html"

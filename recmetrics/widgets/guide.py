@@ -25,7 +25,7 @@ def _family_html(rec, k: int, properties) -> str:
     rows = ""
     if properties is not None:
         have = [n for n in names if n in properties.index]
-        if have:
+        if have and len(properties.columns):   # no measured column: no empty table
             rows = properties.loc[have].to_html(float_format=lambda v: f"{v:.3f}", border=0)
     return (f"<li><b>{html.escape(fam.title)}</b> &mdash; <code>{html.escape(', '.join(names))}</code>"
             f"{html.escape(agg)}<br>{html.escape(rec.reason)}{rows}</li>")

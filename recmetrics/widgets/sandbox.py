@@ -50,6 +50,18 @@ class SandboxState:
     def judgments(self) -> dict:
         return {i: float(r) for i, r in self.ratings.items() if r is not None}
 
+    def table(self) -> pd.DataFrame:
+        """The ranking as the sandbox shows it: position, item, its aspects and the user's rating
+        (``unrated`` when it has none); the static counterpart of the widget's rows.
+
+        >>> SandboxState().table().loc[1].to_dict()
+        {'item': 'Alien', 'aspects': 'Horror, Sci-Fi', 'rating': '5'}
+        """
+        return pd.DataFrame([(pos + 1, item, ", ".join(self.aspects[item]),
+                              "unrated" if self.ratings[item] is None else f"{self.ratings[item]:g}")
+                             for pos, item in enumerate(self.items)],
+                            columns=["position", "item", "aspects", "rating"]).set_index("position")
+
     def scores(self, metrics) -> pd.Series:
         """The library's values of ``metrics`` for the current ranking (NaN if the user has no rating)."""
         if not self.judgments():

@@ -1,0 +1,131 @@
+"""Sentences and tables of the own-runs book (:mod:`recmetrics.report.own_runs`), in words.
+
+Pure functions over the chapters' results, so that what a chapter says is computed and tested:
+
+* :func:`best_by_metric`: per metric, which system is best and whether significantly, by name;
+* :func:`range_sentence`: "from 3 (P@20) to 6 (nDCG@20) of 6", or one clause when every value
+  is the same (never "from 6 (P) to 6 (P)");
+* :func:`users_sentence`: distinct users, not user x fold units;
+* :func:`fixed`: one number format per table (no ``0.1968`` beside ``2.3651e-01``).
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["best_by_metric", "range_sentence", "users_sentence", "fixed", "names_list", "CORRECTIONS"]
+
+#: the display name of each multiple-comparison correction
+CORRECTIONS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg", None: "no", "none": "no"}
+
+
+def names_list(names: Iterable[Any]) -> str:
+    """``"A"``, ``"A and B"``, ``"A, B and C"``.
+
+    >>> names_list(["Pop", "EASE", "SLIM"])
+    'Pop, EASE and SLIM'
+    """
+    names = [str(n) for n in names]
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def best_by_metric(comparison, digits: int = 4) -> str:
+    """One Markdown bullet per metric of a :class:`~recmetrics.meta.compare.Comparison`: the best
+    system by mean (the lowest for a metric where lower is better), and the systems it is, and is
+    not, significantly better than (corrected p below alpha), by name.
+
+    Example bullet: ``**nDCG@20**: best **EASE** (0.3123), significantly better than Pop and
+    Random; not significantly better than PureSVD (0.3050).``
+    """
+    beats = comparison.beats()
+    lines = []
+    for metric in comparison.means.columns:
+        if metric in getattr(comparison, "per_run", ()):
+            continue
+        col = comparison.means[metric].astype(float)
+        if col.isna().all():
+            lines.append(f"* **{metric}**: no system has a value.")
+            continue
+        lower = comparison.directions.get(metric) == "lower"
+        best = col.idxmin() if lower else col.idxmax()
+        others = [s for s in col.index if s != best]
+        won = [s for s in others if s in beats[(best, metric)]]
+        level = [s for s in others if s not in won]
+        top = col[col == col[best]].index.tolist()
+        text = f"* **{metric}**: best **{best}** ({col[best]:.{digits}f}"
+        text += ", lower is better)" if lower else ")"
+        if len(top) > 1:
+            text += f", tied with {names_list(s for s in top if s != best)}"
+        if not others:
+            lines.append(text + ".")
+            continue
+        if not level:
+            text += f", significantly better than every other system ({names_list(others)})."
+        elif not won:
+            text += f", but not significantly better than any other system ({names_list(others)})."
+        else:
+            close = ", ".join(f"{s} ({col[s]:.{digits}f})" for s in level)
+            text += f", significantly better than {names_list(won)}; not significantly better than {close}."
+        lines.append(text)
+    bests = {b.split("best **", 1)[1].split("**", 1)[0] for b in lines if "best **" in b}
+    if len(bests) == 1 and len(lines) > 1:
+        everywhere = all("every other system" in b and "not significantly" not in b for b in lines)
+        lines.insert(0, f"**{bests.pop()}** is best on all {len(lines)} metrics"
+                        + (", significantly better than every other system on each." if everywhere else ".") + "\n")
+    corr = CORRECTIONS.get(comparison.correction, comparison.correction)
+    lines.append("")
+    lines.append(f"Significant: {comparison.test} test, {corr} correction, corrected p < {comparison.alpha:g}.")
+    return "\n".join(lines)
+
+
+def range_sentence(values: Mapping[str, float] | pd.Series, of: int | None = None, fmt: str = "{:,}") -> str:
+    """How a count (or value) varies over candidates: ``"from 3 (P@20) to 6 (nDCG@20, RR@20) of 6"``,
+    or ``"6 of 6 for every metric"`` when it does not vary.
+
+    >>> range_sentence({"P": 6, "AP": 6}, of=6)
+    '6 of 6 for every metric'
+    >>> range_sentence({"P": 3, "AP": 6, "RR": 6}, of=6)
+    'from 3 (P) to 6 (AP, RR) of 6'
+    """
+    s = pd.Series(values)
+    if s.empty:
+        return "nothing to compare"
+    lo, hi = s.min(), s.max()
+    tail = f" of {of:,}" if of is not None else ""
+    if lo == hi:
+        return f"{fmt.format(lo)}{tail} for every metric"
+    at = lambda v: ", ".join(str(k) for k in s.index[s == v])  # noqa: E731
+    return f"from {fmt.format(lo)} ({at(lo)}) to {fmt.format(hi)} ({at(hi)}){tail}"
+
+
+def users_sentence(study) -> str:
+    """How many distinct users a :class:`~recmetrics.study.Study` evaluates (a user in several
+    folds' test sets counts once) and the relevance threshold; with several folds, how many
+    user x fold units the per-user tables pool (``pool="concat"``)."""
+    per_fold = [set(map(str, q.relevant_users)) for q in study.qrels]
+    distinct = len(set().union(*per_fold)) if per_fold else 0
+    units = sum(len(u) for u in per_fold)
+    text = f"{distinct:,} users with a relevant judgment (rating ≥ {study.threshold:g})"
+    if study.n_folds > 1:
+        text += (f", scored once per fold whose test set holds them: {units:,} user × fold units over the "
+                 f"{study.n_folds} folds")
+    return text
+
+
+def fixed(frame: pd.DataFrame, digits: int = 4):
+    """``frame`` with every float shown in one fixed-point format (``digits`` decimals), integers
+    with thousands separators: a pandas Styler, rendered as an HTML table in the book."""
+    def fmt(v):
+        if isinstance(v, (bool, np.bool_)) or v is None:
+            return str(v)
+        if isinstance(v, (int, np.integer)):
+            return f"{int(v):,}"
+        if isinstance(v, (float, np.floating)):
+            return "" if np.isnan(v) else f"{float(v):.{digits}f}"
+        return str(v)
+
+    return frame.style.format(fmt)
