@@ -91,16 +91,12 @@ def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
 
 
 def _hit_sources(j: Judged, fold: _Fold) -> np.ndarray:
-    """Index (in ``fold.frame``) of the judgment behind each judged position of ``j``."""
-    rows, cols = j.hits.rows, j.hits.cols
-    items = j.run.items[j.run_rows[rows], cols]
-    u = fold.qrels.user_index.get_indexer(j.users[rows])
-    i = fold.qrels.item_index.get_indexer(items)
-    keys = u.astype(np.int64) * len(fold.qrels.item_index) + i
-    pos = np.searchsorted(fold.keys, keys)
-    if len(pos) and not (fold.keys[np.minimum(pos, len(fold.keys) - 1)] == keys).all():  # pragma: no cover
-        raise InputError("a judged position has no judgment in the fold's qrels (judged against other qrels?)")
-    return pos
+    """Index (in ``fold.frame``) of the judgment behind each judged position of ``j``: kept in its
+    metadata when the run's lists were dropped (:mod:`recmetrics.prepared`), else read from the run."""
+    from ..judged import judgment_index
+
+    sources = j.metadata.get("sources")
+    return np.asarray(sources, dtype=np.int64) if sources is not None else judgment_index(j)
 
 
 def mask_judged(j: Judged, hit_keep: np.ndarray, qrels: Qrels, users: np.ndarray | None = None, *,

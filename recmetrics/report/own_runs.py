@@ -262,28 +262,21 @@ def _title(notebook: Path) -> str:
     return notebook.stem
 
 
-def _summary(source: Mapping) -> dict:
-    """Read every file of ``source`` once (so bad input fails before any notebook runs) and
-    summarise what the book will compare."""
-    from ..data.run import Run
-    from ..study import as_run_mapping
-
-    runs, qrels, _ = _read_source(source)
-    mapping, systems = as_run_mapping(runs, len(qrels))
-    for (name, f), run in mapping.items():
-        if not isinstance(run, Run) or not len(run):  # pragma: no cover - the readers reject empty files
-            raise InputError(f"run {name!r} (fold {f}) holds no list")
-    thr = {q.threshold for q in qrels}
-    return {"systems": systems, "folds": len(qrels), "judgments": sum(len(q) for q in qrels),
-            "judged_users": sum(len(q.users) for q in qrels),
-            "relevant_users": sum(len(q.relevant_users) for q in qrels), "threshold": min(thr),
-            "users": {s: sum(len(mapping[(s, f)]) for f in range(len(qrels))) for s in systems},
-            "depth": {s: max(mapping[(s, f)].depth for f in range(len(qrels))) for s in systems}}
+def _summary(source: Mapping, study) -> dict:
+    """What the book will compare, from the Study of ``source`` (every file read once, so bad input
+    fails before any notebook runs)."""
+    folds = study.n_folds
+    return {"systems": list(study.systems), "folds": folds, "judgments": sum(len(q) for q in study.qrels),
+            "judged_users": sum(len(q.users) for q in study.qrels),
+            "relevant_users": sum(len(q.relevant_users) for q in study.qrels),
+            "threshold": min(q.threshold for q in study.qrels),
+            "users": {s: sum(len(study.runs[(s, f)]) for f in range(folds)) for s in study.systems},
+            "depth": {s: max(study.runs[(s, f)].depth for f in range(folds)) for s in study.systems}}
 
 
 def plan(qrels=None, runs=None, *, study=None, name: str | None = None, folds: Sequence | None = None,
          threshold: float | None = None, profile: str = "quick", work_dir: str | os.PathLike | None = None,
-         parameters: Mapping[str, Any] | None = None) -> Plan:
+         parameters: Mapping[str, Any] | None = None, scheduler: str | None = None) -> Plan:
     """Validate the inputs of an own-runs book and say what to execute.
 
     Parameters
@@ -304,10 +297,14 @@ def plan(qrels=None, runs=None, *, study=None, name: str | None = None, folds: S
     work_dir : where in-memory inputs are written (required for them)
     parameters : overrides of the notebooks' parameters (e.g. ``{"cutoffs": [10, 100]}``); an
         unknown name raises :class:`~recmetrics.errors.UnknownNameError`
+    scheduler : a Dask scheduler address: the runs are read and judged there, and the notebooks that
+        declare ``scheduler`` run their studies there (identical results)
 
     Returns a :class:`Plan`. Every file is read once here: a missing file, a malformed line
     (:class:`~recmetrics.errors.FormatError` with ``path:line``), two runs with one name, fewer than
-    2 runs or a run missing on a fold fail before any notebook runs.
+    2 runs or a run missing on a fold fail before any notebook runs. The runs are judged and scored
+    here too, once for every chapter: the Study is stored in the run cache under a key of the files
+    and settings (:mod:`recmetrics.report.own_prepared`; ``source["prepared"]``).
     """
     import copy
 
@@ -338,7 +335,6 @@ def plan(qrels=None, runs=None, *, study=None, name: str | None = None, folds: S
             if isinstance(runs, (str, os.PathLike)) and Path(runs).expanduser().is_dir():
                 runs = _run_files(Path(runs).expanduser(), exclude=qrels)
             source = _source_from_files(qrels, runs, folds, name, threshold)
-    summary = _summary(source)
     params: dict[str, Any] = {k: copy.deepcopy(PROFILES[profile][k]) for k in ("seed", "cutoffs") if k in PROFILES[profile]}
     params.update(copy.deepcopy(OWN_PARAMETERS[profile]))
     params["sizes"] = _grids(profile)
@@ -356,6 +352,18 @@ def plan(qrels=None, runs=None, *, study=None, name: str | None = None, folds: S
         if unknown:
             raise unknown_name("own-runs notebook parameter", unknown[0], declared - {"source"})
         params.update(copy.deepcopy(dict(parameters)))
+    if scheduler is not None:
+        from .plan import check_scheduler
+
+        params["scheduler"] = check_scheduler(scheduler)
+    from .own_prepared import prepare
+
+    source = {k: v for k, v in source.items() if k != "prepared"}
+    key, study = prepare(source, params["metrics"], params["cutoffs"], scheduler=params.get("scheduler"))
+    summary = _summary(source, study)
+    del study
+    if key is not None:
+        source["prepared"] = key
     params["source"] = source
     return Plan([str(p) for p in nbs], params, source, profile, source["label"], summary)
 
@@ -365,7 +373,7 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
           folds: Sequence | None = None, threshold: float | None = None, profile: str = "quick",
           book_dir: str | os.PathLike | None = None, parameters: Mapping[str, Any] | None = None,
           kernel_name: str | None = None, timeout: float | None = None, js_cache: str | os.PathLike | None = None,
-          check_offline: bool = True, quiet: bool = True, execute: bool = True,
+          check_offline: bool = True, quiet: bool = True, execute: bool = True, scheduler: str | None = None,
           log: Callable[[str], None] | None = _log_default) -> Path:
     """Build the own-runs book: :func:`plan`, execute its notebooks, build the site; returns the
     path of ``index.html``.
@@ -376,7 +384,8 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
     are written to ``book_dir/source``. ``out`` (default ``book/_build/runs/<label>/html``) is
     the site. Each notebook is executed into a temporary file that replaces the chapter only when
     it completed. ``execute=False`` rebuilds the site from the chapters already executed. Other
-    arguments as :func:`plan` and :func:`recmetrics.report.build`.
+    arguments as :func:`plan` (``scheduler``: a Dask scheduler address for reading the runs and for
+    the notebooks that declare ``scheduler``) and :func:`recmetrics.report.build`.
     """
     from .execute import execute_notebook
     from .offline import external_assets
@@ -392,7 +401,7 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
     if out_dir.exists() and not out_dir.is_dir():
         raise InputError(f"--out {str(out_dir)!r} is a file; give a directory for the site")
     p = plan(qrels, runs, study=study, name=name, folds=folds, threshold=threshold, profile=profile,
-             work_dir=book, parameters=parameters)
+             work_dir=book, parameters=parameters, scheduler=scheduler)
     _write_book_sources(book, p)
     generated = book / "generated"
     generated.mkdir(parents=True, exist_ok=True)
@@ -408,8 +417,9 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
             t0 = time.perf_counter()
             log(f"executing {nb.name}")
             try:
+                shown = {k: v for k, v in params.items() if k != "scheduler"}   # a cluster gives identical results
                 execute_notebook(nb, tmp, params, kernel_name=kernel_name, timeout=timeout,
-                                 shown_parameters=executed_parameters(nb, params, profile=profile), log=log)
+                                 shown_parameters=executed_parameters(nb, shown, profile=profile), log=log)
                 os.replace(tmp, generated / nb.name)
             finally:
                 tmp.unlink(missing_ok=True)
