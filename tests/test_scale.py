@@ -183,3 +183,26 @@ def test_permutation_tests_of_several_metrics_share_one_sign_matrix():
         assert np.array_equal(pairs["p_adj"].to_numpy(), alone["p_adj"].to_numpy())
     # frames whose users differ cannot share the sign vectors: each is tested alone
     assert permutation_pvalues([frames["P@10"], frames["AP@10"].iloc[:, :-1]]) is None
+
+
+def test_runs_read_and_judged_on_a_dask_cluster_are_identical(workload, cache):
+    distributed = pytest.importorskip("dask.distributed")
+    src = _source(workload)
+    runs, qrels, _ = _read_source(src)
+    local = prepared.study_from_files(src["runs"], qrels, METRICS, CUTOFFS, reader=_read_run)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp://",
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        remote = prepared.study_from_files(src["runs"], qrels, METRICS, CUTOFFS, reader=_read_run,
+                                           client=cluster.scheduler_address)
+        p = own_runs.plan(*workload, parameters={"metrics": METRICS, "cutoffs": CUTOFFS},
+                          scheduler=cluster.scheduler_address)
+        assert p.parameters["scheduler"] == cluster.scheduler_address
+        assert "scheduler" in p.notebook_parameters(next(n for n in p.notebooks if "03_" in n))
+        on_cluster = load_study(p.source, METRICS, CUTOFFS)
+        r_remote = own_prepared.robustness(on_cluster, list(GRIDS), GRIDS, 2, 5, client=cluster.scheduler_address,
+                                           progress=False)
+    assert np.array_equal(local.cube, remote.cube, equal_nan=True)
+    _same_judged(local, remote)
+    assert np.array_equal(on_cluster.cube, local.cube, equal_nan=True)
+    r_local = rob.robustness_study(local, list(GRIDS), GRIDS, 2, 5, progress=False)
+    assert r_remote.samples.equals(r_local.samples)
