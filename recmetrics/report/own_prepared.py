@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -55,32 +55,30 @@ def source_key(source: Mapping, metrics: Sequence[str], cutoffs: Sequence[int]) 
                       "cutoffs": [int(c) for c in cutoffs], "format": PREPARED_FORMAT, "version": __version__})
 
 
-def prepare(source: Mapping, metrics: Sequence[str], cutoffs: Sequence[int], *, scheduler: Any = None):
+def prepare(source: Mapping, metrics: Sequence[str], cutoffs: Sequence[int], *, read_judgments: Callable,
+            read_run: Callable, scheduler: Any = None):
     """``(key, Study)``: the prepared Study of ``source`` (stored under ``key`` in the run cache; an
-    earlier build's when its key matches), or ``(None, Study)`` when it cannot be prepared (ids of
-    different types in a run and its judgments, ids of mixed types): then the chapters read the files."""
+    earlier build's when its key matches), or ``(None, None)`` when it cannot be prepared (ids of
+    different types in a run and its judgments, or of mixed types): the chapters then read the files.
+    ``read_judgments(source)`` gives ``([Qrels per fold], ratings or None)`` and ``read_run(path, name)``
+    a Run (:mod:`recmetrics.report.own_sources`' readers)."""
     from ..errors import InputError
     from ..prepared import load_prepared, save_prepared, study_from_files
-    from .own_sources import _read_judgments, _read_run
 
     key = source_key(source, metrics, cutoffs)
     path = _folder() / f"{key}.npz"
     study = load_prepared(path, key)
-    if study is not None:
-        study.prepared_key = key
-        return key, study
-    qrels, ratings = _read_judgments(source)
-    study = study_from_files(source["runs"], qrels, list(metrics), list(cutoffs), reader=_read_run,
-                             ratings=ratings, threshold=source.get("threshold"),
-                             dataset=str(source.get("label", "runs")), client=scheduler)
     if study is None:
-        from .own_sources import load_study
-
-        return None, load_study(source, metrics, cutoffs)
-    try:
-        save_prepared(study, path, key)
-    except InputError:                       # ids that cannot be stored without pickling: not shared
-        return None, study
+        qrels, ratings = read_judgments(source)
+        study = study_from_files(source["runs"], qrels, list(metrics), list(cutoffs), reader=read_run,
+                                 ratings=ratings, threshold=source.get("threshold"),
+                                 dataset=str(source.get("label", "runs")), client=scheduler)
+        if study is None:
+            return None, None
+        try:
+            save_prepared(study, path, key)
+        except InputError:                   # ids that cannot be stored without pickling: not shared
+            return None, None
     study.prepared_key = key
     return key, study
 

@@ -357,10 +357,12 @@ def plan(qrels=None, runs=None, *, study=None, name: str | None = None, folds: S
 
         params["scheduler"] = check_scheduler(scheduler)
     from .own_prepared import prepare
+    from .own_sources import _read_judgments, _read_run
 
     source = {k: v for k, v in source.items() if k != "prepared"}
-    key, study = prepare(source, params["metrics"], params["cutoffs"], scheduler=params.get("scheduler"))
-    summary = _summary(source, study)
+    key, study = prepare(source, params["metrics"], params["cutoffs"], read_judgments=_read_judgments,
+                         read_run=_read_run, scheduler=params.get("scheduler"))
+    summary = _summary(source, study if study is not None else load_study(source, params["metrics"], params["cutoffs"]))
     del study
     if key is not None:
         source["prepared"] = key
