@@ -35,7 +35,8 @@ import pandas as pd
 from . import __version__
 from .errors import InputError
 
-__all__ = ["RunInfo", "study_from_files", "save_prepared", "load_prepared", "PREPARED_FORMAT"]
+__all__ = ["RunInfo", "study_from_files", "save_prepared", "load_prepared", "write_arrays", "read_arrays",
+           "PREPARED_FORMAT"]
 
 #: format of the prepared-study files (part of their key)
 PREPARED_FORMAT = 1
@@ -283,7 +284,14 @@ def save_prepared(study, path, key: str) -> Path:
             "aggregate": study.aggregate, "dataset": study.dataset, "n_folds": study.n_folds, "qrels": qmeta,
             "ratings": rcols, "ratings_dtypes": {c: str(study.ratings[c].dtype) for c in rcols},
             "ratings_are_judgments": same, "runs": runs, "judged": judged, "dtypes": dtypes}
-    meta["checksum"] = _digest(meta, arrays)
+    return write_arrays(path, meta, arrays)
+
+
+def write_arrays(path, meta: dict, arrays: Mapping[str, np.ndarray]) -> Path:
+    """One ``.npz`` of ``arrays`` (no object arrays) and ``meta`` (JSON) with the checksum of both,
+    written to a temporary file and renamed into place (readers never see half a file)."""
+    path = Path(path)
+    meta = {**meta, "checksum": _digest(meta, arrays)}
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".npz")
     os.close(fd)
@@ -297,21 +305,28 @@ def save_prepared(study, path, key: str) -> Path:
     return path
 
 
-def load_prepared(path, key: str):
-    """The Study stored at ``path`` under ``key`` by :func:`save_prepared`, or ``None`` when the file is
-    missing, unreadable, of another format or key, or fails its checksum (the caller recomputes)."""
-    from .runs.cache import array_checksum
-
+def read_arrays(path) -> tuple[dict, dict] | None:
+    """``(meta, arrays)`` of a file of :func:`write_arrays`, or ``None`` when it is missing, damaged or
+    fails its checksum."""
     try:
         with np.load(path, allow_pickle=False) as z:
             meta = json.loads(str(z["__meta__"]))
-            if meta.get("format") != PREPARED_FORMAT or meta.get("key") != key or meta.get("version") != __version__:
-                return None
             arrays = {n: z[n] for n in z.files if n != "__meta__"}
     except Exception:  # any damage (zip, header, JSON, missing entry): not trusted
         return None
     expected = meta.pop("checksum", None)
-    if _digest(meta, arrays) != expected:
+    return (meta, arrays) if _digest(meta, arrays) == expected else None
+
+
+def load_prepared(path, key: str):
+    """The Study stored at ``path`` under ``key`` by :func:`save_prepared`, or ``None`` when the file is
+    missing, unreadable, of another format, key or package version, or fails its checksum (the caller
+    recomputes)."""
+    got = read_arrays(path)
+    if got is None:
+        return None
+    meta, arrays = got
+    if meta.get("format") != PREPARED_FORMAT or meta.get("key") != key or meta.get("version") != __version__:
         return None
     for name, dt in meta["dtypes"].items():
         arrays[name] = arrays[name].astype(np.dtype(dt))

@@ -20,7 +20,6 @@ bit for bit (tested).
 """
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -111,37 +110,10 @@ def _result_path(study, what: str, params: Mapping) -> Path | None:
     return _folder() / f"{key}-{what}-{cache_key(dict(params))}.npz"
 
 
-def _save(path: Path, meta: dict, arrays: Mapping[str, np.ndarray]) -> None:
-    import tempfile
-
-    from ..prepared import _digest
-
-    meta = {**meta, "checksum": _digest(meta, arrays)}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".npz")
-    os.close(fd)
-    try:
-        with open(tmp, "wb") as fh:
-            np.savez(fh, __meta__=np.array(json.dumps(meta)), **arrays)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
 def _load(path: Path | None):
-    from ..prepared import _digest
+    from ..prepared import read_arrays
 
-    if path is None or not path.exists():
-        return None
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            meta = json.loads(str(z["__meta__"]))
-            arrays = {n: z[n] for n in z.files if n != "__meta__"}
-    except Exception:  # any damage (zip, header, JSON, missing entry): not trusted
-        return None
-    expected = meta.pop("checksum", None)
-    return (meta, arrays) if _digest(meta, arrays) == expected else None
+    return None if path is None or not path.exists() else read_arrays(path)
 
 
 def discriminative_power(study, candidates: Sequence[str], pool: str = "concat", **kw) -> dict:
@@ -151,6 +123,7 @@ def discriminative_power(study, candidates: Sequence[str], pool: str = "concat",
     import pandas as pd
 
     from ..meta.discriminative import DiscriminativePower, discriminative_power as _dp
+    from ..prepared import write_arrays
 
     candidates = [str(c) for c in candidates]
     path = _result_path(study, "dp", {"candidates": candidates, "pool": pool, **kw})
@@ -175,7 +148,7 @@ def discriminative_power(study, candidates: Sequence[str], pool: str = "concat",
                             "dp": r.dp, "share_significant": r.share_significant, "median_p": r.median_p,
                             "alpha": r.alpha, "n_permutations": r.n_permutations, "exact": r.exact,
                             "alternative": r.alternative, "seed": r.seed})
-        _save(path, {"results": results}, arrays)
+        write_arrays(path, {"results": results}, arrays)
     return out
 
 
@@ -186,6 +159,7 @@ def robustness(study, scenarios: Sequence[str], sizes, n_samples: int, seed: int
     import pandas as pd
 
     from ..meta import robustness as rob
+    from ..prepared import write_arrays
 
     scenarios = list(scenarios)
     grids = rob.resolve_grids(sizes, scenarios)
@@ -206,7 +180,7 @@ def robustness(study, scenarios: Sequence[str], sizes, n_samples: int, seed: int
         arrays = {f"s_{c}": r.samples[c].to_numpy(dtype=str if r.samples[c].dtype == object else None)
                   for c in r.samples.columns}
         arrays["full"] = r.full.to_numpy()
-        _save(path, {"samples": list(r.samples.columns), "systems": [str(s) for s in r.full.index],
+        write_arrays(path, {"samples": list(r.samples.columns), "systems": [str(s) for s in r.full.index],
                      "names": [str(c) for c in r.full.columns], "grids": {k: list(v) for k, v in r.grids.items()},
                      "tie_break": r.tie_break}, arrays)
     return r
