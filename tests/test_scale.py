@@ -206,3 +206,31 @@ def test_runs_read_and_judged_on_a_dask_cluster_are_identical(workload, cache):
     assert np.array_equal(on_cluster.cube, local.cube, equal_nan=True)
     r_local = rob.robustness_study(local, list(GRIDS), GRIDS, 2, 5, progress=False)
     assert r_remote.samples.equals(r_local.samples)
+
+
+def test_p_value_curves_of_many_pairs_keep_a_bounded_number_of_points():
+    from types import SimpleNamespace
+
+    rng = np.random.default_rng(0)
+    many = {f"m{i}@10": SimpleNamespace(pvalues=pd.DataFrame({"p": rng.random(1225)})) for i in range(9)}
+    curves = own_runs.pvalue_curves(many)
+    assert len(curves) == 9 * 250 < 5000                      # under Altair's row limit for one chart
+    one = curves[curves["metric"] == "m0@10"]
+    p = np.sort(many["m0@10"].pvalues["p"].to_numpy())[::-1]
+    assert one["pair"].iloc[0] == 1 and one["pair"].iloc[-1] == 1225
+    assert np.array_equal(one["p"].to_numpy(), p[one["pair"].to_numpy() - 1])   # points of the exact curve
+    few = {"a@5": SimpleNamespace(pvalues=pd.DataFrame({"p": [0.2, 0.01, 0.5]}))}
+    assert own_runs.pvalue_curves(few)["p"].tolist() == [0.5, 0.2, 0.01]       # every pair when few
+
+
+def test_the_prepared_folder_keeps_the_most_recently_used(tmp_path):
+    import time
+
+    for i, k in enumerate("abcdef"):
+        for suffix in ("", "-dp-x"):
+            f = tmp_path / f"{k * 40}{suffix}.npz"
+            f.write_bytes(b"x")
+            os.utime(f, (time.time() + i, time.time() + i))
+    own_prepared._prune(tmp_path, 4)
+    assert sorted({f.name[0] for f in tmp_path.glob("*.npz")}) == list("cdef")
+    assert len(list(tmp_path.glob("*.npz"))) == 8

@@ -10,6 +10,8 @@ the package version; it is written into the source as ``source["prepared"]``. Ev
 :func:`~recmetrics.report.own_sources.load_study` computes the key again from the files as they are
 now and loads the stored Study only when it matches (a file changed since planning changes its size
 or modification time: the chapter reads the files again) and the stored file verifies its checksum.
+The folder keeps the :data:`KEEP` most recently used prepared Studies (older ones are deleted when a
+new one is stored); deleting it any time only makes the next build read its files again.
 
 :func:`discriminative_power` and :func:`robustness` are the chapters' two long computations, stored
 under the prepared key and their parameters (``<key>-dp-<hash>.npz``, ``<key>-robustness-<hash>.npz``),
@@ -78,8 +80,29 @@ def prepare(source: Mapping, metrics: Sequence[str], cutoffs: Sequence[int], *, 
             save_prepared(study, path, key)
         except InputError:                   # ids that cannot be stored without pickling: not shared
             return None, None
+        _prune(_folder(), KEEP)
     study.prepared_key = key
     return key, study
+
+
+#: prepared Studies kept in the run cache (with their stored analyses): the most recently used ones
+KEEP = 4
+
+
+def _prune(folder: Path, keep: int) -> None:
+    """Delete the prepared Studies (and their stored analyses) beyond the ``keep`` most recently
+    used (modification time: :func:`load` touches the file it reads). A build still using a deleted
+    one finds nothing and reads its files again, with the same values."""
+    groups: dict[str, float] = {}
+    for f in folder.glob("*.npz"):
+        k = f.name[:40]
+        try:
+            groups[k] = max(groups.get(k, 0.0), f.stat().st_mtime)
+        except OSError:
+            continue
+    for k in sorted(groups, key=groups.get, reverse=True)[keep:]:
+        for f in folder.glob(f"{k}*.npz"):
+            f.unlink(missing_ok=True)
 
 
 def load(source: Mapping | None, metrics: Sequence[str], cutoffs: Sequence[int]):
@@ -95,9 +118,14 @@ def load(source: Mapping | None, metrics: Sequence[str], cutoffs: Sequence[int])
             return None
     except OSError:
         return None
-    study = load_prepared(_folder() / f"{key}.npz", key)
+    path = _folder() / f"{key}.npz"
+    study = load_prepared(path, key)
     if study is not None:
         study.prepared_key = key
+        try:
+            os.utime(path)                   # recently used: kept by _prune
+        except OSError:
+            pass
     return study
 
 

@@ -129,15 +129,23 @@ def marked_means(comparison, digits: int = 4):
     return table
 
 
-def pvalue_curves(dp_results: Mapping[str, Any]):
+def pvalue_curves(dp_results: Mapping[str, Any], max_points: int = 250):
     """Tidy p-value curves of ``{candidate: DiscriminativePower}``: ``metric, pair, p`` with each
-    candidate's p-values sorted decreasing (Sakai's curves, for :func:`recmetrics.viz.pvalue_curves`)."""
+    candidate's p-values sorted decreasing (Sakai's curves, for :func:`recmetrics.viz.pvalue_curves`).
+    With more than ``max_points`` pairs (50 runs have 1,225) each curve keeps ``max_points`` of its
+    points, evenly spaced over the pair ranks, first and last included (``pair`` stays the rank): the
+    chart draws the distribution of the p-values, not one mark per pair."""
     import numpy as np
     import pandas as pd
 
-    return pd.concat([pd.DataFrame({"metric": m, "pair": np.arange(1, len(r.pvalues) + 1),
-                                    "p": np.sort(np.asarray(r.pvalues["p"], dtype=float))[::-1]})
-                      for m, r in dp_results.items()], ignore_index=True)
+    parts = []
+    for m, r in dp_results.items():
+        p = np.sort(np.asarray(r.pvalues["p"], dtype=float))[::-1]
+        ranks = np.arange(len(p))
+        if len(p) > max_points:
+            ranks = np.unique(np.rint(np.linspace(0, len(p) - 1, max_points)).astype(int))
+        parts.append(pd.DataFrame({"metric": m, "pair": ranks + 1, "p": p[ranks]}))
+    return pd.concat(parts, ignore_index=True)
 
 
 # ------------------------------------------------------------------------------------ plan
