@@ -227,7 +227,7 @@ class TreeMemory(threading.Thread):
 
 
 def build(qrels: Path, runs: list[Path], out: Path, profile: str = "quick", scheduler: str | None = None,
-          cache: Path | None = None, extra: list[str] | None = None, log=print) -> dict:
+          cache: Path | None = None, extra: list[str] | None = None, log=lambda msg: print(msg, flush=True)) -> dict:
     """Run ``recmetrics report --qrels Q --runs R... --out OUT`` as a whole process from an empty run
     cache; returns ``{"wall", "cpu", "peak_mb", "chapters": {name: (seconds, peak MB)}, "index"}`` (``cpu``:
     user + system seconds of the process tree, what a shared machine does not inflate)."""
@@ -250,10 +250,13 @@ def build(qrels: Path, runs: list[Path], out: Path, profile: str = "quick", sche
         if m and m.group(1) == "executing":
             if not chapters:
                 chapters["(planning: read and check the inputs)"] = (time.perf_counter() - t0, mem.mark() / 2**20)
+                log(f"  planning: {time.perf_counter() - t0:.1f} s")
             started = time.perf_counter()
             mem.mark()
         elif m:
             chapters[m.group(2)] = (float(m.group(3) or time.perf_counter() - started), mem.mark() / 2**20)
+            log(f"  {m.group(2)}: {chapters[m.group(2)][0]:.1f} s, peak {chapters[m.group(2)][1] / 1024:.2f} GB "
+                f"({time.perf_counter() - t0:.0f} s since the start)")
     rc = proc.wait()
     wall = time.perf_counter() - t0
     cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)

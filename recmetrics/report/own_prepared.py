@@ -73,7 +73,7 @@ def prepare(source: Mapping, metrics: Sequence[str], cutoffs: Sequence[int], *, 
         qrels, ratings = read_judgments(source)
         study = study_from_files(source["runs"], qrels, list(metrics), list(cutoffs), reader=read_run,
                                  ratings=ratings, threshold=source.get("threshold"),
-                                 dataset=str(source.get("label", "runs")), client=scheduler)
+                                 dataset=str(source.get("label", "runs")), client=scheduler, n_jobs=N_JOBS)
         if study is None:
             return None, None
         try:
@@ -85,6 +85,8 @@ def prepare(source: Mapping, metrics: Sequence[str], cutoffs: Sequence[int], *, 
     return key, study
 
 
+#: runs read and judged at once without a Dask cluster (each holds one run's lists, ~1.5 GB at ML-20M size)
+N_JOBS = min(2, os.cpu_count() or 1)
 #: prepared Studies kept in the run cache (with their stored analyses): the most recently used ones
 KEEP = 4
 
