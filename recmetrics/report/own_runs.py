@@ -30,7 +30,10 @@ run name is the stem with the field (and a ``fold`` word and separator before it
 
 Inside the notebooks, :func:`load_study` turns the ``source`` parameter (paths only: JSON, shown
 under each chapter's title) into a :class:`~recmetrics.study.Study` with
-:meth:`~recmetrics.study.Study.from_runs`. A Study or in-memory runs given from Python are first
+:meth:`~recmetrics.study.Study.from_runs`. A build reads and judges the runs once: :func:`plan`
+stores their Study in the run cache and every chapter loads it (``source["prepared"]``, a key of
+the files and settings; :mod:`recmetrics.report.own_prepared`), and chapter 5 reads the
+discriminative power and robustness chapters 2 and 3 computed. A Study or in-memory runs given from Python are first
 written to files (:func:`export_study`; runs in the verified format of :func:`~recmetrics.runs.save_run`).
 """
 from __future__ import annotations
