@@ -228,11 +228,12 @@ class TreeMemory(threading.Thread):
 
 def build(qrels: Path, runs: list[Path], out: Path, profile: str = "quick", scheduler: str | None = None,
           cache: Path | None = None, extra: list[str] | None = None, log=lambda msg: print(msg, flush=True)) -> dict:
-    """Run ``recmetrics report --qrels Q --runs R... --out OUT`` as a whole process from an empty run
+    """Run ``recmetrics report --qrels Q --runs R... --out OUT --name bench-<OUT's name>`` (its own book
+    folder, ``book/_build/runs/bench-<name>``) as a whole process from an empty run
     cache; returns ``{"wall", "cpu", "peak_mb", "chapters": {name: (seconds, peak MB)}, "index"}`` (``cpu``:
     user + system seconds of the process tree, what a shared machine does not inflate)."""
     cmd = [sys.executable, "-m", "recmetrics.cli", "report", "--profile", profile, "--qrels", str(qrels),
-           "--runs", *map(str, runs), "--out", str(out / "html"), *(extra or [])]
+           "--runs", *map(str, runs), "--out", str(out / "html"), "--name", f"bench-{out.name}", *(extra or [])]
     if scheduler:
         cmd += ["--scheduler", scheduler]
     env = dict(os.environ, RECMETRICS_CACHE=str(cache or out / "cache"), PYTHONUNBUFFERED="1")
@@ -266,7 +267,7 @@ def build(qrels: Path, runs: list[Path], out: Path, profile: str = "quick", sche
     if rc != 0:
         raise SystemExit(f"recmetrics report failed ({rc}):\n{''.join(tail)}")
     index = next((ln.split(":", 1)[1].strip() for ln in tail if ln.startswith("book built:")), None)
-    return {"wall": wall, "cpu": cpu, "peak_mb": mem.peak / 2**20, "chapters": chapters, "index": index, "command": cmd,
+    return {"name": f"bench-{out.name}", "wall": wall, "cpu": cpu, "peak_mb": mem.peak / 2**20, "chapters": chapters, "index": index, "command": cmd,
             "started": started_at}
 
 
@@ -344,7 +345,7 @@ def main(argv=None):
     plans = ([("local", None)] if not args.workers or args.compare_local else []) + \
         [(f"dask {w} worker{'s' if w > 1 else ''}", w) for w in args.workers]
     for label, workers in plans:
-        out = folder / "builds" / re.sub(r"\W+", "-", label)
+        out = folder / "builds" / re.sub(r"\W+", "-", f"{label}-{args.label}-{args.users}" if args.label else label)
         shutil.rmtree(out, ignore_errors=True)
         out.mkdir(parents=True)
         cluster = local_cluster(workers) if workers else None
@@ -388,7 +389,7 @@ def _chapters_of(res: dict) -> Path:
     written under ``book/_build/runs/`` of the checkout that builds): the newest ``generated`` folder there."""
     book = subprocess.run([sys.executable, "-c", "from recmetrics.report.paths import default_book_dir as d; print(d())"],
                           capture_output=True, text=True, check=True).stdout.strip()   # the checkout that builds
-    found = sorted((Path(book) / "_build" / "runs").rglob("generated"), key=lambda p: p.stat().st_mtime)
+    found = sorted((Path(book) / "_build" / "runs").glob(f"{res['name']}/src/generated"), key=lambda p: p.stat().st_mtime)
     if not found or found[-1].stat().st_mtime < res["started"]:
         raise SystemExit("the executed chapters of the build were not found under book/_build/runs")
     return found[-1]

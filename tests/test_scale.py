@@ -237,3 +237,21 @@ def test_the_prepared_folder_keeps_the_most_recently_used(tmp_path):
     own_prepared._prune(tmp_path, 4)
     assert sorted({f.name[0] for f in tmp_path.glob("*.npz")}) == list("cdef")
     assert len(list(tmp_path.glob("*.npz"))) == 8
+
+
+def _int_run(path, name):
+    """A reader whose runs have integer ids (the judgments' are text): the ordinary path re-types them."""
+    import recmetrics as rm
+
+    return rm.Run.from_lists({1: [10, 11], 2: [11, 12]}, name=name)
+
+
+def test_runs_whose_ids_differ_in_type_take_the_ordinary_path_and_bad_folds_are_named(tmp_path):
+    from recmetrics.data.qrels import Qrels
+
+    q = Qrels(pd.DataFrame({"user": ["1", "2"], "item": ["10", "12"], "rating": [5.0, 4.0]}))
+    assert prepared.study_from_files({"a": ["x"], "b": ["y"]}, [q], ["P"], [2], reader=_int_run) is None
+    with pytest.raises(InputError, match="run 'b' has 2 file"):
+        prepared.study_from_files({"a": ["x"], "b": ["y", "z"]}, [q], ["P"], [2], reader=_int_run)
+    with pytest.raises(InputError, match="at least 2 systems"):
+        prepared.study_from_files({"a": ["x"]}, [q], ["P"], [2], reader=_int_run)
