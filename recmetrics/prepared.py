@@ -291,13 +291,15 @@ def write_arrays(path, meta: dict, arrays: Mapping[str, np.ndarray]) -> Path:
     """One ``.npz`` of ``arrays`` (no object arrays) and ``meta`` (JSON) with the checksum of both,
     written to a temporary file and renamed into place (readers never see half a file)."""
     path = Path(path)
+    if any(np.asarray(a).dtype.kind == "O" for a in arrays.values()):
+        raise InputError("write_arrays stores numbers and text only (an object array would need pickling)")
     meta = {**meta, "checksum": _digest(meta, arrays)}
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".npz")
     os.close(fd)
     try:
         with open(tmp, "wb") as fh:
-            np.savez(fh, __meta__=np.array(json.dumps(meta)), **arrays)
+            np.savez(fh, allow_pickle=False, __meta__=np.array(json.dumps(meta)), **arrays)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

@@ -146,7 +146,7 @@ def test_the_plan_prepares_once_and_every_chapter_loads_it(workload, cache):
         os.utime(runs[1], ns=(st.st_atime_ns, st.st_mtime_ns))
 
 
-def test_analyses_are_stored_once_and_read_back_identical(workload, cache):
+def test_analyses_are_stored_once_and_read_back_identical(workload, cache, monkeypatch):
     qrels, runs = workload
     p = own_runs.plan(qrels, runs, parameters={"metrics": METRICS, "cutoffs": CUTOFFS})
     study = load_study(p.source, METRICS, CUTOFFS)
@@ -154,18 +154,24 @@ def test_analyses_are_stored_once_and_read_back_identical(workload, cache):
     direct = discriminative_power({c: study.scores(c) for c in cands}, n_permutations=600, seed=1, alpha=0.05)
     first = own_prepared.discriminative_power(study, cands, "concat", n_permutations=600, seed=1, alpha=0.05)
     stored = sorted((cache / "prepared").glob("*-dp-*.npz"))
-    again = own_prepared.discriminative_power(study, cands, "concat", n_permutations=600, seed=1, alpha=0.05)
+    import recmetrics.meta.discriminative as disc
+
+    with monkeypatch.context() as mp:   # read back, not computed again
+        mp.setattr(disc, "discriminative_power", lambda *a, **k: pytest.fail("recomputed"))
+        again = own_prepared.discriminative_power(study, cands, "concat", n_permutations=600, seed=1, alpha=0.05)
     assert len(stored) == 1
     for c in cands:
         for r in (first[c], again[c]):
             assert r.pvalues.equals(direct[c].pvalues) and r.dp == direct[c].dp
             assert np.array_equal(r.curve, direct[c].curve) and r.n_permutations == direct[c].n_permutations
     robust = rob.robustness_study(study, list(GRIDS), GRIDS, 2, 5, aggregate="arithmetic", progress=False)
-    for _ in range(2):
+    for i in range(2):
         r = own_prepared.robustness(study, list(GRIDS), GRIDS, 2, 5, aggregate="arithmetic", progress=False, n_jobs=1)
         assert r.samples.equals(robust.samples) and r.full.equals(robust.full)
         assert r.grids == robust.grids and r.tie_break == robust.tie_break
         assert r.area().equals(robust.area()) and r.area_se().equals(robust.area_se())
+        if i == 0:   # the second call reads what the first stored: it computes nothing
+            monkeypatch.setattr(rob, "robustness_study", lambda *a, **k: pytest.fail("recomputed"))
     assert len(list((cache / "prepared").glob("*-robustness-*.npz"))) == 1
     # another seed is another result
     other = own_prepared.discriminative_power(study, cands, "concat", n_permutations=600, seed=2, alpha=0.05)

@@ -200,17 +200,19 @@ def robustness(study, scenarios: Sequence[str], sizes, n_samples: int, seed: int
     if got is not None:
         meta, arrays = got
         samples = pd.DataFrame({c: arrays[f"s_{c}"] for c in meta["samples"]})
-        for c in ("scenario", "metric"):
-            samples[c] = samples[c].astype(object)
+        for c, dt in meta["dtypes"].items():
+            if str(samples[c].dtype) != dt:
+                samples[c] = samples[c].astype(dt)
         full = pd.DataFrame(arrays["full"], index=pd.Index(meta["systems"], name="system"), columns=meta["names"])
         return rob.Robustness(samples, full, grids={k: tuple(v) for k, v in meta["grids"].items()},
                               tie_break=meta["tie_break"])
     r = rob.robustness_study(study, scenarios, sizes, n_samples, seed, **kw)
     if path is not None:
-        arrays = {f"s_{c}": r.samples[c].to_numpy(dtype=str if r.samples[c].dtype == object else None)
-                  for c in r.samples.columns}
+        arrays = {f"s_{c}": r.samples[c].to_numpy() for c in r.samples.columns}
+        arrays = {k: a.astype(str) if a.dtype.kind == "O" else a for k, a in arrays.items()}   # no pickle
         arrays["full"] = r.full.to_numpy()
         write_arrays(path, {"samples": list(r.samples.columns), "systems": [str(s) for s in r.full.index],
+                            "dtypes": {c: str(r.samples[c].dtype) for c in r.samples.columns},
                      "names": [str(c) for c in r.full.columns], "grids": {k: list(v) for k, v in r.grids.items()},
                      "tie_break": r.tie_break}, arrays)
     return r
