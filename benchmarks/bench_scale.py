@@ -357,6 +357,8 @@ def main(argv=None):
         rows.append(_report(f"{label}{' ' + args.label if args.label else ''}, {args.profile} profile, "
                             f"{len(runs)} runs", res))
         builds[label] = chapter_outputs(_chapters_of(res))
+        if not builds[label]:
+            raise SystemExit(f"no executed chapter in {_chapters_of(res)}")
         if args.save_chapters:
             Path(args.save_chapters).write_text(json.dumps(builds[label]), encoding="utf-8")
         if args.compare_chapters:
