@@ -226,11 +226,11 @@ def _report(args) -> int:
         from .report import build
 
         if own:
-            if args.dataset is not None or dataset_args or args.scheduler:
-                raise CliError("--qrels/--runs build the book of your own runs: --dataset, --dataset-arg and "
-                               "--scheduler do not apply (the runs are given, nothing is fitted)")
+            if args.dataset is not None or dataset_args:
+                raise CliError("--qrels/--runs build the book of your own runs: --dataset and --dataset-arg "
+                               "do not apply (the runs are given, nothing is fitted)")
             index = build(profile=args.profile, out=args.out, overrides=overrides or None,
-                          execute=not args.no_execute, **own)
+                          execute=not args.no_execute, scheduler=args.scheduler, **own)
         else:
             index = build(profile=args.profile, dataset=args.dataset, out=args.out,
                           dataset_args=dataset_args or None, overrides=overrides or None, scheduler=args.scheduler,

@@ -158,6 +158,24 @@ class Judged:
         return self.labels >= self.threshold  # NaN compares False
 
 
+def judgment_index(j: Judged) -> np.ndarray:
+    """For each judged position of ``j`` (``j.hits``), the index of its judgment in ``j.qrels``'
+    storage order (the rows of :meth:`Qrels.to_frame`): what the robustness scenarios mask. Read
+    from the run's item codes (one id look-up per distinct item, not per position); ``j`` must hold
+    its run (not a :func:`stack`)."""
+    if j.run is None:
+        raise InputError("judgment_index needs one judged run (a stack does not keep its runs)")
+    q, (codes, vocab) = j.qrels, j.run.codes
+    rows, cols = j.hits.rows, j.hits.cols
+    items = q.item_index.get_indexer(vocab)[codes[j.run_rows[rows], cols]]
+    users = q.user_index.get_indexer(j.users)[rows]
+    keys = users.astype(np.int64) * len(q.item_index) + items
+    pos = np.searchsorted(q._keys, keys)
+    if len(pos) and not (q._keys[np.minimum(pos, len(q._keys) - 1)] == keys).all():  # pragma: no cover
+        raise InputError("a judged position has no judgment in the qrels (judged against other qrels?)")
+    return pos
+
+
 def stack(judged: list[Judged]) -> Judged:
     """Several runs judged against the same judgments as one :class:`Judged` whose rows are the
     runs' rows one after the other (users repeat), so one call of a ranking metric scores them all.

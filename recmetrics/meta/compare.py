@@ -38,7 +38,7 @@ import numpy as np
 from .. import checks
 from ..checks import score_table
 from ..errors import InputError, unknown_name
-from .significance import CORRECTIONS, PAIRWISE_TESTS, pairwise
+from .significance import CORRECTIONS, PAIRWISE_TESTS, pairwise, permutation_pvalues
 
 __all__ = ["Comparison", "compare", "add_parser", "run_compare", "FORMATS", "letter", "tex_escape"]
 
@@ -271,8 +271,12 @@ def compare(scores_by_metric: Mapping | None = None, *, runs=None, qrels=None, m
         if list(f.index) != systems:
             raise InputError(f"metric {m!r} has systems {list(f.index)}, expected {systems}")
     tested = {m: f for m, f in frames.items() if m not in per_run}
-    for m, f in tested.items():
-        t = pairwise(f, test=test, correction=correction, baseline=baseline, n_permutations=n_permutations, seed=seed)
+    shared = None   # the permutation test of every metric from one sign matrix (the same p-values, once)
+    if test == "permutation" and len(tested) > 1 and (baseline is None or baseline in systems):
+        shared = permutation_pvalues(list(tested.values()), baseline, n_permutations=n_permutations, seed=seed)
+    for i, (m, f) in enumerate(tested.items()):
+        t = pairwise(f, test=test, correction=correction, baseline=baseline, n_permutations=n_permutations, seed=seed,
+                     pvalues=None if shared is None else shared[i])
         tables.append(t.assign(metric=m))
     if tables:
         _resolution_warning(test, correction, len(tables[0]), next(iter(tested.values())).shape[1],

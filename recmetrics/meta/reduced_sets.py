@@ -24,8 +24,9 @@ class _Fold:
     def __init__(self, qrels: Qrels, profile: pd.Series | None):
         self.qrels = qrels
         self.frame = qrels.to_frame()
-        self.ucodes = qrels.user_index.get_indexer(self.frame["user"].to_numpy())
-        self.icodes = qrels.item_index.get_indexer(self.frame["item"].to_numpy())
+        # the frame's user and item codes (its rows are the storage order: no id look-up needed)
+        self.ucodes = np.asarray(qrels._ucodes, dtype=np.intp)
+        self.icodes = np.asarray(qrels._icodes, dtype=np.intp)
         self.keys = self.ucodes.astype(np.int64) * len(qrels.item_index) + self.icodes
         self.item_pop = np.bincount(self.icodes, minlength=len(qrels.item_index))
         users = qrels.user_index.to_numpy()
@@ -91,16 +92,12 @@ def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
 
 
 def _hit_sources(j: Judged, fold: _Fold) -> np.ndarray:
-    """Index (in ``fold.frame``) of the judgment behind each judged position of ``j``."""
-    rows, cols = j.hits.rows, j.hits.cols
-    items = j.run.items[j.run_rows[rows], cols]
-    u = fold.qrels.user_index.get_indexer(j.users[rows])
-    i = fold.qrels.item_index.get_indexer(items)
-    keys = u.astype(np.int64) * len(fold.qrels.item_index) + i
-    pos = np.searchsorted(fold.keys, keys)
-    if len(pos) and not (fold.keys[np.minimum(pos, len(fold.keys) - 1)] == keys).all():  # pragma: no cover
-        raise InputError("a judged position has no judgment in the fold's qrels (judged against other qrels?)")
-    return pos
+    """Index (in ``fold.frame``) of the judgment behind each judged position of ``j``: kept in its
+    metadata when the run's lists were dropped (:mod:`recmetrics.prepared`), else read from the run."""
+    from ..judged import judgment_index
+
+    sources = j.metadata.get("sources")
+    return np.asarray(sources, dtype=np.int64) if sources is not None else judgment_index(j)
 
 
 def mask_judged(j: Judged, hit_keep: np.ndarray, qrels: Qrels, users: np.ndarray | None = None, *,
@@ -145,6 +142,17 @@ def mask_judged(j: Judged, hit_keep: np.ndarray, qrels: Qrels, users: np.ndarray
                   run_rows=j.run_rows[rows_kept], metadata={**j.metadata, "masked": True})
 
 
+def _user_codes(judged: list, qrels: Qrels) -> list:
+    """Each judged run's user codes in ``qrels``, looked up once for runs that evaluate the same users
+    (every run of a fold, usually)."""
+    out, last = [], None
+    for j in judged:
+        if last is None or not (j.users is last[0] or np.array_equal(j.users, last[0])):
+            last = (j.users, qrels.user_index.get_indexer(j.users))
+        out.append(last[1])
+    return out
+
+
 class _Context:
     """What a sample needs (picklable): folds, and per fold every system's judged run stacked into
     one :class:`Judged` (:func:`recmetrics.judged.stack`) with the judgment behind each judged
@@ -162,7 +170,7 @@ class _Context:
             self.stacked.append(stack(judged))
             self.sources.append(np.concatenate([_hit_sources(j, fold) for j in judged]))
             self.row_system.append(np.repeat(np.arange(len(judged)), [len(j) for j in judged]))
-            self.row_ucodes.append(fold.qrels.user_index.get_indexer(self.stacked[-1].users))
+            self.row_ucodes.append(np.concatenate(_user_codes(judged, fold.qrels)))
             if (self.row_ucodes[-1] < 0).any():  # pragma: no cover - judged against these qrels
                 raise InputError("a judged user has no judgment in the fold's qrels (judged against other qrels?)")
         self.offsets = [j.metadata["offsets"] for j in self.stacked]   # per fold, each system's first row

@@ -33,7 +33,7 @@ from ..resampling import bootstrap_weights
 ALTERNATIVES = ("two-sided", "greater", "less")
 TESTS = ("wilcoxon", "t")
 
-__all__ = ["TestResult", "wilcoxon", "paired_t", "paired_test", "paired_pvalues", "permutation_test",
+__all__ = ["TestResult", "wilcoxon", "paired_t", "paired_test", "paired_pvalues", "permutation_test", "permutation_pvalues",
            "paired_bootstrap", "tukey_hsd", "correct", "effect_size", "pairwise", "ALTERNATIVES", "TESTS",
            "CORRECTIONS", "PAIRWISE_TESTS"]
 
@@ -347,7 +347,7 @@ PAIRWISE_TESTS = ("permutation", "t", "wilcoxon", "bootstrap", "tukey")
 
 
 def pairwise(scores, *, test: str = "permutation", correction: str | None = "holm", baseline=None,
-             alternative: str = "two-sided", n_permutations: int = 100_000, seed: int = 0):
+             alternative: str = "two-sided", n_permutations: int = 100_000, seed: int = 0, pvalues=None):
     """Test pairs of systems of one metric; ``scores`` systems × users (DataFrame).
 
     ``baseline=None``: all unordered pairs (``a`` before ``b`` in input order); else the baseline
@@ -356,6 +356,8 @@ def pairwise(scores, *, test: str = "permutation", correction: str | None = "hol
     :func:`~recmetrics.meta.discriminative.sign_flip_pvalues`), ``"t"``, ``"wilcoxon"``,
     ``"bootstrap"`` (Sakai, B = ``n_permutations``) or ``"tukey"`` (randomised HSD; already
     family-wise, so ``p_adj = p`` whatever the correction). ``correction`` over the tested pairs.
+    ``pvalues``: the permutation test's p-values of these pairs, already computed (with these
+    ``n_permutations``, ``seed`` and ``alternative``: :func:`permutation_pvalues` of several metrics at once).
     """
     import pandas as pd
 
@@ -379,7 +381,8 @@ def pairwise(scores, *, test: str = "permutation", correction: str | None = "hol
         ib = np.array([j for j in range(len(names)) if j != i0], dtype=np.intp)
         ia = np.full(len(ib), i0, dtype=np.intp)
     if test == "permutation":
-        p = sign_flip_pvalues(x, ia, ib, n_permutations=n_permutations, seed=seed, alternative=alternative)
+        p = sign_flip_pvalues(x, ia, ib, n_permutations=n_permutations, seed=seed, alternative=alternative) \
+            if pvalues is None else np.asarray(pvalues, dtype=np.float64)
     elif test in ("t", "wilcoxon"):
         p = np.atleast_1d(paired_test(x[ia], x[ib], test, alternative).pvalue).astype(np.float64)
     elif test == "bootstrap":
@@ -401,3 +404,32 @@ def pairwise(scores, *, test: str = "permutation", correction: str | None = "hol
     p_adj = p.copy() if test == "tukey" else correct(p, correction)
     return pd.DataFrame({"a": [names[i] for i in ia], "b": [names[j] for j in ib], "mean_a": means[ia],
                          "mean_b": means[ib], "diff": mean, "p": p, "p_adj": p_adj, "d_z": dz})
+
+
+def permutation_pvalues(frames: list, baseline=None, *, alternative: str = "two-sided", n_permutations: int = 100_000,
+                        seed: int = 0) -> list | None:
+    """The permutation test's p-values of the pairs :func:`pairwise` tests, for several systems × users
+    frames at once (one metric each): one stacked :func:`~recmetrics.meta.discriminative.sign_flip_pvalues`
+    whose sign vectors every frame shares, so each frame's p-values are those :func:`pairwise` computes
+    alone, bit for bit, for one sign matrix instead of one per frame. ``None`` when the frames do not have
+    the same systems and users in the same order (then each is tested alone)."""
+    from .discriminative import sign_flip_pvalues
+
+    parts = [_systems_frame(f) for f in frames]
+    if not parts:
+        return []
+    first = parts[0][0]
+    if any(not f.index.equals(first.index) or not f.columns.equals(first.columns) for f, _ in parts):
+        return None
+    names = list(first.index)
+    if baseline is None:
+        ia, ib = np.triu_indices(len(names), k=1)
+    else:
+        i0 = names.index(baseline)
+        ib = np.array([j for j in range(len(names)) if j != i0], dtype=np.intp)
+        ia = np.full(len(ib), i0, dtype=np.intp)
+    offsets = np.arange(len(parts)) * len(names)
+    p = sign_flip_pvalues(np.vstack([x for _, x in parts]), (offsets[:, None] + ia).ravel(),
+                          (offsets[:, None] + ib).ravel(), n_permutations=_check_b(n_permutations),
+                          seed=checks.seed(seed), alternative=_alternative(alternative))
+    return list(p.reshape(len(parts), len(ia)))

@@ -38,8 +38,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..meta.findings import (NOISE_SE, SE, Evidence, best_of, compare, family, group_comparisons, holds,
-                             not_testable, threshold_reading)
+from ..meta.findings import NOISE_SE, SE, Evidence, best_of, compare, family, group_comparisons, not_testable
 from ..meta.replicates import spread
 
 __all__ = ["MIN_SYSTEMS", "base_name", "by_base", "few_systems", "robustness_area", "robustness_best",

@@ -79,7 +79,7 @@ def build(
     if qrels is not None or runs is not None or study is not None:   # the own-runs book
         from .own_runs import build as build_own_runs
 
-        for given, what in ((dataset, "dataset"), (dataset_args, "dataset_args"), (scheduler, "scheduler"),
+        for given, what in ((dataset, "dataset"), (dataset_args, "dataset_args"),
                             (notebooks_dir, "notebooks_dir"), (only, "only")):
             if given:
                 raise InputError(f"{what} does not apply to the book of your own runs (qrels=/runs=/study=)")
@@ -87,7 +87,8 @@ def build(
         return build_own_runs(qrels, runs, out, study=study, name=name, folds=folds, threshold=threshold,
                               profile=profile or "quick", book_dir=book_dir, parameters=overrides,
                               kernel_name=kernel_name, timeout=timeout, js_cache=js_cache,
-                              check_offline=check_offline, quiet=quiet, execute=execute, log=log)
+                              check_offline=check_offline, quiet=quiet, execute=execute, scheduler=scheduler,
+                              log=log)
     log = log or (lambda msg: None)
     book = Path(book_dir) if book_dir else default_book_dir()
     if not (book / "_config.yml").is_file() or not (book / "_toc.yml").is_file():

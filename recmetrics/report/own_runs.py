@@ -34,7 +34,10 @@ run name is the stem with the field (and a ``fold`` word and separator before it
 Inside the notebooks, :func:`load_study` turns the ``source`` parameter (file names relative to
 the folder the chapter runs in, and the inputs' content hash: JSON, shown under each chapter's
 title; no path of the building machine) into a :class:`~recmetrics.study.Study` with
-:meth:`~recmetrics.study.Study.from_runs`. A Study or in-memory runs given from Python are first
+:meth:`~recmetrics.study.Study.from_runs`. A build reads and judges the runs once: :func:`plan`
+stores their Study in the run cache and every chapter loads it (``source["prepared"]``, a key of
+the files and settings; :mod:`recmetrics.report.own_prepared`), and chapter 5 reads the
+discriminative power and robustness chapters 2 and 3 computed. A Study or in-memory runs given from Python are first
 written to files (:func:`export_study`; runs in the verified format of :func:`~recmetrics.runs.save_run`).
 """
 from __future__ import annotations
@@ -131,15 +134,23 @@ def marked_means(comparison, digits: int = 4):
     return table
 
 
-def pvalue_curves(dp_results: Mapping[str, Any]):
+def pvalue_curves(dp_results: Mapping[str, Any], max_points: int = 250):
     """Tidy p-value curves of ``{candidate: DiscriminativePower}``: ``metric, pair, p`` with each
-    candidate's p-values sorted decreasing (Sakai's curves, for :func:`recmetrics.viz.pvalue_curves`)."""
+    candidate's p-values sorted decreasing (Sakai's curves, for :func:`recmetrics.viz.pvalue_curves`).
+    With more than ``max_points`` pairs (50 runs have 1,225) each curve keeps ``max_points`` of its
+    points, evenly spaced over the pair ranks, first and last included (``pair`` stays the rank): the
+    chart draws the distribution of the p-values, not one mark per pair."""
     import numpy as np
     import pandas as pd
 
-    return pd.concat([pd.DataFrame({"metric": m, "pair": np.arange(1, len(r.pvalues) + 1),
-                                    "p": np.sort(np.asarray(r.pvalues["p"], dtype=float))[::-1]})
-                      for m, r in dp_results.items()], ignore_index=True)
+    parts = []
+    for m, r in dp_results.items():
+        p = np.sort(np.asarray(r.pvalues["p"], dtype=float))[::-1]
+        ranks = np.arange(len(p))
+        if len(p) > max_points:
+            ranks = np.unique(np.rint(np.linspace(0, len(p) - 1, max_points)).astype(int))
+        parts.append(pd.DataFrame({"metric": m, "pair": ranks + 1, "p": p[ranks]}))
+    return pd.concat(parts, ignore_index=True)
 
 
 # ------------------------------------------------------------------------------------ plan
@@ -265,33 +276,26 @@ def _title(notebook: Path) -> str:
     return notebook.stem
 
 
-def _summary(source: Mapping) -> dict:
-    """Read every file of ``source`` once (so bad input fails before any notebook runs) and
-    summarise what the book will compare."""
-    from ..data.run import Run
-    from ..study import as_run_mapping
-
-    runs, qrels, _ = _read_source(source)
-    mapping, systems = as_run_mapping(runs, len(qrels))
-    for (name, f), run in mapping.items():
-        if not isinstance(run, Run) or not len(run):  # pragma: no cover - the readers reject empty files
-            raise InputError(f"run {name!r} (fold {f}) holds no list")
-    thr = {q.threshold for q in qrels}
-    for f, q in enumerate(qrels):
+def _summary(source: Mapping, study) -> dict:
+    """What the book will compare, from the Study of ``source`` (every file read once, so bad input
+    fails before any notebook runs)."""
+    folds = study.n_folds
+    for f, q in enumerate(study.qrels):
         if not len(q.relevant_users):
             where = f" of fold {source['folds'][f]}" if source.get("folds") else ""
             raise InputError(f"no user has a relevant judgment in the qrels{where} at threshold {q.threshold:g} "
                              f"(-l/threshold): nothing to evaluate; give a lower threshold")
-    return {"systems": systems, "folds": len(qrels), "judgments": sum(len(q) for q in qrels),
-            "judged_users": sum(len(q.users) for q in qrels),
-            "relevant_users": sum(len(q.relevant_users) for q in qrels), "threshold": min(thr),
-            "users": {s: sum(len(mapping[(s, f)]) for f in range(len(qrels))) for s in systems},
-            "depth": {s: max(mapping[(s, f)].depth for f in range(len(qrels))) for s in systems}}
+    return {"systems": list(study.systems), "folds": folds, "judgments": sum(len(q) for q in study.qrels),
+            "judged_users": sum(len(q.users) for q in study.qrels),
+            "relevant_users": sum(len(q.relevant_users) for q in study.qrels),
+            "threshold": min(q.threshold for q in study.qrels),
+            "users": {s: sum(len(study.runs[(s, f)]) for f in range(folds)) for s in study.systems},
+            "depth": {s: max(study.runs[(s, f)].depth for f in range(folds)) for s in study.systems}}
 
 
 def plan(qrels=None, runs=None, *, study=None, name: str | None = None, folds: Sequence | None = None,
          threshold: float | None = None, profile: str = "quick", work_dir: str | os.PathLike | None = None,
-         parameters: Mapping[str, Any] | None = None) -> Plan:
+         parameters: Mapping[str, Any] | None = None, scheduler: str | None = None) -> Plan:
     """Validate the inputs of an own-runs book and say what to execute.
 
     Parameters
@@ -312,10 +316,14 @@ def plan(qrels=None, runs=None, *, study=None, name: str | None = None, folds: S
     work_dir : where in-memory inputs are written (required for them)
     parameters : overrides of the notebooks' parameters (e.g. ``{"cutoffs": [10, 100]}``); an
         unknown name raises :class:`~recmetrics.errors.UnknownNameError`
+    scheduler : a Dask scheduler address: the runs are read and judged there, and the notebooks that
+        declare ``scheduler`` run their studies there (identical results)
 
     Returns a :class:`Plan`. Every file is read once here: a missing file, a malformed line
     (:class:`~recmetrics.errors.FormatError` with ``path:line``), two runs with one name, fewer than
-    2 runs or a run missing on a fold fail before any notebook runs.
+    2 runs or a run missing on a fold fail before any notebook runs. The runs are judged and scored
+    here too, once for every chapter: the Study is stored in the run cache under a key of the files
+    and settings (:mod:`recmetrics.report.own_prepared`; ``source["prepared"]``).
     """
     import copy
 
@@ -346,9 +354,6 @@ def plan(qrels=None, runs=None, *, study=None, name: str | None = None, folds: S
             if isinstance(runs, (str, os.PathLike)) and Path(runs).expanduser().is_dir():
                 runs = _run_files(Path(runs).expanduser(), exclude=qrels)
             source = _source_from_files(qrels, runs, folds, name, threshold)
-    summary = _summary(source)
-    if source.get("threshold") is None:     # show the threshold actually used, not None (the file type's default)
-        source["threshold"] = float(summary["threshold"])
     params: dict[str, Any] = {k: copy.deepcopy(PROFILES[profile][k]) for k in ("seed", "cutoffs") if k in PROFILES[profile]}
     params.update(copy.deepcopy(OWN_PARAMETERS[profile]))
     params["sizes"] = _grids(profile)
@@ -371,6 +376,24 @@ def plan(qrels=None, runs=None, *, study=None, name: str | None = None, folds: S
             raise unknown_name("own-runs notebook parameter", unknown[0], declared - {"source"})
         given = check_parameters(parameters, specs)
         params.update(copy.deepcopy(given))
+    if scheduler is not None:
+        from .plan import check_scheduler
+
+        params["scheduler"] = check_scheduler(scheduler)
+    from .own_prepared import prepare, rekey
+    from .own_sources import _read_judgments, _read_run
+
+    source = {k: v for k, v in source.items() if k != "prepared"}
+    key, study = prepare(source, params["metrics"], params["cutoffs"], read_judgments=_read_judgments,
+                         read_run=_read_run, scheduler=params.get("scheduler"))
+    summary = _summary(source, study if study is not None else load_study(source, params["metrics"], params["cutoffs"]))
+    if source.get("threshold") is None:     # show the threshold actually used, not None (the file type's default)
+        source["threshold"] = float(summary["threshold"])
+        if key is not None:
+            key = rekey(study, source, params["metrics"], params["cutoffs"])
+    del study
+    if key is not None:
+        source["prepared"] = key
     params["source"] = source
     return Plan([str(p) for p in nbs], params, source, profile, source["label"], summary, given)
 
@@ -380,7 +403,7 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
           folds: Sequence | None = None, threshold: float | None = None, profile: str = "quick",
           book_dir: str | os.PathLike | None = None, parameters: Mapping[str, Any] | None = None,
           kernel_name: str | None = None, timeout: float | None = None, js_cache: str | os.PathLike | None = None,
-          check_offline: bool = True, quiet: bool = True, execute: bool = True,
+          check_offline: bool = True, quiet: bool = True, execute: bool = True, scheduler: str | None = None,
           log: Callable[[str], None] | None = _log_default) -> Path:
     """Build the own-runs book: :func:`plan`, execute its notebooks, build the site; returns the
     path of ``index.html``.
@@ -399,7 +422,8 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
     built only from chapters whose key is this build's, so ``execute=False`` with other inputs or
     parameters, or after a killed build, is refused naming the chapters (:class:`ReportError`). A
     second build of the same book while one runs fails at once (:mod:`.lock`). Other arguments
-    as :func:`plan` and :func:`recmetrics.report.build`.
+    as :func:`plan` (``scheduler``: a Dask scheduler address for reading the runs and for the
+    notebooks that declare ``scheduler``) and :func:`recmetrics.report.build`.
     """
     import tempfile
 
@@ -422,7 +446,7 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
         incoming = Path(tempfile.mkdtemp(prefix=".incoming-", dir=scratch_root))
     try:
         p = plan(qrels, runs, study=study, name=name, folds=folds, threshold=threshold, profile=profile,
-                 work_dir=incoming, parameters=parameters)
+                 work_dir=incoming, parameters=parameters, scheduler=scheduler)
         content = own_book.content_hash(p.source)
         folder = own_book.book_folder(name, content) if book_dir is None or out is None else None
         book = Path(book_dir) if book_dir else folder / "src"

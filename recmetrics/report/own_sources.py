@@ -125,6 +125,13 @@ def _read_run(path: str, name: str):
 
 def _read_source(source: Mapping) -> tuple[dict, list, Any]:
     """``({name: [Run per fold]}, [Qrels per fold], ratings or None)`` from a ``source``."""
+    qrels, ratings = _read_judgments(source)
+    runs = {name: [_read_run(p, name) for p in paths] for name, paths in source["runs"].items()}
+    return runs, qrels, ratings
+
+
+def _read_judgments(source: Mapping) -> tuple[list, Any]:
+    """``([Qrels per fold], ratings or None)`` from a ``source``."""
     import pandas as pd
 
     from ..data.io import read_qrels, read_table
@@ -140,11 +147,10 @@ def _read_source(source: Mapping) -> tuple[dict, list, Any]:
             qrels.append(Qrels(pd.read_parquet(p), threshold=threshold, **kw))
         else:
             qrels.append(read_qrels(p, threshold=threshold))
-    runs = {name: [_read_run(p, name) for p in paths] for name, paths in source["runs"].items()}
     ratings = source.get("ratings")
     if ratings is not None:
         ratings = pd.read_parquet(ratings) if str(ratings).endswith(".parquet") else read_table(ratings)
-    return runs, qrels, ratings
+    return qrels, ratings
 
 
 def load_study(source: Mapping | None, metrics: Sequence[str] = METRICS, cutoffs: Sequence[int] = (5, 10, 20), *,
@@ -158,10 +164,14 @@ def load_study(source: Mapping | None, metrics: Sequence[str] = METRICS, cutoffs
     Example: ``study = load_study(plan("qrels.txt", ["a.trec", "b.trec"]).source, ["nDCG"], [10])``.
     """
     from ..study import Study
+    from .own_prepared import load
 
     if source is None:
         raise InputError("no source: build this book with recmetrics report --qrels FILE --runs FILE ..., or set "
                          "source = example_source(directory)")
+    prepared = load(source, metrics, cutoffs)      # read and judged once per build (own_prepared)
+    if prepared is not None:
+        return prepared
     runs, qrels, ratings = _read_source(source)
     thr = source.get("threshold")
     return Study.from_runs(runs, qrels, list(metrics), list(cutoffs), ratings=ratings, threshold=thr,

@@ -1,0 +1,401 @@
+"""The own-runs book at MovieLens-20M scale: ``recmetrics report --qrels Q --runs R1 ... RN``, whole process.
+
+Workload (generated with numpy/pyarrow in seconds per run, seeded, cached in a temp folder, no
+network): judgments of ``--users`` users (default 138,000, as ML-20M) on ``--items`` items
+(27,000) with popularity-skewed items (Zipf, exponent 0.9, item ids shuffled) and a heavy-tailed
+number of judgments per user (log-normal around ``--judged`` = 28: ~3.9M judgments), ratings 1-5
+from a user bias, an item quality and noise (relevant at 4 and 5: a ``user,item,rating`` CSV, so
+the threshold is the rating tables' 4). ``--runs`` runs of top-``--depth`` (100) lists in TREC
+format (13.8M lines each), of different quality: system ``s`` scores each candidate (the user's
+judged items and 300 popularity-drawn ones) by ``w_s * (rating - 3) + b_s * log(popularity) + noise``
+with ``w_s`` from 0 (no knowledge of the judgments: a popularity or random ranker) up to 1.2 and
+``b_s`` alternating among 0, 0.5 and 1: systems from random to good, some popularity-biased.
+
+Measured: the wall time of the whole command, per chapter (the ``executed X in Ns`` lines of the
+build's log) and the peak memory of the process tree (the sum of the resident set sizes of the
+command and every descendant, sampled every 0.2 s with psutil; per chapter, the peak while it
+ran), from an empty run cache and an empty book folder.
+
+``--scheduler`` runs the chapters' studies on a Dask cluster: ``--workers N`` starts a local
+``dask.distributed.LocalCluster`` of N single-threaded worker processes for the build (``--workers
+1 2`` measures both, one after the other); ``--compare DIR`` checks that the executed chapters
+equal those of another build (every output but timings and paths, see :func:`chapter_outputs`).
+
+Usage::
+
+    python benchmarks/bench_scale.py                                   # 10 runs, quick profile
+    python benchmarks/bench_scale.py --profile paper
+    python benchmarks/bench_scale.py --runs 50 --workers 1 2 --compare-local
+    python benchmarks/bench_scale.py --users 2000 --items 3000 --runs 3  # a small version (seconds)
+
+Never run two ML-20M-scale builds at once on a shared machine (each holds several GB).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+_LOG = re.compile(r"\[recmetrics report\] (executing|executed) (\S+\.ipynb)(?: in ([0-9.]+)s)?")
+
+
+# ------------------------------------------------------------------------------------ workload
+def _zipf(n_items: int, exponent: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Popularity of each item (shuffled ids: item 0 is not the most popular) and its CDF."""
+    pop = 1.0 / np.arange(1, n_items + 1) ** exponent
+    pop = pop[rng.permutation(n_items)]
+    pop /= pop.sum()
+    return pop, np.cumsum(pop)
+
+
+def _judgments(n_users: int, n_items: int, n_judged: float, rng: np.random.Generator, cdf: np.ndarray):
+    """Sorted unique ``(user, item)`` codes and ratings 1-5: a log-normal number of draws per user
+    (mean ``n_judged``, at least 1, at most 20x the mean), items drawn by popularity."""
+    sigma = 0.8
+    k = np.exp(rng.normal(np.log(n_judged) - sigma ** 2 / 2, sigma, n_users))
+    k = np.clip(np.rint(k), 1, 20 * n_judged).astype(np.int64)
+    users = np.repeat(np.arange(n_users, dtype=np.int64), k)
+    items = np.minimum(np.searchsorted(cdf, rng.random(len(users))), n_items - 1)
+    keys = np.unique(users * n_items + items)                       # drop repeated draws
+    users, items = keys // n_items, keys % n_items
+    bias, quality = rng.normal(0, 0.5, n_users), rng.normal(0, 0.7, n_items)
+    latent = 3.4 + bias[users] + quality[items] + rng.normal(0, 0.9, len(keys))
+    return users, items, np.clip(np.rint(latent), 1, 5).astype(np.int8)
+
+
+def _systems(n_runs: int) -> list[tuple[float, float]]:
+    """``(w, b)`` per system: weight of the judgments' signal and of log-popularity."""
+    w = np.linspace(0.0, 1.2, n_runs)
+    return [(float(w[s]), (0.0, 0.5, 1.0)[s % 3]) for s in range(n_runs)]
+
+
+def _write_table(columns: dict, path: Path, sep: str) -> None:
+    """A header line of the column names, then the rows (no quotes)."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    table = pa.table(columns)
+    with open(path, "wb") as f:
+        f.write((sep.join(columns) + "\n").encode())
+        opts = pacsv.WriteOptions(include_header=False, delimiter=sep, quoting_style="none")
+        with pacsv.CSVWriter(f, table.schema, write_options=opts) as w:
+            w.write_table(table)
+
+
+def workload(folder: Path, n_users: int = 138_000, n_runs: int = 10, n_items: int = 27_000,
+             n_judged: float = 28, depth: int = 100, seed: int = 0, chunk: int = 10_000,
+             log=print) -> tuple[Path, list[Path]]:
+    """Write (or reuse) the qrels CSV and the ``n_runs`` TREC run files; returns their paths.
+
+    Candidates of a user are its judged items and 300 popularity draws (a draw repeating an item is
+    dropped, the judged copy kept), shared by every system; each system ranks them by its own score
+    and writes the top ``depth`` (a list is shorter only when fewer distinct candidates exist)."""
+    import pyarrow as pa
+
+    tag = f"u{n_users}_i{n_items}_j{n_judged:g}_d{depth}_s{seed}_v1"
+    out = Path(folder) / tag
+    out.mkdir(parents=True, exist_ok=True)
+    qrels = out / "qrels.csv"
+    paths = [out / f"run{s:02d}.trec" for s in range(n_runs)]
+    if qrels.exists() and all(p.exists() for p in paths):
+        return qrels, paths
+    t0 = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    pop, cdf = _zipf(n_items, 0.9, rng)
+    users, items, ratings = _judgments(n_users, n_items, n_judged, rng, cdf)
+    user_ids = pa.array([f"u{u}" for u in range(n_users)])
+    item_ids = pa.array([f"i{i}" for i in range(n_items)])
+    if not qrels.exists():
+        tmp = qrels.with_suffix(".tmp")
+        _write_table({"user": user_ids.take(pa.array(users)), "item": item_ids.take(pa.array(items)),
+                      "rating": pa.array(ratings)}, tmp, ",")
+        tmp.replace(qrels)
+    log(f"qrels: {len(users):,} judgments of {n_users:,} users ({time.perf_counter() - t0:.1f}s)")
+    starts = np.searchsorted(users, np.arange(n_users + 1))
+    logpop = np.log(pop)
+    systems = _systems(n_runs)
+    writers = {}
+    import pyarrow.csv as pacsv
+
+    schema = pa.schema([("u", pa.string()), ("q", pa.string()), ("i", pa.string()), ("r", pa.int32()),
+                        ("s", pa.float64()), ("t", pa.string())])
+    opts = pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
+    todo = [s for s, p in enumerate(paths) if not p.exists()]
+    try:
+        for s in todo:
+            writers[s] = pacsv.CSVWriter(str(paths[s].with_suffix(".tmp")), schema, write_options=opts)
+        for u0 in range(0, n_users, chunk):
+            u1 = min(n_users, u0 + chunk)
+            m = u1 - u0
+            lo, hi = starts[u0], starts[u1]
+            counts = np.diff(starts[u0:u1 + 1])
+            kmax = int(counts.max()) if m else 0
+            # candidates: judged items (padded with -1) then popularity draws, judged copies first
+            judged = np.full((m, kmax), -1, dtype=np.int64)
+            rating = np.zeros((m, kmax))
+            col = np.arange(hi - lo) - np.repeat(starts[u0:u1] - lo, counts)
+            judged[users[lo:hi] - u0, col] = items[lo:hi]
+            rating[users[lo:hi] - u0, col] = ratings[lo:hi]
+            draws = np.minimum(np.searchsorted(cdf, rng.random((m, 300))), n_items - 1)
+            cand = np.concatenate([judged, draws], axis=1)
+            signal = np.concatenate([rating - 3.0, np.zeros_like(draws, dtype=np.float64)], axis=1)
+            key = np.where(cand < 0, np.iinfo(np.int64).max, cand * 2 + (np.arange(cand.shape[1]) >= kmax))
+            order = np.argsort(key, axis=1, kind="stable")
+            cand, signal = np.take_along_axis(cand, order, 1), np.take_along_axis(signal, order, 1)
+            dup = np.zeros(cand.shape, dtype=bool)
+            dup[:, 1:] = cand[:, 1:] == cand[:, :-1]
+            invalid = dup | (cand < 0)
+            noise = rng.normal(0, 1, cand.shape)
+            for s in todo:
+                w, b = systems[s]
+                score = w * signal + b * logpop[np.maximum(cand, 0)] + noise * (1.0 + 0.3 * (s % 2))
+                score[invalid] = -np.inf
+                top = np.argsort(-score, axis=1, kind="stable")[:, :depth]
+                best = np.take_along_axis(score, top, 1)
+                ok = np.isfinite(best)
+                rows = np.broadcast_to(np.arange(u0, u1)[:, None], top.shape)[ok]
+                ranks = np.broadcast_to(np.arange(1, top.shape[1] + 1, dtype=np.int32)[None, :], top.shape)[ok]
+                n = int(ok.sum())
+                const = pa.array(["Q0", f"run{s:02d}"])
+                writers[s].write_table(pa.table({
+                    "u": user_ids.take(pa.array(rows)), "q": const.take(pa.array(np.zeros(n, np.int32))),
+                    "i": item_ids.take(pa.array(np.take_along_axis(cand, top, 1)[ok])), "r": pa.array(ranks),
+                    "s": pa.array(np.round(best[ok], 4)), "t": const.take(pa.array(np.ones(n, np.int32)))},
+                    schema=schema))
+    finally:
+        for w in writers.values():
+            w.close()
+    for s in todo:
+        paths[s].with_suffix(".tmp").replace(paths[s])
+    log(f"{len(todo)} run(s) of top-{depth} lists written in {time.perf_counter() - t0:.1f}s ({out})")
+    return qrels, paths
+
+
+# ------------------------------------------------------------------------------------ measuring
+class TreeMemory(threading.Thread):
+    """Samples the summed RSS of a process and all its descendants every ``interval`` seconds;
+    :attr:`peak` is the largest sum seen and :meth:`mark` starts a new per-phase peak."""
+
+    def __init__(self, pid: int, interval: float = 0.2):
+        super().__init__(daemon=True)
+        import psutil
+
+        self.proc, self.interval = psutil.Process(pid), interval
+        self.peak = self.phase_peak = 0
+        self._halt = threading.Event()
+
+    def sample(self) -> int:
+        import psutil
+
+        total = 0
+        try:
+            procs = [self.proc, *self.proc.children(recursive=True)]
+        except psutil.Error:
+            return 0
+        for p in procs:
+            try:
+                total += p.memory_info().rss
+            except psutil.Error:
+                pass
+        return total
+
+    def run(self):
+        while not self._halt.is_set():
+            rss = self.sample()
+            self.peak, self.phase_peak = max(self.peak, rss), max(self.phase_peak, rss)
+            self._halt.wait(self.interval)
+
+    def mark(self) -> int:
+        """The peak of the phase that ends now; starts the next phase."""
+        peak, self.phase_peak = self.phase_peak, 0
+        return peak
+
+    def stop(self):
+        self._halt.set()
+        self.join()
+
+
+def build(qrels: Path, runs: list[Path], out: Path, profile: str = "quick", scheduler: str | None = None,
+          cache: Path | None = None, extra: list[str] | None = None, log=lambda msg: print(msg, flush=True)) -> dict:
+    """Run ``recmetrics report --qrels Q --runs R... --out OUT --name bench-<OUT's name>`` (its own book
+    folder, ``book/_build/runs/bench-<name>``) as a whole process from an empty run
+    cache; returns ``{"wall", "cpu", "peak_mb", "chapters": {name: (seconds, peak MB)}, "index"}`` (``cpu``:
+    user + system seconds of the process tree, what a shared machine does not inflate)."""
+    cmd = [sys.executable, "-m", "recmetrics.cli", "report", "--profile", profile, "--qrels", str(qrels),
+           "--runs", *map(str, runs), "--out", str(out / "html"), "--name", f"bench-{out.name}", *(extra or [])]
+    if scheduler:
+        cmd += ["--scheduler", scheduler]
+    env = dict(os.environ, RECMETRICS_CACHE=str(cache or out / "cache"), PYTHONUNBUFFERED="1")
+    import resource
+
+    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0, started_at = time.perf_counter(), time.time()
+    proc = subprocess.Popen(cmd, cwd=out, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    mem = TreeMemory(proc.pid)
+    mem.start()
+    chapters, tail, started = {}, [], t0
+    for line in proc.stdout:
+        tail = (tail + [line])[-40:]
+        m = _LOG.search(line)
+        if m and m.group(1) == "executing":
+            if not chapters:
+                chapters["(planning: read and check the inputs)"] = (time.perf_counter() - t0, mem.mark() / 2**20)
+                log(f"  planning: {time.perf_counter() - t0:.1f} s")
+            started = time.perf_counter()
+            mem.mark()
+        elif m:
+            chapters[m.group(2)] = (float(m.group(3) or time.perf_counter() - started), mem.mark() / 2**20)
+            log(f"  {m.group(2)}: {chapters[m.group(2)][0]:.1f} s, peak {chapters[m.group(2)][1] / 1024:.2f} GB "
+                f"({time.perf_counter() - t0:.0f} s since the start)")
+    rc = proc.wait()
+    wall = time.perf_counter() - t0
+    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
+    chapters["(book: html, vendored JS, checks)"] = (wall - sum(s for s, _ in chapters.values()), mem.mark() / 2**20)
+    mem.stop()
+    if rc != 0:
+        raise SystemExit(f"recmetrics report failed ({rc}):\n{''.join(tail)}")
+    index = next((ln.split(":", 1)[1].strip() for ln in tail if ln.startswith("book built:")), None)
+    return {"name": f"bench-{out.name}", "wall": wall, "cpu": cpu, "peak_mb": mem.peak / 2**20, "chapters": chapters, "index": index, "command": cmd,
+            "started": started_at}
+
+
+def chapter_outputs(folder: Path) -> dict[str, list[str]]:
+    """The outputs of every executed chapter in ``folder`` (the book sources' ``generated/``):
+    text, Markdown, HTML and chart specs, with the run-specific parts (timings, temporary paths,
+    chart ids) removed, so two builds of the same inputs compare equal exactly when their numbers do."""
+    out = {}
+    for nb in sorted(Path(folder).glob("*.ipynb")):
+        cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
+        texts = []
+        for c in cells:
+            for o in c.get("outputs", []):
+                for kind in ("text/plain", "text/markdown", "text/html", "application/vnd.vegalite.v5+json"):
+                    v = o.get("data", {}).get(kind, o.get("text") if kind == "text/plain" else None)
+                    if v is not None:
+                        v = v if isinstance(v, str) else "".join(v) if isinstance(v, list) else json.dumps(v, sort_keys=True)
+                        texts.append(re.sub(r"(/tmp|/work)[^\s'\"<]*|view_[0-9a-f]+|altair-viz-[0-9a-f]+", "", v))
+        out[nb.name] = texts
+    return out
+
+
+def local_cluster(workers: int):
+    """A ``LocalCluster`` of ``workers`` single-threaded worker processes (the caller closes it)."""
+    from dask.distributed import LocalCluster
+
+    return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                        memory_limit="12GiB")
+
+
+def _report(label: str, res: dict) -> list:
+    print(f"\n{label}: {res['wall']:.1f} s whole ({res['cpu']:.1f} s CPU), peak {res['peak_mb'] / 1024:.2f} GB "
+          "(process tree)")
+    for name, (sec, mb) in res["chapters"].items():
+        print(f"  {name:<45} {sec:8.1f} s  {mb / 1024:6.2f} GB")
+    return [label, round(res["wall"], 1), round(res["cpu"], 1), round(res["peak_mb"] / 1024, 2),
+            "; ".join(f"{k} {s:.0f}s/{mb / 1024:.1f}GB" for k, (s, mb) in res["chapters"].items())]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--users", type=int, default=138_000)
+    ap.add_argument("--items", type=int, default=27_000)
+    ap.add_argument("--judged", type=float, default=28, help="mean judgments per user")
+    ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--depth", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--profile", default="quick", choices=["quick", "paper"])
+    ap.add_argument("--workers", type=int, nargs="*", default=[],
+                    help="build on a local Dask cluster of each of these numbers of workers (--scheduler)")
+    ap.add_argument("--compare-local", action="store_true",
+                    help="with --workers: also build locally and check every cluster build gives identical chapters")
+    ap.add_argument("--folder", default=str(Path(tempfile.gettempdir()) / "recmetrics_bench_scale"),
+                    help="where the workload and the builds are written")
+    ap.add_argument("--only-workload", action="store_true", help="write the workload and stop")
+    ap.add_argument("--keep", action="store_true", help="keep the built books (default: removed after measuring)")
+    ap.add_argument("--label", default="", help="a word added to each build's label (e.g. before/after)")
+    ap.add_argument("--save-chapters", default=None, help="write the chapters' outputs (JSON) here, to compare builds")
+    ap.add_argument("--compare-chapters", default=None, help="check the chapters equal those saved by --save-chapters")
+    ap.add_argument("--no-save", action="store_true", help="do not write benchmarks/results/bench_scale.json")
+    ap.add_argument("-p", dest="param", action="append", default=[], help="KEY=VALUE passed to recmetrics report")
+    args = ap.parse_args(argv)
+    folder = Path(args.folder)
+    t0 = time.perf_counter()
+    qrels, runs = workload(folder / "inputs", args.users, args.runs, args.items, args.judged, args.depth, args.seed)
+    lines = sum(1 for _ in open(qrels)) - 1
+    print(f"workload: {lines:,} judgments, {len(runs)} runs ({time.perf_counter() - t0:.1f}s; {qrels.parent})")
+    if args.only_workload:
+        return
+    import recmetrics
+
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(recmetrics.__file__).parent)], check=True)
+    extra = [x for p in args.param for x in ("-p", p)]
+    rows, builds = [], {}
+    plans = ([("local", None)] if not args.workers or args.compare_local else []) + \
+        [(f"dask {w} worker{'s' if w > 1 else ''}", w) for w in args.workers]
+    for label, workers in plans:
+        out = folder / "builds" / re.sub(r"\W+", "-", f"{label}-{args.label}-{args.users}" if args.label else label)
+        shutil.rmtree(out, ignore_errors=True)
+        out.mkdir(parents=True)
+        cluster = local_cluster(workers) if workers else None
+        try:
+            res = build(qrels, runs, out, args.profile, cluster.scheduler_address if cluster else None, extra=extra)
+        finally:
+            if cluster is not None:
+                cluster.close()
+        rows.append(_report(f"{label}{' ' + args.label if args.label else ''}, {args.profile} profile, "
+                            f"{len(runs)} runs", res))
+        builds[label] = chapter_outputs(_chapters_of(res))
+        if not builds[label]:
+            raise SystemExit(f"no executed chapter in {_chapters_of(res)}")
+        if args.save_chapters:
+            Path(args.save_chapters).write_text(json.dumps(builds[label]), encoding="utf-8")
+        if args.compare_chapters:
+            same = json.loads(Path(args.compare_chapters).read_text(encoding="utf-8")) == builds[label]
+            print(f"{label}: chapters {'identical to' if same else 'DIFFER from'} {args.compare_chapters}")
+            if not same:
+                raise SystemExit("the chapters differ")
+    if len(builds) > 1:
+        ref_label, ref = next(iter(builds.items()))
+        for label, got in list(builds.items())[1:]:
+            same = got == ref
+            print(f"{label} vs {ref_label}: chapters {'identical' if same else 'DIFFER'}")
+            if not same:
+                raise SystemExit(f"{label} gives other chapters than {ref_label}")
+    if not args.keep:
+        shutil.rmtree(folder / "builds", ignore_errors=True)
+    if not args.no_save:
+        sys.path.insert(0, str(Path(__file__).parent))
+        from record import save_table
+
+        save_table("bench_scale", "The own-runs book at ML-20M scale: recmetrics report --qrels Q --runs R1..RN "
+                   "(whole process, empty run cache)", ["build", "whole s", "CPU s", "peak GB", "per chapter (s / peak GB)"],
+                   rows, [f"{lines:,} judgments of {args.users:,} users, {len(runs)} runs of top-{args.depth} lists "
+                          f"({args.items:,} items, popularity-skewed); peak = summed RSS of the process tree"],
+                   argv=argv)
+
+
+def _chapters_of(res: dict) -> Path:
+    """The folder of the executed chapters of the build ``res`` (the own-runs book's sources are
+    written under ``book/_build/runs/`` of the checkout that builds): the newest ``generated`` folder there."""
+    book = subprocess.run([sys.executable, "-c", "from recmetrics.report.paths import default_book_dir as d; print(d())"],
+                          capture_output=True, text=True, check=True).stdout.strip()   # the checkout that builds
+    found = sorted((Path(book) / "_build" / "runs").glob(f"{res['name']}/src/generated"), key=lambda p: p.stat().st_mtime)
+    if not found or found[-1].stat().st_mtime < res["started"]:
+        raise SystemExit("the executed chapters of the build were not found under book/_build/runs")
+    return found[-1]
+
+
+if __name__ == "__main__":
+    main()

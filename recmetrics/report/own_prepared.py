@@ -1,0 +1,232 @@
+"""The own-runs book reads and judges its inputs once per build, and computes each analysis once.
+
+:func:`prepare` (called by :func:`recmetrics.report.own_runs.plan`, which reads every file anyway to
+check it) builds the :class:`~recmetrics.study.Study` of a ``source`` one run at a time
+(:func:`recmetrics.prepared.study_from_files`: read, judge, score, drop the lists; on a Dask cluster
+with ``scheduler``) and stores it in the run cache, ``<run cache>/prepared/<key>.npz``
+(:func:`~recmetrics.prepared.save_prepared`). The ``key`` hashes the source (paths, threshold, folds,
+label), each file's size, modification time and inode, the metrics and cut-offs, the file format and
+the package version; it is written into the source as ``source["prepared"]``. Every chapter's
+:func:`~recmetrics.report.own_sources.load_study` computes the key again from the files as they are
+now and loads the stored Study only when it matches (a file changed since planning changes its size
+or modification time: the chapter reads the files again) and the stored file verifies its checksum.
+The folder keeps the :data:`KEEP` most recently used prepared Studies (older ones are deleted when a
+new one is stored); deleting it any time only makes the next build read its files again.
+
+:func:`discriminative_power` and :func:`robustness` are the chapters' two long computations, stored
+under the prepared key and their parameters (``<key>-dp-<hash>.npz``, ``<key>-robustness-<hash>.npz``),
+so chapter 5 (which metric to report) reads what chapters 2 and 3 computed instead of computing it again;
+without a prepared key they compute (and store nothing). Values are those of
+:func:`recmetrics.meta.discriminative_power` and :func:`recmetrics.meta.robustness.robustness_study`,
+bit for bit (tested).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+__all__ = ["prepare", "load", "source_key", "discriminative_power", "robustness"]
+
+
+def _folder() -> Path:
+    from ..runs.cache import default_cache_dir
+
+    return default_cache_dir() / "prepared"
+
+
+def source_key(source: Mapping, metrics: Sequence[str], cutoffs: Sequence[int]) -> str:
+    """The key of a source's prepared Study: its settings and files (name, size, modification time,
+    inode) as they are now, the metrics, the cut-offs, the format and the package version."""
+    from .. import __version__
+    from ..prepared import PREPARED_FORMAT
+    from ..runs.cache import cache_key
+
+    paths = [*source["qrels"], *(p for ps in source["runs"].values() for p in ps)]
+    if source.get("ratings"):
+        paths.append(source["ratings"])
+    files = []
+    for p in paths:
+        st = os.stat(p)
+        # the file's name, not its path: the same files linked into a book's inputs folder
+        # (report.own_book.stage_inputs) keep their key (a link has the target's size, time and inode)
+        files.append([os.path.basename(str(p)), st.st_size, st.st_mtime_ns, st.st_ino])
+    settings = {k: v for k, v in source.items() if k not in ("prepared", "content", "qrels", "runs", "ratings")}
+    settings["runs"] = sorted(source["runs"])
+    return cache_key({"source": settings, "files": files, "metrics": [str(m) for m in metrics],
+                      "cutoffs": [int(c) for c in cutoffs], "format": PREPARED_FORMAT, "version": __version__})
+
+
+def prepare(source: Mapping, metrics: Sequence[str], cutoffs: Sequence[int], *, read_judgments: Callable,
+            read_run: Callable, scheduler: Any = None):
+    """``(key, Study)``: the prepared Study of ``source`` (stored under ``key`` in the run cache; an
+    earlier build's when its key matches), or ``(None, None)`` when it cannot be prepared (ids of
+    different types in a run and its judgments, or of mixed types): the chapters then read the files.
+    ``read_judgments(source)`` gives ``([Qrels per fold], ratings or None)`` and ``read_run(path, name)``
+    a Run (:mod:`recmetrics.report.own_sources`' readers)."""
+    from ..errors import InputError
+    from ..prepared import load_prepared, save_prepared, study_from_files
+
+    key = source_key(source, metrics, cutoffs)
+    path = _folder() / f"{key}.npz"
+    study = load_prepared(path, key)
+    if study is None:
+        qrels, ratings = read_judgments(source)
+        study = study_from_files(source["runs"], qrels, list(metrics), list(cutoffs), reader=read_run,
+                                 ratings=ratings, threshold=source.get("threshold"),
+                                 dataset=str(source.get("label", "runs")), client=scheduler, n_jobs=N_JOBS)
+        if study is None:
+            return None, None
+        try:
+            save_prepared(study, path, key)
+        except InputError:                   # ids that cannot be stored without pickling: not shared
+            return None, None
+        _prune(_folder(), KEEP)
+    study.prepared_key = key
+    return key, study
+
+
+def rekey(study, source: Mapping, metrics: Sequence[str], cutoffs: Sequence[int]) -> str:
+    """Store the prepared ``study`` again under the key of ``source`` (e.g. once its threshold is
+    resolved); returns the key."""
+    from ..prepared import save_prepared
+
+    key = source_key(source, metrics, cutoffs)
+    save_prepared(study, _folder() / f"{key}.npz", key)
+    study.prepared_key = key
+    return key
+
+
+#: runs read and judged at once without a Dask cluster (each holds one run's lists, ~1.5 GB at ML-20M size)
+N_JOBS = min(2, os.cpu_count() or 1)
+#: prepared Studies kept in the run cache (with their stored analyses): the most recently used ones
+KEEP = 4
+
+
+def _prune(folder: Path, keep: int) -> None:
+    """Delete the prepared Studies (and their stored analyses) beyond the ``keep`` most recently
+    used (modification time: :func:`load` touches the file it reads). A build still using a deleted
+    one finds nothing and reads its files again, with the same values."""
+    groups: dict[str, float] = {}
+    for f in folder.glob("*.npz"):
+        k = f.name[:40]
+        try:
+            groups[k] = max(groups.get(k, 0.0), f.stat().st_mtime)
+        except OSError:
+            continue
+    for k in sorted(groups, key=groups.get, reverse=True)[keep:]:
+        for f in folder.glob(f"{k}*.npz"):
+            f.unlink(missing_ok=True)
+
+
+def load(source: Mapping | None, metrics: Sequence[str], cutoffs: Sequence[int]):
+    """The prepared Study of ``source`` when its key (``source["prepared"]``) matches the files as
+    they are now and the stored file verifies, else ``None``."""
+    from ..prepared import load_prepared
+
+    key = (source or {}).get("prepared")
+    if not key:
+        return None
+    try:
+        if source_key(source, metrics, cutoffs) != key:
+            return None
+    except OSError:
+        return None
+    path = _folder() / f"{key}.npz"
+    study = load_prepared(path, key)
+    if study is not None:
+        study.prepared_key = key
+        try:
+            os.utime(path)                   # recently used: kept by _prune
+        except OSError:
+            pass
+    return study
+
+
+def _result_path(study, what: str, params: Mapping) -> Path | None:
+    from ..runs.cache import cache_key
+
+    key = getattr(study, "prepared_key", None)
+    if not key:
+        return None
+    return _folder() / f"{key}-{what}-{cache_key(dict(params))}.npz"
+
+
+def _load(path: Path | None):
+    from ..prepared import read_arrays
+
+    return None if path is None or not path.exists() else read_arrays(path)
+
+
+def discriminative_power(study, candidates: Sequence[str], pool: str = "concat", **kw) -> dict:
+    """``{candidate: DiscriminativePower}`` of ``candidates`` (``"nDCG@10"``, ...) of ``study``, as
+    :func:`recmetrics.meta.discriminative_power` of ``{c: study.scores(c, pool=pool)}`` with ``kw``;
+    read from the build's store when an earlier chapter computed it."""
+    import pandas as pd
+
+    from ..meta.discriminative import DiscriminativePower, discriminative_power as _dp
+    from ..prepared import write_arrays
+
+    candidates = [str(c) for c in candidates]
+    path = _result_path(study, "dp", {"candidates": candidates, "pool": pool, **kw})
+    got = _load(path)
+    if got is not None:
+        meta, arrays = got
+        out = {}
+        for i, (c, m) in enumerate(zip(candidates, meta["results"])):
+            p = arrays[f"p{i}"]
+            out[c] = DiscriminativePower(pvalues=pd.DataFrame({"a": m["a"], "b": m["b"], "p": p}), dp=m["dp"],
+                                         curve=arrays[f"curve{i}"], share_significant=m["share_significant"],
+                                         median_p=m["median_p"], alpha=m["alpha"], n_permutations=m["n_permutations"],
+                                         exact=m["exact"], alternative=m["alternative"], seed=m["seed"])
+        return out
+    out = _dp({c: study.scores(c, pool=pool) for c in candidates}, **kw)
+    if path is not None:
+        results, arrays = [], {}
+        for i, c in enumerate(candidates):
+            r = out[c]
+            arrays[f"p{i}"], arrays[f"curve{i}"] = np.asarray(r.pvalues["p"], dtype=np.float64), np.asarray(r.curve)
+            results.append({"a": [str(x) for x in r.pvalues["a"]], "b": [str(x) for x in r.pvalues["b"]],
+                            "dp": r.dp, "share_significant": r.share_significant, "median_p": r.median_p,
+                            "alpha": r.alpha, "n_permutations": r.n_permutations, "exact": r.exact,
+                            "alternative": r.alternative, "seed": r.seed})
+        write_arrays(path, {"results": results}, arrays)
+    return out
+
+
+def robustness(study, scenarios: Sequence[str], sizes, n_samples: int, seed: int, **kw):
+    """:func:`recmetrics.meta.robustness.robustness_study` of ``study`` (same arguments; ``client``,
+    ``n_jobs``, ``progress`` and ``prefer`` change no value and are not part of the stored key), read
+    from the build's store when an earlier chapter computed it."""
+    import pandas as pd
+
+    from ..meta import robustness as rob
+    from ..prepared import write_arrays
+
+    scenarios = list(scenarios)
+    grids = rob.resolve_grids(sizes, scenarios)
+    settings = {k: v for k, v in kw.items() if k not in ("client", "n_jobs", "progress", "prefer")}
+    path = _result_path(study, "robustness", {"scenarios": scenarios, "grids": {k: list(v) for k, v in grids.items()},
+                                              "n_samples": int(n_samples), "seed": int(seed), **settings})
+    got = _load(path)
+    if got is not None:
+        meta, arrays = got
+        samples = pd.DataFrame({c: arrays[f"s_{c}"] for c in meta["samples"]})
+        for c, dt in meta["dtypes"].items():
+            if str(samples[c].dtype) != dt:
+                samples[c] = samples[c].astype(dt)
+        full = pd.DataFrame(arrays["full"], index=pd.Index(meta["systems"], name="system"), columns=meta["names"])
+        return rob.Robustness(samples, full, grids={k: tuple(v) for k, v in meta["grids"].items()},
+                              tie_break=meta["tie_break"])
+    r = rob.robustness_study(study, scenarios, sizes, n_samples, seed, **kw)
+    if path is not None:
+        arrays = {f"s_{c}": r.samples[c].to_numpy() for c in r.samples.columns}
+        arrays = {k: a.astype(str) if a.dtype.kind == "O" else a for k, a in arrays.items()}   # no pickle
+        arrays["full"] = r.full.to_numpy()
+        write_arrays(path, {"samples": list(r.samples.columns), "systems": [str(s) for s in r.full.index],
+                            "dtypes": {c: str(r.samples[c].dtype) for c in r.samples.columns},
+                     "names": [str(c) for c in r.full.columns], "grids": {k: list(v) for k, v in r.grids.items()},
+                     "tie_break": r.tie_break}, arrays)
+    return r
