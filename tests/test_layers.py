@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # evaluate() and the argument helpers the commands share (meta.compare and cli)
     ("evaluation", ("evaluation", "arguments")),
     # systems and their runs, the score cube, evaluation designs (target sets)
-    ("study", ("recommenders", "runs", "study", "protocols")),
+    ("study", ("recommenders", "runs", "study", "protocols", "prepared")),
     ("meta", ("meta",)),
     ("papers", ("papers",)),
     # charts, explorer tables and widgets (what notebooks draw)

@@ -35,7 +35,8 @@ import numpy as np
 import pandas as pd
 
 from ..meta.findings import NOISE_SE, Evidence, best_of, combine, holds, order
-from .checks import _lowest, _se_text, _tau_by_base, base_name, by_base, few_systems, robustness_area
+from .agreement_checks import _tau_by_base
+from .checks import _lowest, _se_text, base_name, by_base, few_systems, robustness_area
 
 __all__ = ["STRONG_TAU", "LINEAR_TOLERANCE", "all_of", "swap_step", "robustness_tiers", "robustness_among_most", "scenario_below",
            "tau_at_size", "falls_slowly_linearly", "all_at_least", "tau_pair_at_least", "dp_worst",

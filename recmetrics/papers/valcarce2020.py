@@ -50,8 +50,9 @@ from __future__ import annotations
 
 from ..meta.findings import Claim
 from ..recommenders import PAPER_SYSTEMS
-from .checks import (dp_best, geometric_beats_arithmetic, lowest_mean_correlation, lowest_values,
-                     robustness_among_least, robustness_best, robustness_worst_everywhere, under_geometric_reading)
+from .agreement_checks import (geometric_beats_arithmetic, lowest_mean_correlation, lowest_values,
+                               under_geometric_reading)
+from .checks import dp_best, robustness_among_least, robustness_best, robustness_worst_everywhere
 from ..meta.robustness import GRIDS_000, QUICK_GRIDS
 from .scenario_checks import (STRONG_TAU, all_of, falls_slowly_linearly, robustness_among_most, robustness_tiers,
                               scenario_below, tau_at_size, tau_pair_at_least)
