@@ -232,7 +232,8 @@ def _digest(meta: dict, arrays: Mapping[str, np.ndarray]) -> str:
     for name in sorted(arrays):
         a = np.ascontiguousarray(arrays[name])
         h.update(f"|{name}|{a.dtype.str}|{a.shape}|".encode())
-        h.update(memoryview(a).cast("B"))
+        if a.size:   # (a view with a zero in its shape cannot be cast)
+            h.update(memoryview(a).cast("B"))
     return h.hexdigest()[:32]
 
 
