@@ -39,6 +39,13 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
+def _public(arg: str) -> str:
+    """A command-line argument as the published record shows it: an absolute path (a folder of the
+    measuring machine, which the book's appendix must not carry) becomes ``<its name>``."""
+    key, sep, value = str(arg).rpartition("=") if str(arg).startswith("-") and "=" in str(arg) else ("", "", str(arg))
+    return f"{key}{sep}<{Path(value).name}>" if os.path.isabs(value) else str(arg)
+
+
 def save_table(name: str, title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]],
                notes: Iterable[str] = (), argv: Sequence[str] | None = None) -> Path:
     """Write ``results/<name>.json``: title, command, UTC time, machine, recmetrics version and
@@ -48,7 +55,7 @@ def save_table(name: str, title: str, columns: Sequence[str], rows: Iterable[Seq
     argv = sys.argv[1:] if argv is None else list(argv)
     payload = {
         "title": title,
-        "command": " ".join(["python", f"benchmarks/{name}.py", *map(shlex.quote, argv)]),
+        "command": " ".join(["python", f"benchmarks/{name}.py", *(shlex.quote(_public(a)) for a in argv)]),
         "measured_at": dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
         "machine": {"CPUs": os.cpu_count(), "Python": platform.python_version(),
                     "platform": platform.platform(terse=True),
