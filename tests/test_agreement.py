@@ -77,3 +77,39 @@ def test_tau_b_equals_kendall_tau():
             y = rng.normal(size=n) if n > 3 else rng.integers(0, 3, n).astype(float)
             a, b = kendall_tau(x, y), tau_b(x, y)
             assert (np.isnan(a) and np.isnan(b)) or abs(a - b) < 1e-12
+
+
+def test_agreement_se_is_a_bootstrap_over_users():
+    from recmetrics.errors import InputError
+    from recmetrics.meta.agreement import agreement_se
+
+    rng = np.random.default_rng(0)
+    users = [f"u{i}" for i in range(400)]
+    systems = ["a", "b", "c", "d"]
+    base = rng.random((4, 400))
+    clear = pd.DataFrame(base + np.arange(4)[:, None], index=systems, columns=users)   # far apart
+    close = pd.DataFrame(base * 0.1 + 0.001 * np.arange(4)[:, None] + rng.random((4, 400)), index=systems,
+                         columns=users)                                            # within the noise
+    se = agreement_se({"x": clear, "y": clear + 0.5})
+    assert se.loc["x", "y"] == 0 and se.loc["x", "x"] == 0          # the same order in every resample
+    se = agreement_se({"x": close, "y": clear}, seed=1)
+    assert 0.2 < se.loc["x", "y"] < 1.0 and se.loc["x", "y"] == se.loc["y", "x"]
+    assert agreement_se({"x": close, "y": clear}, seed=1).equals(se)               # seeded: reproducible
+    # hand check of one resample: the draw is the seed's integers, τ-b of the resampled means
+    one = agreement_se({"x": close, "y": clear, "z": close * 2}, n_bootstrap=2, seed=3)
+    draws = np.random.default_rng(3)
+    taus = []
+    for _ in range(2):
+        d = draws.integers(0, 400, 400)
+        taus.append(ag.kendall_tau(close.to_numpy()[:, d].mean(axis=1), clear.to_numpy()[:, d].mean(axis=1)))
+    assert one.loc["x", "y"] == pytest.approx(np.std(taus, ddof=1))
+    geo = agreement_se({"x": close, "y": clear}, aggregate="geometric", seed=1)
+    assert np.isfinite(geo.loc["x", "y"])
+    with pytest.raises(InputError, match="'y'.*systems and units"):
+        agreement_se({"x": close, "y": clear.iloc[:, :10]})
+    with pytest.raises(InputError, match="'y'.*NaN"):
+        agreement_se({"x": close, "y": clear.where(clear > 0.01)})
+    with pytest.raises(InputError, match="at least two names"):
+        agreement_se({"x": close})
+    with pytest.raises(InputError, match="n_bootstrap"):
+        agreement_se({"x": close, "y": clear}, n_bootstrap=1)

@@ -337,3 +337,23 @@ def test_findings_page_files_project_checks_apart(tmp_path):
     assert "(1 claims of the papers: 1 agrees" in page
     assert "and 1 of the project's own checks, not counted as the papers' claims: 1 agrees" in page
     assert "## The project's own checks" in page and "split seed 2" in page
+
+
+def test_tau_thresholds_decide_against_the_bootstrap_se():
+    """A τ of full test sets is an estimate: with its bootstrap se (results[key + "_se"]) a τ of 0.85
+    against 0.9 no longer disagrees when the se is 0.04 (the old check read it as exact)."""
+    low = {"tau": tau_matrix(pairs={("AP", "nDCG"): 0.85}), "n_systems": 12}
+    assert check("000", "map-ndcg-strong", low).verdict == "disagrees"
+    wide = pd.DataFrame(0.04, index=METRICS, columns=METRICS)
+    ev = check("000", "map-ndcg-strong", {**low, "tau_se": wide})
+    assert ev.verdict == "inconclusive" and "0.850 ± 0.040 (bootstrap se over users)" in ev.detail
+    narrow = pd.DataFrame(0.01, index=METRICS, columns=METRICS)
+    assert check("000", "map-ndcg-strong", {**low, "tau_se": narrow}).verdict == "disagrees"
+    assert check("000", "map-ndcg-strong", {**low, "tau_se": narrow.where(narrow < 0)}).verdict == "inconclusive"
+    cut = papers.get("003").CLAIMS[0]
+    tau = pd.DataFrame(np.ones((3, 3)), index=[5, 10, 100], columns=[5, 10, 100])
+    tau.loc[5, 100] = tau.loc[100, 5] = 0.95
+    se = pd.DataFrame(0.03, index=tau.index, columns=tau.columns)
+    assert cut.check({"cutoff_tau": tau, "n_systems": 21}).verdict == "agrees"
+    ev = cut.check({"cutoff_tau": tau, "cutoff_tau_se": se, "n_systems": 21})
+    assert ev.verdict == "inconclusive" and "0.950 ± 0.030" in ev.detail

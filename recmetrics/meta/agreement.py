@@ -19,7 +19,10 @@ from ..errors import InputError
 from ..metrics.aggregate import aggregate as _aggregate
 
 __all__ = ["kendall_tau", "tau_b", "system_ranking_tau", "ranking_taus", "tau_ap", "agreement_matrix", "metric_agreement",
-           "cutoff_agreement", "mean_agreement"]
+           "cutoff_agreement", "mean_agreement", "agreement_se", "N_BOOTSTRAP"]
+
+#: bootstrap resamples of the users behind :func:`agreement_se`
+N_BOOTSTRAP = 200
 
 
 def kendall_tau(x, y, variant: str = "b") -> float:
@@ -198,3 +201,59 @@ def mean_agreement(study, cutoff=None, method: str = "tau", pool: str = "concat"
             g = study.system_scores(m, cutoff, pool, "geometric")
         rows.append({"metric": m, "tau": kendall_tau(a, g), "tau_ap": tau_ap(g, a)})
     return pd.DataFrame(rows).set_index("metric")
+
+
+def agreement_se(scores, *, aggregate: str | None = None, n_bootstrap: int = N_BOOTSTRAP, seed: int = 0):
+    """Bootstrap standard error of every τ of :func:`agreement_matrix` over the evaluated users.
+
+    A τ between two metrics' (or cut-offs') rankings of the systems on a full test set is an
+    estimate: other users, or another split, move the system means and can swap close systems.
+    ``scores``: ``{name: systems x units}`` per-user scores of the same systems and units (e.g.
+    ``study.all_scores(100)``, or ``{c: study.scores("nDCG", c) for c in cutoffs}``); every
+    resample draws the units with replacement (the same draw for every name, so what the names
+    share stays paired), aggregates each name with ``aggregate`` (default arithmetic) and takes
+    τ-b between every two names. Returns the names x names matrix of the resamples' standard
+    deviation (diagonal 0; NaN where τ is undefined in fewer than two resamples). ``seed`` makes it
+    reproducible; the units are the columns as given (``pool="mean"`` units are users)."""
+    import pandas as pd
+
+    if not isinstance(scores, dict) or len(scores) < 2:
+        raise InputError("agreement_se needs {name: systems x units scores} for at least two names")
+    n_bootstrap = checks.positive_int(n_bootstrap, "n_bootstrap")
+    if n_bootstrap < 2:
+        raise InputError(f"n_bootstrap must be at least 2, got {n_bootstrap}")
+    names = list(scores)
+    first = pd.DataFrame(scores[names[0]])
+    for name in names[1:]:
+        other = pd.DataFrame(scores[name])
+        if not (other.index.equals(first.index) and other.columns.equals(first.columns)):
+            raise InputError(f"agreement_se: the scores of {name!r} are not over the systems and units of "
+                             f"{names[0]!r} (each name needs the same systems x units table)")
+    if first.shape[0] < 2 or first.shape[1] < 1:
+        raise InputError(f"agreement_se needs at least two systems and one unit, got shape {first.shape}")
+    cube = np.stack([checks.numbers(pd.DataFrame(scores[n]).to_numpy(dtype=np.float64), f"scores of {n!r}")
+                     for n in names])                                    # (names, systems, units)
+    if not np.isfinite(cube).all():
+        bad = names[int(np.flatnonzero(~np.isfinite(cube).all(axis=(1, 2)))[0])]
+        raise InputError(f"agreement_se: the scores of {bad!r} hold a NaN or infinite value; pool the units "
+                         f"first (every system needs a score for every unit)")
+    rng = np.random.default_rng(checks.seed(seed))
+    n_units, k = cube.shape[2], len(names)
+    taus = np.full((n_bootstrap, k, k), np.nan)
+    for b in range(n_bootstrap):
+        draw = rng.integers(0, n_units, n_units)
+        if aggregate in (None, "arithmetic"):
+            means = cube[:, :, draw].mean(axis=2)
+        else:
+            means = np.stack([_aggregate(cube[i][:, draw], aggregate, axis=1, metric=str(names[i]))
+                              for i in range(k)])
+        for i in range(k):
+            taus[b, i, i] = 1.0
+            for j in range(i + 1, k):
+                taus[b, i, j] = taus[b, j, i] = tau_b(means[i], means[j])
+    ok = np.isfinite(taus).sum(axis=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", category=RuntimeWarning)
+        se = np.where(ok >= 2, np.nanstd(taus, axis=0, ddof=1), np.nan)
+    np.fill_diagonal(se, 0.0)
+    return pd.DataFrame(se, index=pd.Index(names), columns=pd.Index(names))

@@ -5,7 +5,8 @@ Every comparison goes through the one verdict rule of :mod:`recmetrics.meta.find
 (:func:`~recmetrics.meta.findings.order`, :func:`~recmetrics.meta.findings.holds`,
 :func:`~recmetrics.meta.findings.best_of`, :func:`~recmetrics.meta.findings.combine`) with the
 uncertainty each result carries (the Monte Carlo se of a robustness curve or of DP; τ between
-rankings of the full test sets is read as given). Each builder returns ``check(results) ->
+rankings of the full test sets with its bootstrap se over users, ``results[key + "_se"]`` from
+:func:`recmetrics.meta.agreement.agreement_se`, when the chapter gives it). Each builder returns ``check(results) ->
 Evidence``; results are read by key, metric names reduced to their base names.
 
 * :func:`robustness_tiers` — "A and B and, to a lesser degree, C and D show the best robustness":
@@ -61,15 +62,25 @@ def swap_step(n_systems: int | None) -> float:
     return 4.0 / (n_systems * (n_systems - 1))
 
 
-def _tau_verdict(value: float, threshold: float, n_systems: int | None) -> tuple[str, str]:
-    """``holds(value, ">=", threshold)`` for a τ between rankings of ``n_systems``, except that a τ
-    within one swapped pair of the threshold decides nothing: the rankings of the full test sets are
-    estimates, and one pair swapped by another split moves τ by :func:`swap_step`."""
+def _tau_verdict(value: float, threshold: float, n_systems: int | None, se: float | None = None) -> tuple[str, str]:
+    """``holds(value, ">=", threshold, se)`` for a τ between rankings of ``n_systems``: ``se`` is
+    its bootstrap se over the users (:func:`recmetrics.meta.agreement.agreement_se`; ``None``: not
+    computed, the τ is read as given), and a τ within one swapped pair of the threshold decides
+    nothing either: the rankings of the full test sets are estimates, and one pair swapped by
+    another split moves τ by :func:`swap_step`."""
     step = swap_step(n_systems)
     if np.isfinite(step) and abs(value - threshold) < step:
         return "inconclusive", (f"; within one swapped pair of {threshold:g} ({n_systems} systems: one pair moves τ "
                                 f"by {step:.3f})")
-    return holds(value, ">=", threshold), ""
+    if se is not None and not np.isfinite(se):
+        return "inconclusive", "; its bootstrap se is undefined"
+    return holds(value, ">=", threshold, se if se else None), ""
+
+
+def _tau_se(results, key: str):
+    """``results[key + "_se"]`` (bootstrap se of a τ matrix, by base names) or ``None``."""
+    se = results.get(key + "_se")
+    return None if se is None else _tau_by_base(se)
 
 
 def _all_signs(signs: Sequence[int]) -> str:
@@ -260,12 +271,16 @@ def all_at_least(key: str, threshold: float, what: str) -> Callable:
         if not len(off):
             return Evidence("inconclusive", None, f"no finite {what}")
         n = results.get("n_systems")
-        verdicts = [_tau_verdict(v, threshold, n) for v in off]
+        se = results.get(key + "_se")
+        se = None if se is None else pd.DataFrame(se).astype(np.float64)
+        verdicts = [_tau_verdict(v, threshold, n, None if se is None else float(se.loc[a, b]))
+                    for (a, b), v in off.items()]
         low = off.idxmin()
         below = sum(v == "disagrees" for v, _ in verdicts)
         near = next((why for v, why in verdicts if why), "")
+        low_se = "" if se is None else f" ± {float(se.loc[low[0], low[1]]):.3f} (bootstrap se over users)"
         return Evidence(combine(v for v, _ in verdicts), float(off.min()),
-                        f"lowest {what} {off.min():.3f} ({low[0]} vs {low[1]}), median {off.median():.3f}; "
+                        f"lowest {what} {off.min():.3f}{low_se} ({low[0]} vs {low[1]}), median {off.median():.3f}; "
                         f"{below} of {len(off)} entries clearly below {threshold:g}{near} (claim: all ≥ {threshold:g})")
     return check
 
@@ -279,9 +294,11 @@ def tau_pair_at_least(key: str, a: str, b: str, threshold: float, what: str = "�
         t = _tau_by_base(results[key])
         v = float(t.loc[a, b])
         rank = t.loc[a].drop(a).sort_values(ascending=False)
-        verdict, near = _tau_verdict(v, threshold, results.get("n_systems"))
+        se = _tau_se(results, key)
+        se = None if se is None else float(se.loc[a, b])
+        verdict, near = _tau_verdict(v, threshold, results.get("n_systems"), se)
         return Evidence(verdict, v,
-                        f"{what}({a}, {b}) = {v:.3f} (claim: ≥ {threshold:g}, the project's reading of 'strongly "
+                        f"{what}({a}, {b}) = {v:.3f}{'' if se is None else f' ± {se:.3f} (bootstrap se over users)'} (claim: ≥ {threshold:g}, the project's reading of 'strongly "
                         f"correlated'{near}); {a}'s highest τ: " + ", ".join(f"{m} {x:.3f}" for m, x in rank.iloc[:3].items()))
     return check
 
