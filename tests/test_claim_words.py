@@ -357,3 +357,47 @@ def test_tau_thresholds_decide_against_the_bootstrap_se():
     assert cut.check({"cutoff_tau": tau, "n_systems": 21}).verdict == "agrees"
     ev = cut.check({"cutoff_tau": tau, "cutoff_tau_se": se, "n_systems": 21})
     assert ev.verdict == "inconclusive" and "0.950 ± 0.030" in ev.detail
+
+
+def with_replicates(r: Robustness, shift: dict, n: int = 10, spread: float = 0.2, seed: int = 1) -> Robustness:
+    """``r`` with data-split replicates: every sample's τ on replicate k is its τ plus a per-(scenario,
+    replicate) offset of sd ``spread`` (users that move every metric alike), a per-(scenario, replicate,
+    metric) one of sd 0.01, and ``shift[scenario][metric]`` on half of the replicates and minus it on
+    the other half (a difference that changes with the users)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    s = r.samples[r.samples["size"] < 1.0]
+    for k in range(n):
+        off = {sc: rng.normal(0, spread) for sc in s["scenario"].unique()}
+        sign = 1 if k % 2 else -1
+        own = {key: rng.normal(0, 0.01) for key in set(zip(s["scenario"], s["metric"]))}
+        d = s.assign(replicate=k, tau=s["tau"] + s["scenario"].map(off)
+                     + np.array([own[key] for key in zip(s["scenario"], s["metric"])])
+                     + sign * np.array([shift.get(sc, {}).get(m.split("@")[0], 0.0) for sc, m in zip(s["scenario"], s["metric"])]))
+        rows.append(d[["scenario", "size", "sample", "replicate", "metric", "tau"]])
+    return Robustness(r.samples, r.full, r.grids, r.tie_break, replicate_samples=pd.concat(rows, ignore_index=True))
+
+
+def test_scenario_and_tier_checks_decide_against_the_split_replicates():
+    """Issue 25 §1: the scenario checks (items-hurt-more, random-users-smoother, large-users-utility-best,
+    ratings-half-above-09) read the data-split replicates; a difference that reverses between user
+    groups no longer decides (the old checks saw the Monte Carlo noise only)."""
+    scen = {"ratings": flat({m: 0.9 for m in METRICS}), "random-items": flat({m: 0.8 for m in METRICS}),
+            "random-users": flat({m: 0.97 for m in METRICS})}
+    steady = with_replicates(rob(scen), {}, spread=0.0)
+    assert check("000", "items-hurt-more", {"robustness": steady}).verdict == "agrees"
+    # P's items-vs-ratings gap changes sign between user groups: not decided
+    torn = with_replicates(rob(scen), {"random-items": {"P": 0.3}}, spread=0.0)
+    ev = check("000", "items-hurt-more", {"robustness": torn})
+    assert ev.verdict == "inconclusive" and "P 0.800 vs 0.900 (inconclusive)" in ev.detail
+    assert "data-split replicates" in ev.detail
+    tiers = {"RR": 0.95, "ERR": 0.94, "infAP": 0.9, "bpref": 0.89}
+    ok = with_replicates(rob({"large-users": flat(tiers)}), {}, spread=0.0)
+    assert check("000", "large-users-utility-best", {"robustness": ok}).verdict == "agrees"
+    torn = with_replicates(rob({"large-users": flat(tiers)}), {"large-users": {"RR": 0.5}}, spread=0.0)
+    ev = check("000", "large-users-utility-best", {"robustness": torn})
+    assert ev.verdict == "inconclusive" and "replicates" in ev.detail
+    half = rob({"ratings": flat({m: 0.95 for m in METRICS}, (0.5, 0.2))})
+    assert check("000", "ratings-half-above-09", {"robustness": half}).verdict == "agrees"
+    torn = with_replicates(half, {"ratings": {"nDCG": 0.4}}, spread=0.0)
+    assert check("000", "ratings-half-above-09", {"robustness": torn}).verdict == "inconclusive"

@@ -37,7 +37,7 @@ import pandas as pd
 
 from ..meta.findings import NOISE_SE, Evidence, best_of, combine, holds, order
 from .agreement_checks import _tau_by_base
-from .checks import _lowest, _se_text, base_name, by_base, few_systems, robustness_area
+from .checks import _lowest, _se_text, _spread_text, base_name, by_base, few_systems, robustness_area, robustness_replicates
 
 __all__ = ["STRONG_TAU", "LINEAR_TOLERANCE", "all_of", "swap_step", "robustness_tiers", "robustness_among_most", "scenario_below",
            "tau_at_size", "falls_slowly_linearly", "all_at_least", "tau_pair_at_least", "dp_worst",
@@ -99,17 +99,19 @@ def robustness_tiers(tiers: Sequence[Sequence[str]], scenario: str, key: str = "
         if few:
             return few
         values, se = robustness_area(results[key], scenario)
+        reps = robustness_replicates(results[key], scenario, values.index)
         verdicts, parts, before = [], [], []
         for tier in tiers:
             pool = values.drop([m for m in before if m in values.index])
-            v, d = best_of(pool.to_dict(), tier, se.to_dict())
+            v, d = best_of(pool.to_dict(), tier, se.to_dict(), replicates=reps)
             verdicts.append(v)
             parts.append(f"{', '.join(tier)} above {', '.join(m for m in pool.index if m not in tier)}: {v} ({d})")
             before += tier
         top = values.sort_values(ascending=False)
         return Evidence(combine(verdicts), float(values[tiers[0]].min()),
                         f"mean τ under {scenario} ({', '.join(f'{m} {v:.3f}' for m, v in top.items())}; "
-                        f"{_se_text(se, values.index)}) — " + " | ".join(parts))
+                        f"{_se_text(se, values.index)}{_spread_text(reps, [m for t in tiers for m in t])}) — "
+                        + " | ".join(parts))
     return check
 
 
@@ -117,7 +119,9 @@ def _standing(rob, scenario: str, metric: str, group: Sequence[str], slack: int,
     """Where ``metric`` stands under ``scenario``: ``agrees`` when clearly above all but at most
     ``slack`` of the metrics outside ``group``, ``disagrees`` when clearly below more than ``slack``."""
     values, se = robustness_area(rob, scenario)
-    signs = [order(values[metric], values[o], se.get(metric), se.get(o)) for o in values.index if o not in group]
+    reps = robustness_replicates(rob, scenario, values.index) or {}
+    signs = [order(values[metric], values[o], se.get(metric), se.get(o), reps_a=reps.get(metric), reps_b=reps.get(o))
+             for o in values.index if o not in group]
     above, below = signs.count(1), signs.count(-1)
     v = "disagrees" if below > slack else "agrees" if above >= len(signs) - slack else "inconclusive"
     return v, f"{scenario}: {label}{metric} {values[metric]:.3f} above {above}, below {below} of {len(signs)}"
@@ -169,12 +173,15 @@ def scenario_below(lower: str, higher: str, key: str = "robustness", what: str =
         ma, mb = by_base(a.mean()), by_base(b.mean())
         va = by_base((sa ** 2).sum().pow(0.5) / len(a))
         vb = by_base((sb ** 2).sum().pow(0.5) / len(b))
-        signs = {m: order(mb[m], ma[m], va.get(m), vb.get(m)) for m in ma.index}
+        ra = robustness_replicates(rob, lower, ma.index, a.index) or {}
+        rb = robustness_replicates(rob, higher, mb.index, b.index) or {}
+        signs = {m: order(mb[m], ma[m], vb.get(m), va.get(m), reps_a=rb.get(m), reps_b=ra.get(m)) for m in ma.index}
         verdict = _all_signs(list(signs.values()))
         return Evidence(verdict, float((ma - mb).max()),
                         f"mean τ over sizes {', '.join(f'{s:g}' for s in a.index)}, {lower} vs {higher}: "
                         + ", ".join(f"{m} {ma[m]:.3f} vs {mb[m]:.3f} ({_VERDICT[signs[m]]})" for m in ma.index)
-                        + f"{what} — agrees when every metric is lower under {lower} beyond {NOISE_SE:g} se")
+                        + f"{what} — agrees when every metric is lower under {lower} beyond {NOISE_SE:g} se"
+                        + (f" (Monte Carlo and the {len(next(iter(ra.values())))} data-split replicates)" if ra else ""))
     return check
 
 
@@ -193,7 +200,8 @@ def tau_at_size(scenario: str, size: float, threshold: float, key: str = "robust
         at = max(below)
         tau = by_base(curve.loc[at])
         se = by_base(_curve_se(rob, scenario, [at]).iloc[0])
-        verdicts = {m: holds(tau[m], ">=", threshold, se.get(m)) for m in tau.index}
+        reps = robustness_replicates(rob, scenario, tau.index, [at]) or {}
+        verdicts = {m: holds(tau[m], ">=", threshold, se.get(m), replicates=reps.get(m)) for m in tau.index}
         low = tau.idxmin()
         return Evidence(combine(verdicts.values()), float(tau.min()),
                         f"mean τ at {at:g} of the {scenario} test set: lowest {low} {tau[low]:.3f}"
