@@ -401,3 +401,23 @@ def test_scenario_and_tier_checks_decide_against_the_split_replicates():
     assert check("000", "ratings-half-above-09", {"robustness": half}).verdict == "agrees"
     torn = with_replicates(half, {"ratings": {"nDCG": 0.4}}, spread=0.0)
     assert check("000", "ratings-half-above-09", {"robustness": torn}).verdict == "inconclusive"
+
+
+def test_dp_and_003_robustness_words_read_the_split_replicates():
+    """dp_worst reads results["dp_replicates"] and least_robust_words the robustness replicates:
+    a lead that reverses between user groups decides nothing (the old checks saw Monte Carlo only)."""
+    dp = pd.Series({m: 1.0 for m in METRICS})
+    dp["bpref"], dp["infAP"], dp["ERR"] = 5.0, 3.0, 9.0
+    rng = np.random.default_rng(0)
+    steady = pd.DataFrame({m: dp[m] + rng.normal(0, 0.1, 10) for m in METRICS})
+    assert check("003", "dp-bpref-infap-low-003", {"dp": dp, "dp_replicates": steady}).verdict == "agrees"
+    torn = steady.copy()
+    torn["infAP"] = 1.0 + np.where(np.arange(10) % 2, 4.0, -3.0) + rng.normal(0, 0.1, 10)  # above P in half
+    ev = check("003", "dp-bpref-infap-low-003", {"dp": dp, "dp_replicates": torn})
+    assert ev.verdict == "inconclusive" and "per replicate" in ev.detail
+    scen = {"ratings": flat({**{m: 0.95 for m in METRICS}, "bpref": 0.5, "infAP": 0.6, "RR": 0.7}),
+            "popular-items": flat({**{m: 0.9 for m in METRICS}, "RR": 0.3})}
+    ok = with_replicates(rob(scen), {}, spread=0.0)
+    assert check("003", "mrr-least-robust-003", {"robustness": ok}).verdict == "agrees"
+    torn = with_replicates(rob(scen), {"popular-items": {"RR": 0.9}}, spread=0.0)
+    assert check("003", "mrr-least-robust-003", {"robustness": torn}).verdict == "inconclusive"

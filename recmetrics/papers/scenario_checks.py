@@ -37,7 +37,8 @@ import pandas as pd
 
 from ..meta.findings import NOISE_SE, Evidence, best_of, combine, holds, order
 from .agreement_checks import _tau_by_base
-from .checks import _lowest, _se_text, _spread_text, base_name, by_base, few_systems, robustness_area, robustness_replicates
+from .checks import (_lowest, _se_text, _spread_text, base_name, by_base, few_systems, replicates_of, robustness_area,
+                     robustness_replicates)
 
 __all__ = ["STRONG_TAU", "LINEAR_TOLERANCE", "all_of", "swap_step", "robustness_tiers", "robustness_among_most", "scenario_below",
            "tau_at_size", "falls_slowly_linearly", "all_at_least", "tau_pair_at_least", "dp_worst",
@@ -329,18 +330,21 @@ def dp_worst(group: Sequence[str], key: str = "dp", *, among: Sequence[str] | No
         if among is not None:
             values = values[[m for m in values.index if m in set(among)]]
         se = se.reindex(values.index)
-        verdict, detail = best_of(values.to_dict(), group, se.to_dict(), higher=True)
+        reps = replicates_of(results, key)
+        reps = {base_name(k): v for k, v in reps.items()} if reps else None
+        verdict, detail = best_of(values.to_dict(), group, se.to_dict(), higher=True, replicates=reps)
         detail = detail.replace(" beats ", " is above ").replace(" beat(s) every other entry",
                                                                  " lie(s) above every other entry")
         if in_order and verdict != "disagrees":
-            steps = [order(values[a], values[b], se.get(a), se.get(b)) for a, b in zip(group, group[1:])]
+            steps = [order(values[a], values[b], se.get(a), se.get(b), reps_a=(reps or {}).get(a),
+                           reps_b=(reps or {}).get(b)) for a, b in zip(group, group[1:])]
             detail += "; " + ", ".join(f"{a} above {b}: {_VERDICT[s]}" for (a, b), s in zip(zip(group, group[1:]), steps))
             verdict = "disagrees" if any(s < 0 for s in steps) else verdict if all(s > 0 for s in steps) \
                 else "inconclusive"
         top = values.sort_values(ascending=False)
         return Evidence(verdict, float(values[group].min()),
-                        f"DP (lower is better; worst: {', '.join(f'{m} {v:.4g}' for m, v in top.iloc[:3].items())}): "
-                        + detail)
+                        f"DP (lower is better; worst: {', '.join(f'{m} {v:.4g}' for m, v in top.iloc[:3].items())}"
+                        f"{_spread_text(reps, group)}): " + detail)
     return check
 
 
@@ -358,9 +362,12 @@ def least_robust_words(metric: str, worst_sparsity: str, poor_sparsity: Sequence
             return few
         pop, pop_se = robustness_area(results[key], "popular-items", among)
         rat, rat_se = robustness_area(results[key], "ratings", among)
-        parts = [("worst under popularity", *_lowest(pop.to_dict(), [metric], pop_se.to_dict())),
-                 (f"{worst_sparsity} worst under sparsity", *_lowest(rat.to_dict(), [worst_sparsity], rat_se.to_dict())),
-                 (f"{', '.join(poor)} the least robust under sparsity", *_lowest(rat.to_dict(), poor, rat_se.to_dict()))]
+        pop_r = robustness_replicates(results[key], "popular-items", pop.index)
+        rat_r = robustness_replicates(results[key], "ratings", rat.index)
+        parts = [("worst under popularity", *_lowest(pop.to_dict(), [metric], pop_se.to_dict(), pop_r)),
+                 (f"{worst_sparsity} worst under sparsity",
+                  *_lowest(rat.to_dict(), [worst_sparsity], rat_se.to_dict(), rat_r)),
+                 (f"{', '.join(poor)} the least robust under sparsity", *_lowest(rat.to_dict(), poor, rat_se.to_dict(), rat_r))]
         return Evidence(combine(v for _, v, _ in parts), float(pop[metric]),
                         f"mean τ under popular-items: {', '.join(f'{m} {v:.3f}' for m, v in pop.sort_values().items())}; "
                         f"under ratings: {', '.join(f'{m} {v:.3f}' for m, v in rat.sort_values().items())} ("
