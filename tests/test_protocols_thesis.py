@@ -85,7 +85,7 @@ def test_notebook_parameters_are_the_notebook_parameters():
     declared = set(re.findall(r"^(\w+)\s*=", "".join(cell["source"]), flags=re.M))
     quick, full = (paper.notebook_parameters(p)["08_popularity_bias"] for p in ("quick", "paper"))
     assert set(quick) <= declared and set(full) <= declared
-    assert full["users"] is None and quick["users"] == 150 and full["threshold"] == 5.0
+    assert full["users"] is None and quick["users"] == 300 and full["threshold"] == 5.0
     for p in (quick, full):  # papermill cannot parse a parameter line with '=' inside a string
         assert all("=" not in str(v) for v in p.values())
     assert "=" not in "".join(line.split("=", 1)[1] for line in cell["source"] if "=" in line)
