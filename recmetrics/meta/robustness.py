@@ -187,6 +187,22 @@ class Robustness:
     #: reference), when the study ran with ``replicates`` (:mod:`recmetrics.meta.replicates`)
     replicate_samples: pd.DataFrame | None = None
 
+    def select(self, metrics: Sequence[str]) -> "Robustness":
+        """The same study restricted to ``metrics`` (names as in :attr:`samples`, e.g. ``"RR@100"``):
+        their rows, in order, and their full-set columns. Each metric's values do not depend on the
+        others scored with it, so this is the study of those metrics alone (same seeds, same reduced
+        test sets). A name the study does not have is an error."""
+        names = [metrics] if isinstance(metrics, str) else list(metrics)
+        missing = [m for m in names if m not in set(self.full.columns)]
+        if missing or not names:
+            raise InputError(f"the robustness study has no metric {missing[0]!r} (it has {list(self.full.columns)})"
+                             if missing else "select at least one metric")
+        reps = self.replicate_samples
+        return Robustness(self.samples[self.samples["metric"].isin(names)].reset_index(drop=True), self.full[names],
+                          grids=dict(self.grids), tie_break=self.tie_break,
+                          replicate_samples=None if reps is None else
+                          reps[reps["metric"].isin(names)].reset_index(drop=True))
+
     def summary(self) -> pd.DataFrame:
         """Per scenario, size and metric: mean τ over the samples, its std and minimum, the mean
         metric value, the number of samples and of ``undefined`` ones.
