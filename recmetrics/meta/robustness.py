@@ -72,7 +72,7 @@ import pandas as pd
 
 from .. import checks
 from ..errors import InputError, unknown_name
-from .agreement import kendall_tau, tau_b
+from .agreement import kendall_tau, tau_rows
 from .reduced_sets import _Context, _task, mask_judged  # noqa: F401 (mask_judged: public here too)
 
 __all__ = ["SCENARIOS", "PAPER_SIZES", "QUICK_SIZES", "SPARSITY_003", "POPULARITY_003", "GRIDS_003", "GRIDS_000",
@@ -426,18 +426,17 @@ def robustness_studies(study, aggregates: Sequence[str], scenarios: Sequence[str
         for (sc, size, first), batch in zip(labels, results):
             for r, per_mean in enumerate(batch, start=first):
                 values = per_mean[a_i]
-                if full_reps is not None:
+                if full_reps is not None:   # τ-b on each replicate, over the systems both sides rank
                     values, per_rep = values[0], values[1:]
-                    for q, (v_q, f_q) in enumerate(zip(per_rep, full_reps)):
-                        for m, name in enumerate(names):
-                            ok = ~np.isnan(v_q[m]) & ~np.isnan(f_q[m])
-                            rep_rows.append((sc, size, r, q, name, tau_b(v_q[m][ok], f_q[m][ok])
-                                             if ok.sum() >= 2 else float("nan")))
+                    taus = tau_rows(per_rep.reshape(-1, per_rep.shape[-1]), full_reps.reshape(-1, per_rep.shape[-1]),
+                                    "tau_b").reshape(per_rep.shape[:2])
+                    rep_rows.extend((sc, size, r, q, name, float(taus[q, m]))
+                                    for q in range(len(per_rep)) for m, name in enumerate(names))
+                taus = _pooled_taus(values, full)
                 for m, name in enumerate(names):
                     v = values[m]
-                    ok = ~np.isnan(v)
-                    tau = kendall_tau(v[ok], full[m][ok]) if ok.sum() >= 2 else float("nan")
-                    rows.append((sc, size, r, name, tau, float(np.nanmean(v)) if ok.any() else float("nan")))
+                    rows.append((sc, size, r, name, float(taus[m]),
+                                 float(np.nanmean(v)) if (~np.isnan(v)).any() else float("nan")))
         samples = pd.DataFrame(rows, columns=["scenario", "size", "sample", "metric", "tau", "mean_value"])
         rep_samples = None if full_reps is None else pd.DataFrame(
             rep_rows, columns=["scenario", "size", "sample", "replicate", "metric", "tau"])
@@ -445,6 +444,18 @@ def robustness_studies(study, aggregates: Sequence[str], scenarios: Sequence[str
                                                           columns=names), grids=grids, tie_break=tie_break,
                                     replicate_samples=rep_samples)
     return out
+
+
+def _pooled_taus(values: np.ndarray, full: np.ndarray) -> np.ndarray:
+    """Per metric (row), Kendall's τ between a sample's ranking (``values``: NaN for a system left
+    without users) and the full test set's, over the systems the sample ranks: ``kendall_tau`` row
+    by row, vectorised (:func:`~recmetrics.meta.agreement.tau_rows`, bit-identical). A full-set
+    value that is not finite is refused by ``kendall_tau`` itself, as it always was."""
+    ranked = ~np.isnan(values)
+    if not np.isfinite(full[ranked]).all():
+        return np.array([kendall_tau(v[ok], f[ok]) if ok.sum() >= 2 else float("nan")
+                         for v, f, ok in zip(values, full, ranked)])
+    return tau_rows(values, np.where(ranked, full, np.nan))
 
 
 def _mix(seed: int, scenario: str, size: float) -> int:
