@@ -122,3 +122,27 @@ def test_area_diff_se_is_paired_over_the_shared_samples(st):
         per.append(np.var(x[a] - x[b], ddof=1) / len(x))
     assert d.loc[a, b] == pytest.approx(np.sqrt(sum(per)) / len(per))
     assert d.loc[a, a] == 0 and d.loc[a, b] == d.loc[b, a]
+
+
+@pytest.mark.parametrize("n_specs", [1, 2, 9, 45])
+def test_replicate_means_from_one_transform_equal_each_group_alone(n_specs):
+    """The robustness engine aggregates a system's rows for the pooled value and every replicate from
+    one transform per mean (rs._means): bit-identical to aggregating each replicate's rows alone, as
+    it did, for every mean and reading, one spec or many (numpy's summation order follows the layout)."""
+    rng = np.random.default_rng(n_specs)
+    names = ["P@10", "RR@10", "F1@10", "nDCG@10", "AP@10"]
+    specs = parse_metrics([names[i % len(names)] for i in range(n_specs)])
+    n = 997
+    x = rng.random((n, n_specs)) * (rng.random((n, n_specs)) > 0.4)     # many zeros (floor, rec_eval's log 1)
+    x = np.asfortranarray(x.T).T                                        # C-ordered rows, as the engine lays them
+    labels = rng.integers(0, 7, n)
+    labels[labels == 5] = 6                                             # replicate 5 has no row
+    means = ["arithmetic", "geometric", "geometric(rec_eval)", "harmonic", "quadratic"]
+    got = rs._means(x, means, specs, labels, 7)
+    for a, (pooled, by_rep) in zip(means, got):
+        np.testing.assert_array_equal(pooled, aggregate(x.T, a, axis=1, metric=specs))
+        assert sorted(by_rep) == [0, 1, 2, 3, 4, 6]
+        for r, values in by_rep.items():
+            want = aggregate(x[labels == r].T, a, axis=1, metric=specs)
+            assert values.tobytes() == want.tobytes(), (a, r)
+    assert rs._means(x, ["arithmetic"], specs)[0][1] == {}

@@ -314,3 +314,33 @@ def test_an_undefined_tau_counts_as_no_agreement():
     area = r.area("ratings")
     assert area["A"] == pytest.approx(1.6 / 3) and area["B"] == pytest.approx(0.3)
     assert r.summary().set_index(["size", "metric"]).loc[(0.2, "B"), "undefined"] == 1
+
+
+def test_taus_of_many_rankings_at_once_equal_each_call():
+    """The robustness study forms every sample's τ in one call (agreement.tau_rows): bit-identical to
+    kendall_tau (scipy's form) and tau_b row by row, over the systems both sides rank, ties, constant
+    rows and rows left with fewer than two systems included."""
+    from recmetrics.meta.agreement import kendall_tau, tau_b, tau_rows
+
+    rng = np.random.default_rng(7)
+    rows, n = 400, 21
+    x = rng.integers(0, 6, (rows, n)).astype(float) / 7          # many ties
+    x[::3] = rng.random((len(x[::3]), n))                         # and rows without
+    y = rng.random((rows, n))
+    y[::5] = np.round(y[::5], 1)
+    x[rng.random((rows, n)) < 0.1] = np.nan                       # systems a sample leaves without users
+    y[rng.random((rows, n)) < 0.05] = np.nan
+    x[1, :] = 0.5                                                 # constant
+    x[2, 2:] = np.nan                                             # two systems left
+    x[3, 1:] = np.nan                                             # one
+    for form, one in (("kendall_tau", kendall_tau), ("tau_b", tau_b)):
+        got = tau_rows(x, y, form)
+        for k in range(rows):
+            ok = ~np.isnan(x[k]) & ~np.isnan(y[k])
+            want = one(x[k][ok], y[k][ok]) if ok.sum() >= 2 and len(set(x[k][ok])) > 1 else float("nan")
+            assert np.array_equal(got[k], want, equal_nan=True) and np.float64(got[k]).tobytes() == \
+                np.float64(want).tobytes(), (form, k, got[k], want)
+    with pytest.raises(InputError, match="form"):
+        tau_rows(x, y, "c")
+    with pytest.raises(InputError, match="one shape"):
+        tau_rows(x, y[:, :3])

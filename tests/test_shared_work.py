@@ -209,6 +209,101 @@ def test_shared_tables_are_read_only_under_the_plans_keys_and_the_same_settings(
         shared.shared("../06", "robustness", settings)
 
 
+def _build_env(monkeypatch, tmp_path, chapter=None, key=None, depends=None):
+    """The variables a report build gives a chapter's kernel (recmetrics.report.execute.execute_plan)."""
+    import json
+
+    scratch = tmp_path / ".running" / "findings"
+    monkeypatch.setenv("RECMETRICS_FINDINGS_DIR", str(scratch))
+    monkeypatch.setenv("RECMETRICS_RESULTS_DIR", str(scratch.parent / "results"))
+    for var, value in (("RECMETRICS_CHAPTER", chapter), ("RECMETRICS_CHAPTER_KEY", key),
+                       ("RECMETRICS_DEPENDS", None if depends is None else json.dumps(depends))):
+        if value is None:
+            monkeypatch.delenv(var, raising=False)
+        else:
+            monkeypatch.setenv(var, value)
+
+
+def test_chapter_9_reads_the_robustness_chapters_6_and_7_share_in_a_build(tmp_path, monkeypatch):
+    """Chapters 6 and 7 share their robustness studies the way their notebooks compute them (chapter 7
+    under both readings of the geometric mean's zeros, rec_eval's for its claims); chapter 9's
+    explorer, whose geometric mean is trec_eval's, finds both means and its table is the one it
+    computes alone, bit for bit. (Before: chapter 7 shared only rec_eval's reading, under the name
+    chapter 9 reads trec_eval's from, so chapter 9 recomputed the geometric study.)"""
+    from recmetrics import explorers
+    from recmetrics.meta import replicates as split_replicates
+    from recmetrics.metrics.aggregate import aggregate_name
+    from recmetrics.papers import experiments
+    from recmetrics.report import shared
+
+    sizes = {"ratings": [1.0, 0.5], "popular-items": [1.0, 0.9]}
+    kw = dict(seed=0, sizes=sizes, n_samples=3)
+    # the producers' studies run at one cut-off (their chapters' 100), the reader's at every cut-off
+    # (two hit-only metrics, F1 and RR, as in the chapters: the same float sums whether scored with the others)
+    data, systems, metrics = simulate(40, 60, 800, seed=3), ["Pop", "Random", "ItemKNN", "UserKNN"], ["P", "F1", "RR"]
+    producer = Study(data, systems, metrics, [10], k=2, cache=False, progress=False)
+    reader = Study(data, systems, metrics, [5, 10], k=2, cache=False, progress=False)
+    labels = split_replicates.unit_labels(producer, 2, 0)
+    # chapter 6 (notebook cell "robust = experiments.robustness(...)")
+    _build_env(monkeypatch, tmp_path, "06_comparing_metrics", "k6")
+    robust = experiments.robustness(producer, sizes, 3, 0, cutoffs=10, replicates=labels, progress=False)
+    assert shared.share_robustness(robust.samples, producer, aggregate="arithmetic", **kw) is not None
+    # chapter 7: rec_eval's reading for every metric, trec_eval's re-run for the hit-only metrics (RR)
+    _build_env(monkeypatch, tmp_path, "07_arithmetic_vs_geometric", "k7")
+    geo = {r: aggregate_name("geometric", r) for r in ("rec_eval", "trec_eval")}
+    both = experiments.robustness_by_mean(producer, sizes, 3, 0, [geo["rec_eval"], geo["trec_eval"], "arithmetic"],
+                                          cutoffs=10, replicates=labels, progress=False)
+    hit_only = [f"{m}@10" for m in experiments.hit_only_metrics(producer.metrics)]
+    other = experiments.replace_metrics(both[geo["rec_eval"]], both[geo["trec_eval"]].select(hit_only))
+    # the same as the hit-only metrics' study run alone (what chapter 7 ran before: a second pass)
+    alone = experiments.replace_metrics(both[geo["rec_eval"]], experiments.robustness(
+        producer, sizes, 3, 0, cutoffs=10, metrics=experiments.hit_only_metrics(producer.metrics),
+        aggregate=geo["trec_eval"], progress=False))
+    _same(other.samples, alone.samples)
+    _same(other.full, alone.full)
+    for reading, rob in (("rec_eval", both[geo["rec_eval"]]), ("trec_eval", other)):
+        shared.share_robustness(rob.samples, producer, aggregate=geo[reading], **kw)
+    written = sorted(p.name for p in (tmp_path / ".running" / "results").iterdir())
+    assert written == ["06_comparing_metrics--robustness-arithmetic.parquet",
+                       "07_arithmetic_vs_geometric--robustness-geometric-rec_eval.parquet",
+                       "07_arithmetic_vs_geometric--robustness-geometric.parquet"]
+    # chapter 9, keyed on both
+    _build_env(monkeypatch, tmp_path, "09_explorers", "k9", {"06_comparing_metrics": "k6",
+                                                             "07_arithmetic_vs_geometric": "k7"})
+    known = shared.shared_robustness(reader, {"arithmetic": "06_comparing_metrics",
+                                             "geometric": "07_arithmetic_vs_geometric"}, **kw)
+    assert sorted(known) == ["arithmetic", "geometric"]
+    _same(known["geometric"], other.samples)                      # trec_eval's reading, not rec_eval's
+    rec = shared.shared_robustness(reader, {"geometric(rec_eval)": "07_arithmetic_vs_geometric"}, **kw)
+    _same(rec["geometric(rec_eval)"], both[geo["rec_eval"]].samples)
+    assert not known["geometric"]["mean_value"].equals(rec["geometric(rec_eval)"]["mean_value"])   # GF1, GMRR differ
+    table = dict(n_permutations=50, sizes=sizes, n_samples=3, seed=0)
+    _same(explorers.explorer_table(reader, **table, known_robustness=known), explorers.explorer_table(reader, **table))
+
+
+def test_a_robustness_study_restricted_to_some_metrics_is_their_study_alone(study):
+    sizes = {"ratings": [1.0, 0.5], "large-users": [1.0, 0.8]}
+    every = robustness_study(study, sizes=sizes, n_samples=3, seed=2, progress=False)
+    part = every.select(["RR@10", "P@5"])
+    alone = robustness_study(study, sizes=sizes, n_samples=3, seed=2, metrics=["P", "RR"], progress=False)
+    key = ["scenario", "size", "sample", "metric"]
+    _same(part.samples.sort_values(key, kind="stable").reset_index(drop=True),
+          alone.samples[alone.samples["metric"].isin(["RR@10", "P@5"])].sort_values(key, kind="stable")
+          .reset_index(drop=True))
+    assert list(part.full.columns) == ["RR@10", "P@5"] and part.grids == every.grids
+    with pytest.raises(InputError, match="no metric 'AP@10'"):
+        every.select(["AP@10"])
+
+
+def test_robustness_tables_are_named_by_their_canonical_mean():
+    from recmetrics.report import shared
+
+    assert shared.robustness_name("gm") == shared.robustness_name("geometric(trec_eval)") == "robustness-geometric"
+    assert shared.robustness_name("geometric(rec_eval)") == "robustness-geometric-rec_eval"
+    with pytest.raises(InputError, match="aggregation"):
+        shared.robustness_name("median")
+
+
 def test_chapter_9_runs_after_and_is_keyed_on_chapters_6_and_7():
     from recmetrics.report import plan, profiles
 

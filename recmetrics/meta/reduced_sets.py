@@ -287,8 +287,6 @@ class _Context:
         aggregates of the kept rows of every fold (folds pooled, ``concat``: a system's values are its
         kept rows of fold 0, then fold 1, ...). ``aggregate``: a mean, or a tuple of means (then a
         tuple of arrays per sample, one per mean, the values gathered once)."""
-        from ..metrics.aggregate import aggregate as _agg
-
         # several means at once (a tuple): one result per mean, from the same gathered values
         aggs = (aggregate,) if isinstance(aggregate, str) else tuple(aggregate)
         out = []
@@ -322,15 +320,40 @@ class _Context:
                     x = np.empty((sum(p.shape[1] for p in parts), len(self.specs)))   # C: x.T is Fortran
                     np.concatenate([p.T for p in parts], out=x)
                     lab = np.concatenate(labels) if reps else None
-                    for res, res_rep, a in zip(results, results_rep, aggs):
-                        res[:, c] = _agg(x.T, a, axis=1, metric=self.specs)
-                        for r in range(reps):
-                            if (lab == r).any():
-                                res_rep[r, :, c] = _agg(x[lab == r].T, a, axis=1, metric=self.specs)
+                    for res, res_rep, (pooled, by_rep) in zip(results, results_rep,
+                                                              _means(x, aggs, self.specs, lab, reps)):
+                        res[:, c] = pooled
+                        for r, values in by_rep.items():
+                            res_rep[r, :, c] = values
             # with replicates, each mean's values are (1 + R, specs, systems): the pooled value, then one per replicate
             packed = [np.concatenate([res[None], res_rep]) if reps else res for res, res_rep in zip(results, results_rep)]
             out.append(packed[0] if isinstance(aggregate, str) else tuple(packed))
         return out
+
+
+def _means(x: np.ndarray, aggs: Sequence[str], specs, labels: np.ndarray | None = None, reps: int = 0) -> list:
+    """Per mean of ``aggs``, ``(pooled, {replicate: values})``: the ``(n_specs,)`` aggregates of the
+    rows of ``x`` (units × specs, C-ordered) and of each replicate's rows (``labels``, 0..reps-1;
+    a replicate without rows is left out), each bit-identical to
+    ``aggregate(x[labels == r].T, mean, axis=1, metric=specs)``. The values are transformed once per
+    mean (:func:`~recmetrics.metrics.aggregate.transformed`, elementwise) and a replicate's rows of
+    the transform are laid out as ``x[labels == r]`` (rows sorted stably by replicate, sliced), so
+    numpy sums them in the same order."""
+    from ..metrics.aggregate import transformed, untransformed
+
+    if reps:
+        order = np.argsort(labels, kind="stable")
+        edges = np.searchsorted(labels[order], np.arange(reps + 1))
+    out = []
+    for a in aggs:
+        m, t = transformed(x.T, a, axis=1, metric=specs)
+        by_rep = {}
+        if reps:
+            rows = t.T[order]
+            by_rep = {r: untransformed(m, rows[edges[r]:edges[r + 1]].T.mean(axis=1))
+                      for r in range(reps) if edges[r + 1] > edges[r]}
+        out.append((untransformed(m, t.mean(axis=1)), by_rep))
+    return out
 
 
 def _task(ctx: _Context, scenario: str, size: float, seeds: Sequence[int], aggregate: str) -> list[np.ndarray]:

@@ -72,7 +72,7 @@ import pandas as pd
 
 from .. import checks
 from ..errors import InputError, unknown_name
-from .agreement import kendall_tau, tau_b
+from .agreement import kendall_tau, tau_rows
 from .reduced_sets import _Context, _task, mask_judged  # noqa: F401 (mask_judged: public here too)
 
 __all__ = ["SCENARIOS", "PAPER_SIZES", "QUICK_SIZES", "SPARSITY_003", "POPULARITY_003", "GRIDS_003", "GRIDS_000",
@@ -186,6 +186,22 @@ class Robustness:
     #: τ of every sample on each data-split replicate (``replicate`` column; its own full test set as
     #: reference), when the study ran with ``replicates`` (:mod:`recmetrics.meta.replicates`)
     replicate_samples: pd.DataFrame | None = None
+
+    def select(self, metrics: Sequence[str]) -> "Robustness":
+        """The same study restricted to ``metrics`` (names as in :attr:`samples`, e.g. ``"RR@100"``):
+        their rows, in order, and their full-set columns. Each metric's values do not depend on the
+        others scored with it, so this is the study of those metrics alone (same seeds, same reduced
+        test sets). A name the study does not have is an error."""
+        names = [metrics] if isinstance(metrics, str) else list(metrics)
+        missing = [m for m in names if m not in set(self.full.columns)]
+        if missing or not names:
+            raise InputError(f"the robustness study has no metric {missing[0]!r} (it has {list(self.full.columns)})"
+                             if missing else "select at least one metric")
+        reps = self.replicate_samples
+        return Robustness(self.samples[self.samples["metric"].isin(names)].reset_index(drop=True), self.full[names],
+                          grids=dict(self.grids), tie_break=self.tie_break,
+                          replicate_samples=None if reps is None else
+                          reps[reps["metric"].isin(names)].reset_index(drop=True))
 
     def summary(self) -> pd.DataFrame:
         """Per scenario, size and metric: mean τ over the samples, its std and minimum, the mean
@@ -410,18 +426,17 @@ def robustness_studies(study, aggregates: Sequence[str], scenarios: Sequence[str
         for (sc, size, first), batch in zip(labels, results):
             for r, per_mean in enumerate(batch, start=first):
                 values = per_mean[a_i]
-                if full_reps is not None:
+                if full_reps is not None:   # τ-b on each replicate, over the systems both sides rank
                     values, per_rep = values[0], values[1:]
-                    for q, (v_q, f_q) in enumerate(zip(per_rep, full_reps)):
-                        for m, name in enumerate(names):
-                            ok = ~np.isnan(v_q[m]) & ~np.isnan(f_q[m])
-                            rep_rows.append((sc, size, r, q, name, tau_b(v_q[m][ok], f_q[m][ok])
-                                             if ok.sum() >= 2 else float("nan")))
+                    taus = tau_rows(per_rep.reshape(-1, per_rep.shape[-1]), full_reps.reshape(-1, per_rep.shape[-1]),
+                                    "tau_b").reshape(per_rep.shape[:2])
+                    rep_rows.extend((sc, size, r, q, name, float(taus[q, m]))
+                                    for q in range(len(per_rep)) for m, name in enumerate(names))
+                taus = _pooled_taus(values, full)
                 for m, name in enumerate(names):
                     v = values[m]
-                    ok = ~np.isnan(v)
-                    tau = kendall_tau(v[ok], full[m][ok]) if ok.sum() >= 2 else float("nan")
-                    rows.append((sc, size, r, name, tau, float(np.nanmean(v)) if ok.any() else float("nan")))
+                    rows.append((sc, size, r, name, float(taus[m]),
+                                 float(np.nanmean(v)) if (~np.isnan(v)).any() else float("nan")))
         samples = pd.DataFrame(rows, columns=["scenario", "size", "sample", "metric", "tau", "mean_value"])
         rep_samples = None if full_reps is None else pd.DataFrame(
             rep_rows, columns=["scenario", "size", "sample", "replicate", "metric", "tau"])
@@ -429,6 +444,18 @@ def robustness_studies(study, aggregates: Sequence[str], scenarios: Sequence[str
                                                           columns=names), grids=grids, tie_break=tie_break,
                                     replicate_samples=rep_samples)
     return out
+
+
+def _pooled_taus(values: np.ndarray, full: np.ndarray) -> np.ndarray:
+    """Per metric (row), Kendall's τ between a sample's ranking (``values``: NaN for a system left
+    without users) and the full test set's, over the systems the sample ranks: ``kendall_tau`` row
+    by row, vectorised (:func:`~recmetrics.meta.agreement.tau_rows`, bit-identical). A full-set
+    value that is not finite is refused by ``kendall_tau`` itself, as it always was."""
+    ranked = ~np.isnan(values)
+    if not np.isfinite(full[ranked]).all():
+        return np.array([kendall_tau(v[ok], f[ok]) if ok.sum() >= 2 else float("nan")
+                         for v, f, ok in zip(values, full, ranked)])
+    return tau_rows(values, np.where(ranked, full, np.nan))
 
 
 def _mix(seed: int, scenario: str, size: float) -> int:

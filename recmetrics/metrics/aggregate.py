@@ -202,6 +202,17 @@ def aggregate(values, method: str = "arithmetic", axis: int = -1, floor: float |
     ``metric``: the metric's name, or for 2-D values one name per row of the other axis.
     ``listed`` (optional, boolean, broadcastable to ``values``): False for users the run has no list
     for, whose zeros rec_eval floors whatever the metric."""
+    m, t = transformed(values, method, axis, floor, reading=reading, metric=metric, listed=listed)
+    return untransformed(m, t.mean(axis=axis))
+
+
+def transformed(values, method: str = "arithmetic", axis: int = -1, floor: float | None = MIN_GEO_MEAN, *,
+                reading: str | None = None, metric=None, listed=None) -> tuple[str, np.ndarray]:
+    """``(mean, t)``: the canonical name of ``method`` and ``values`` on the scale that mean averages
+    (the values, their squares, logarithms or reciprocals, after the floor and the reading), checked
+    as :func:`aggregate` checks them; ``aggregate(values, ...) == untransformed(mean, t.mean(axis))``
+    bit for bit. Elementwise, so a subset of ``t``'s units (same layout) gives that subset's mean:
+    many groups of units are aggregated from one transform."""
     x = np.asarray(values, dtype=np.float64)
     m, reading = parse_aggregate(method, reading)
     if x.shape[axis] == 0:
@@ -209,13 +220,13 @@ def aggregate(values, method: str = "arithmetic", axis: int = -1, floor: float |
     if np.isnan(x).any():
         raise InputError("per-user values contain NaN; every evaluated user needs a value")
     if m == "arithmetic":
-        return x.mean(axis=axis)
+        return m, x
     if (x < 0).any():
         raise InputError(f"the {m} mean needs non-negative values (got {x.min():g}); for a metric that "
                          "can be negative (MCC, markedness, informedness, BKTau) use its unit=true variant, "
                          "which maps x to (1 + x)/2")
     if m == "quadratic":
-        return np.sqrt((x * x).mean(axis=axis))
+        return m, x * x
     one = _zero_is_one(x, axis, reading, metric, listed) if m == "geometric" else None
     if floor is not None:
         if not floor > 0:
@@ -224,9 +235,18 @@ def aggregate(values, method: str = "arithmetic", axis: int = -1, floor: float |
     if one is not None:
         x = np.where(one, 1.0, x)
     with np.errstate(divide="ignore"):
-        if m == "geometric":
-            return np.exp(np.log(x).mean(axis=axis))
-        return 1.0 / (1.0 / x).mean(axis=axis)
+        return m, (np.log(x) if m == "geometric" else 1.0 / x)
+
+
+def untransformed(method: str, mean):
+    """The mean named ``method`` (canonical, as :func:`transformed` returns it) from the mean of its
+    transformed values."""
+    if method == "arithmetic":
+        return mean
+    if method == "quadratic":
+        return np.sqrt(mean)
+    with np.errstate(divide="ignore"):
+        return np.exp(mean) if method == "geometric" else 1.0 / mean
 
 
 def f1_of_means(precision, recall, method: str = "arithmetic", axis: int = -1,

@@ -25,7 +25,8 @@ from typing import Any, Mapping
 
 from ..cache import results_dir
 
-__all__ = ["share", "shared", "canonical", "robustness_settings", "shared_robustness"]
+__all__ = ["share", "shared", "canonical", "robustness_settings", "robustness_name", "share_robustness",
+           "shared_robustness"]
 
 #: metadata key of a shared table's parquet file
 META = b"recmetrics-shared"
@@ -92,7 +93,9 @@ def robustness_settings(study, *, seed: int, sizes: Mapping[str, Any], n_samples
     it): the study — its split, the content of every run (:func:`recmetrics.runs.cache.run_checksum`),
     the metrics and the relevance threshold — and the robustness study's seed, grids, samples per
     size and mean. Chapters 6 and 7 share their robustness under it and chapter 9 reads it under
-    its own: any difference means computing again."""
+    its own: any difference means computing again. ``aggregate`` is compared as given: pass the
+    canonical name (:func:`recmetrics.metrics.aggregate.aggregate_name`; :func:`share_robustness` and
+    :func:`shared_robustness` do)."""
     from ..runs.cache import run_checksum
 
     return {"split": study.runs.params.get("split"), "systems": [str(s) for s in study.systems],
@@ -102,15 +105,46 @@ def robustness_settings(study, *, seed: int, sizes: Mapping[str, Any], n_samples
             "n_samples": int(n_samples), "aggregate": str(aggregate), "tie_break": "sample"}
 
 
+def robustness_name(aggregate: str) -> str:
+    """The name a robustness study under the mean ``aggregate`` is shared as: one table per mean, so a
+    chapter can share several (chapter 7 both readings of the geometric mean's zeros). The mean is
+    canonical (:func:`recmetrics.metrics.aggregate.aggregate_name`): ``"gm"`` and
+    ``"geometric(trec_eval)"`` are ``"geometric"`` and share one name; ``"geometric(rec_eval)"`` is
+    another table (its GF1 and GMRR differ).
+
+    >>> robustness_name("arithmetic"), robustness_name("geometric(trec_eval)"), robustness_name("geometric(rec_eval)")
+    ('robustness-arithmetic', 'robustness-geometric', 'robustness-geometric-rec_eval')
+    """
+    from ..metrics.aggregate import aggregate_name
+
+    return "robustness-" + aggregate_name(aggregate).replace("(", "-").replace(")", "")
+
+
+def share_robustness(samples, study, *, seed: int, sizes: Mapping[str, Any], n_samples: int,
+                     aggregate: str) -> Path | None:
+    """Leave the ``samples`` of a robustness study of ``study`` under the mean ``aggregate`` (and these
+    settings, :func:`robustness_settings`) for the chapters that read this one; ``None`` outside a build."""
+    from ..metrics.aggregate import aggregate_name
+
+    aggregate = aggregate_name(aggregate)
+    return share(robustness_name(aggregate), samples, robustness_settings(study, seed=seed, sizes=sizes,
+                                                                          n_samples=n_samples, aggregate=aggregate))
+
+
 def shared_robustness(study, sources: Mapping[str, str], *, seed: int, sizes: Mapping[str, Any],
-                      n_samples: int, name: str = "robustness") -> dict:
+                      n_samples: int) -> dict:
     """``{aggregate: samples}`` of the robustness studies the chapters of ``sources`` (``{aggregate:
-    chapter stem}``) shared under ``name`` for this ``study`` and these settings
-    (:func:`robustness_settings`); an aggregate whose table is missing or differs is left out."""
+    chapter stem}``) shared (:func:`share_robustness`) for this ``study`` and these settings
+    (:func:`robustness_settings`); an aggregate whose table is missing or differs is left out. The
+    aggregates are read as :func:`share_robustness` names them: ``"geometric"`` is trec_eval's
+    reading of the zeros, not rec_eval's."""
+    from ..metrics.aggregate import aggregate_name
+
     out = {}
     for aggregate, stem in sources.items():
-        table = shared(stem, name, robustness_settings(study, seed=seed, sizes=sizes, n_samples=n_samples,
-                                                       aggregate=aggregate))
+        canon = aggregate_name(aggregate)
+        table = shared(stem, robustness_name(canon), robustness_settings(study, seed=seed, sizes=sizes,
+                                                                         n_samples=n_samples, aggregate=canon))
         if table is not None:
             out[aggregate] = table
     return out
