@@ -229,7 +229,7 @@ class TreeMemory(threading.Thread):
 def build(qrels: Path, runs: list[Path], out: Path, profile: str = "quick", scheduler: str | None = None,
           cache: Path | None = None, extra: list[str] | None = None, log=lambda msg: print(msg, flush=True)) -> dict:
     """Run ``recmetrics report --qrels Q --runs R... --out OUT --name bench-<OUT's name>`` (its own book
-    folder, ``book/_build/runs/bench-<name>``) as a whole process from an empty run
+    folder, ``book/_build/runs/bench-<name>-<hash of the name>``) as a whole process from an empty run
     cache; returns ``{"wall", "cpu", "peak_mb", "chapters": {name: (seconds, peak MB)}, "index"}`` (``cpu``:
     user + system seconds of the process tree, what a shared machine does not inflate)."""
     cmd = [sys.executable, "-m", "recmetrics.cli", "report", "--profile", profile, "--qrels", str(qrels),
@@ -274,7 +274,7 @@ def build(qrels: Path, runs: list[Path], out: Path, profile: str = "quick", sche
 def chapter_outputs(folder: Path) -> dict[str, list[str]]:
     """The outputs of every executed chapter in ``folder`` (the book sources' ``generated/``):
     text, Markdown, HTML and chart specs, with the run-specific parts (timings, temporary paths,
-    chart ids) removed, so two builds of the same inputs compare equal exactly when their numbers do."""
+    chart ids, pandas Styler table ids and object addresses) removed, so two builds of the same inputs compare equal exactly when their numbers do."""
     out = {}
     for nb in sorted(Path(folder).glob("*.ipynb")):
         cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
@@ -285,7 +285,8 @@ def chapter_outputs(folder: Path) -> dict[str, list[str]]:
                     v = o.get("data", {}).get(kind, o.get("text") if kind == "text/plain" else None)
                     if v is not None:
                         v = v if isinstance(v, str) else "".join(v) if isinstance(v, list) else json.dumps(v, sort_keys=True)
-                        texts.append(re.sub(r"(/tmp|/work)[^\s'\"<]*|view_[0-9a-f]+|altair-viz-[0-9a-f]+", "", v))
+                        texts.append(re.sub(r"(/tmp|/work)[^\s'\"<]*|view_[0-9a-f]+|altair-viz-[0-9a-f]+|\bT_[0-9a-f]{5}(?![0-9a-f])| at 0x[0-9a-f]+",
+                                            "", v))
         out[nb.name] = texts
     return out
 
@@ -388,10 +389,11 @@ def main(argv=None):
 
 def _chapters_of(res: dict) -> Path:
     """The folder of the executed chapters of the build ``res`` (the own-runs book's sources are
-    written under ``book/_build/runs/`` of the checkout that builds): the newest ``generated`` folder there."""
-    book = subprocess.run([sys.executable, "-c", "from recmetrics.report.paths import default_book_dir as d; print(d())"],
-                          capture_output=True, text=True, check=True).stdout.strip()   # the checkout that builds
-    found = sorted((Path(book) / "_build" / "runs").glob(f"{res['name']}/src/generated"), key=lambda p: p.stat().st_mtime)
+    written under ``book/_build/runs/<its name>-<hash>`` of the checkout that builds)."""
+    folder = subprocess.run([sys.executable, "-c", "import sys; from recmetrics.report.own_book import book_folder; "
+                             "print(book_folder(sys.argv[1], ''))", res["name"]],
+                            capture_output=True, text=True, check=True).stdout.strip()   # the checkout that builds
+    found = [p for p in [Path(folder) / "src" / "generated"] if p.is_dir()]   # a named book's folder: name + hash
     if not found or found[-1].stat().st_mtime < res["started"]:
         raise SystemExit("the executed chapters of the build were not found under book/_build/runs")
     return found[-1]
