@@ -283,6 +283,17 @@ def _title(notebook: Path) -> str:
     return notebook.stem
 
 
+def _give_back_memory() -> None:
+    """The planning process keeps no Study while the chapters (and the background robustness study)
+    run: its freed pages go back to the system, not into the build's peak memory."""
+    import gc
+
+    from ..data.sources import _release_arrow_memory
+
+    gc.collect()
+    _release_arrow_memory()
+
+
 def _summary(source: Mapping, study) -> dict:
     """What the book will compare, from the Study of ``source`` (every file read once, so bad input
     fails before any notebook runs)."""
@@ -408,6 +419,7 @@ def plan(qrels=None, runs=None, *, study=None, name: str | None = None, folds: S
         if key is not None:
             key = rekey(study, source, params["metrics"], params["cutoffs"])
     del study
+    _give_back_memory()
     if key is not None:
         source["prepared"] = key
     params["source"] = source
