@@ -193,6 +193,7 @@ class TreeMemory(threading.Thread):
 
         self.proc, self.interval = psutil.Process(pid), interval
         self.peak = self.phase_peak = 0
+        self.cpu_seen: dict[int, float] = {}   # user + system seconds of every process, as last sampled
         self._halt = threading.Event()
 
     def sample(self) -> int:
@@ -206,9 +207,18 @@ class TreeMemory(threading.Thread):
         for p in procs:
             try:
                 total += p.memory_info().rss
+                t = p.cpu_times()
+                self.cpu_seen[p.pid] = t.user + t.system
             except psutil.Error:
                 pass
         return total
+
+    @property
+    def cpu(self) -> float:
+        """CPU seconds of every process of the tree seen (a process ending between two samples loses
+        at most ``interval`` of it): counts the workers a parent never waits for, which
+        ``RUSAGE_CHILDREN`` misses."""
+        return sum(self.cpu_seen.values())
 
     def run(self):
         while not self._halt.is_set():
@@ -229,9 +239,10 @@ class TreeMemory(threading.Thread):
 def build(qrels: Path, runs: list[Path], out: Path, profile: str = "quick", scheduler: str | None = None,
           cache: Path | None = None, extra: list[str] | None = None, log=lambda msg: print(msg, flush=True)) -> dict:
     """Run ``recmetrics report --qrels Q --runs R... --out OUT --name bench-<OUT's name>`` (its own book
-    folder, ``book/_build/runs/bench-<name>``) as a whole process from an empty run
+    folder, ``book/_build/runs/bench-<name>-<hash of the name>``) as a whole process from an empty run
     cache; returns ``{"wall", "cpu", "peak_mb", "chapters": {name: (seconds, peak MB)}, "index"}`` (``cpu``:
-    user + system seconds of the process tree, what a shared machine does not inflate)."""
+    user + system seconds of the process tree, what a shared machine does not inflate much: the larger
+    of the waited-for descendants' rusage and the tree's sampled CPU times)."""
     cmd = [sys.executable, "-m", "recmetrics.cli", "report", "--profile", profile, "--qrels", str(qrels),
            "--runs", *map(str, runs), "--out", str(out / "html"), "--name", f"bench-{out.name}", *(extra or [])]
     if scheduler:
@@ -264,6 +275,7 @@ def build(qrels: Path, runs: list[Path], out: Path, profile: str = "quick", sche
     cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
     chapters["(book: html, vendored JS, checks)"] = (wall - sum(s for s, _ in chapters.values()), mem.mark() / 2**20)
     mem.stop()
+    cpu = max(cpu, mem.cpu)   # the waited-for descendants' rusage, or the sampled tree when it saw more
     if rc != 0:
         raise SystemExit(f"recmetrics report failed ({rc}):\n{''.join(tail)}")
     index = next((ln.split(":", 1)[1].strip() for ln in tail if ln.startswith("book built:")), None)
@@ -274,7 +286,7 @@ def build(qrels: Path, runs: list[Path], out: Path, profile: str = "quick", sche
 def chapter_outputs(folder: Path) -> dict[str, list[str]]:
     """The outputs of every executed chapter in ``folder`` (the book sources' ``generated/``):
     text, Markdown, HTML and chart specs, with the run-specific parts (timings, temporary paths,
-    chart ids) removed, so two builds of the same inputs compare equal exactly when their numbers do."""
+    chart ids, pandas Styler table ids and object addresses) removed, so two builds of the same inputs compare equal exactly when their numbers do."""
     out = {}
     for nb in sorted(Path(folder).glob("*.ipynb")):
         cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
@@ -285,7 +297,8 @@ def chapter_outputs(folder: Path) -> dict[str, list[str]]:
                     v = o.get("data", {}).get(kind, o.get("text") if kind == "text/plain" else None)
                     if v is not None:
                         v = v if isinstance(v, str) else "".join(v) if isinstance(v, list) else json.dumps(v, sort_keys=True)
-                        texts.append(re.sub(r"(/tmp|/work)[^\s'\"<]*|view_[0-9a-f]+|altair-viz-[0-9a-f]+", "", v))
+                        texts.append(re.sub(r"(/tmp|/work)[^\s'\"<]*|view_[0-9a-f]+|altair-viz-[0-9a-f]+|\bT_[0-9a-f]{5}(?![0-9a-f])| at 0x[0-9a-f]+",
+                                            "", v))
         out[nb.name] = texts
     return out
 
@@ -388,10 +401,11 @@ def main(argv=None):
 
 def _chapters_of(res: dict) -> Path:
     """The folder of the executed chapters of the build ``res`` (the own-runs book's sources are
-    written under ``book/_build/runs/`` of the checkout that builds): the newest ``generated`` folder there."""
-    book = subprocess.run([sys.executable, "-c", "from recmetrics.report.paths import default_book_dir as d; print(d())"],
-                          capture_output=True, text=True, check=True).stdout.strip()   # the checkout that builds
-    found = sorted((Path(book) / "_build" / "runs").glob(f"{res['name']}/src/generated"), key=lambda p: p.stat().st_mtime)
+    written under ``book/_build/runs/<its name>-<hash>`` of the checkout that builds)."""
+    folder = subprocess.run([sys.executable, "-c", "import sys; from recmetrics.report.own_book import book_folder; "
+                             "print(book_folder(sys.argv[1], ''))", res["name"]],
+                            capture_output=True, text=True, check=True).stdout.strip()   # the checkout that builds
+    found = [p for p in [Path(folder) / "src" / "generated"] if p.is_dir()]   # a named book's folder: name + hash
     if not found or found[-1].stat().st_mtime < res["started"]:
         raise SystemExit("the executed chapters of the build were not found under book/_build/runs")
     return found[-1]

@@ -261,3 +261,107 @@ def test_runs_whose_ids_differ_in_type_take_the_ordinary_path_and_bad_folds_are_
         prepared.study_from_files({"a": ["x"], "b": ["y", "z"]}, [q], ["P"], [2], reader=_int_run)
     with pytest.raises(InputError, match="at least 2 systems"):
         prepared.study_from_files({"a": ["x"]}, [q], ["P"], [2], reader=_int_run)
+
+
+def test_the_plan_stores_the_prepared_study_once(workload, cache, monkeypatch):
+    """A qrels file without -l: its threshold is known from its name (a table: 4; a TREC qrels file:
+    1), so the prepared Study is keyed and written once (it was written a second time under the
+    resolved threshold), and the source names the threshold actually used."""
+    from recmetrics.data.io import default_threshold
+
+    assert default_threshold("q.csv") == default_threshold("q.tsv.gz") == 4.0
+    assert default_threshold("qrels.txt") == default_threshold("qrels") == 1.0
+    saved = []
+    real = prepared.save_prepared
+    monkeypatch.setattr(prepared, "save_prepared", lambda *a, **k: saved.append(a[2]) or real(*a, **k))
+    qrels, runs = workload
+    p = own_runs.plan(qrels, runs, parameters={"metrics": METRICS, "cutoffs": CUTOFFS})
+    assert saved == [p.source["prepared"]] and p.source["threshold"] == 4.0 == p.summary["threshold"]
+    assert list((cache / "prepared").glob("*.npz")) == [cache / "prepared" / f"{saved[0]}.npz"]
+    assert getattr(load_study(p.source, METRICS, CUTOFFS), "prepared_key", None) == saved[0]
+
+
+def test_robustness_computed_in_the_background_is_what_the_chapter_computes(workload, cache, monkeypatch):
+    """start_robustness: chapter 3's study in another process, stored where chapters 3 and 5 read it
+    (the same key as the chapters' call), values bit-identical to robustness_study in the chapter;
+    nothing started when it is stored already or there is no prepared Study."""
+    qrels, runs = workload
+    params = {"metrics": METRICS, "cutoffs": CUTOFFS, "sizes": GRIDS, "n_samples": 2}
+    p = own_runs.plan(qrels, runs, parameters=params)
+    assert p.parameters["scenarios"] == list(rob.SCENARIOS)
+    proc = own_prepared.start_robustness(p.parameters)
+    assert proc is not None and proc.wait(timeout=300) == 0
+    assert len(list((cache / "prepared").glob("*-robustness-*.npz"))) == 1
+    study = load_study(p.source, METRICS, CUTOFFS)
+    direct = rob.robustness_study(study, p.parameters["scenarios"], GRIDS, 2, p.parameters["seed"],
+                                  aggregate="arithmetic", progress=False)
+    monkeypatch.setattr(rob, "robustness_study", lambda *a, **k: pytest.fail("recomputed"))
+    got = own_prepared.robustness(study, p.parameters["scenarios"], GRIDS, 2, p.parameters["seed"],
+                                  aggregate="arithmetic", n_jobs=1, client=None, progress=False)
+    assert got.samples.equals(direct.samples) and got.full.equals(direct.full)
+    assert got.area().equals(direct.area()) and got.area_se().equals(direct.area_se())
+    assert own_prepared.start_robustness(p.parameters) is None          # stored: nothing to do
+    assert own_prepared.start_robustness({**p.parameters, "source": {k: v for k, v in p.source.items()
+                                                                       if k != "prepared"}}) is None
+
+
+def test_a_chapter_waits_for_the_robustness_another_process_computes(workload, cache, monkeypatch):
+    """While the result's lock is held (by the background process), the chapter's call waits, then
+    reads what was stored instead of computing it again."""
+    import threading
+
+    qrels, runs = workload
+    p = own_runs.plan(qrels, runs, parameters={"metrics": METRICS, "cutoffs": CUTOFFS})
+    study = load_study(p.source, METRICS, CUTOFFS)
+    args = (study, list(GRIDS), GRIDS, 2, 5)
+    path = own_prepared._robustness_path(study, list(GRIDS), GRIDS, 2, 5, {"aggregate": "arithmetic"})
+    direct = rob.robustness_study(*args, aggregate="arithmetic", progress=False)
+    real, got = rob.robustness_study, {}
+    refuse = lambda *a, **k: got.setdefault("recomputed", True)  # noqa: E731
+    with own_prepared._computing(path):                             # the other process computing
+        reader = threading.Thread(target=lambda: got.update(r=own_prepared.robustness(
+            *args, aggregate="arithmetic", progress=False)))
+        monkeypatch.setattr(rob, "robustness_study", refuse)
+        reader.start()
+        reader.join(timeout=1.0)
+        assert reader.is_alive()                                      # waiting for the lock
+        monkeypatch.setattr(rob, "robustness_study", real)
+        own_prepared._robustness_stored(*args, path, aggregate="arithmetic", progress=False)
+        monkeypatch.setattr(rob, "robustness_study", refuse)
+    reader.join(timeout=60)
+    assert "recomputed" not in got
+    assert got["r"].samples.equals(direct.samples) and got["r"].full.equals(direct.full)
+
+
+def test_chapters_reading_the_robustness_study_execute_last():
+    """The book's order is the notebooks'; the execution order puts chapters 3 and 5 (they declare
+    n_samples) after 1, 2 and 4, so the background study has the time of those three."""
+    from types import SimpleNamespace
+
+    from recmetrics.report import own_book
+
+    nbs = sorted(str(p) for p in own_runs.notebooks_dir().glob("[0-9]*.ipynb"))
+    own = SimpleNamespace(parameters={"n_samples": 2, "metrics": ["P"], "seed": 0}, notebooks=nbs, profile="quick",
+                          overrides={}, label="x", notebooks_dir=Path(nbs[0]).parent)
+    plan = own_book.report_plan(own, {"content": "sha256:0", "qrels": [], "runs": {}}, Path("/nonexistent/generated"),
+                                Path("."))
+    assert [c.stem for c in plan.chapters] == ["01_systems", "02_discriminative_power", "04_agreement",
+                                               "03_robustness", "05_which_metric"]
+    assert list(plan.keys) == sorted(plan.keys)
+
+
+def test_chapter_outputs_ignore_styler_ids_and_addresses(tmp_path):
+    import json
+
+    def nb(html):
+        return {"cells": [{"cell_type": "code", "outputs": [{"data": {"text/html": html,
+                                                                      "text/plain": "<Styler at 0x7f00ab>"}}]}]}
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "x.ipynb").write_text(json.dumps(nb('<table id="T_7c4af"><td id="T_7c4af_row0">0.5</td>')))
+    (tmp_path / "b" / "x.ipynb").write_text(json.dumps(nb('<table id="T_86480"><td id="T_86480_row0">0.5</td>')))
+    outputs = _bench().chapter_outputs
+    assert outputs(tmp_path / "a") == outputs(tmp_path / "b")
+    (tmp_path / "b" / "x.ipynb").write_text(json.dumps(nb('<table id="T_86480"><td id="T_86480_row0">0.6</td>')))
+    assert outputs(tmp_path / "a") != outputs(tmp_path / "b")

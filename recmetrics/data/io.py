@@ -285,12 +285,19 @@ def read_run(path, *, name: str | None = None, max_docs: int | None = None, **kw
     return run.head(max_docs) if max_docs else run
 
 
+def default_threshold(path) -> float:
+    """The relevance threshold :func:`read_qrels` applies to ``path`` when none is given, from its
+    name alone: 1 for a TREC qrels file (trec_eval's), 4 for a ``user,item,rating`` table."""
+    return 4.0 if _suffixes(path)[1] in TABLE_SUFFIXES else 1.0
+
+
 def read_qrels(path, *, threshold: float | None = None, **kw) -> Qrels:
-    """Read judgments from a TREC qrels file or a ``user,item,rating`` table."""
-    _, fmt = _suffixes(path)
-    if fmt not in TABLE_SUFFIXES:
-        return read_trec_qrels(path, threshold=1.0 if threshold is None else threshold, **kw)
-    return Qrels(read_table(path), threshold=4.0 if threshold is None else threshold)
+    """Read judgments from a TREC qrels file or a ``user,item,rating`` table (relevant at rating >=
+    ``threshold``; default :func:`default_threshold`)."""
+    threshold = default_threshold(path) if threshold is None else threshold
+    if _suffixes(path)[1] not in TABLE_SUFFIXES:
+        return read_trec_qrels(path, threshold=threshold, **kw)
+    return Qrels(read_table(path), threshold=threshold)
 
 
 def read_ratings(path):

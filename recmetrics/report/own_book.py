@@ -139,6 +139,9 @@ def report_plan(own, source: Mapping, generated: Path, cwd: Path, kernel_name: s
         shown = executed_parameters(nb, p, profile=own.profile)
         overrides = {k: v for k, v in (own.overrides or {}).items() if k in declared}
         chapters.append(Chapter(nb.stem, nb, p, shown, (), key, overrides, Path(cwd)))
+    # the chapters reading the robustness study (they declare n_samples) execute last: a build computes
+    # it in the background meanwhile (own_prepared.start_robustness); the book's order is the notebooks'
+    chapters.sort(key=lambda c: "n_samples" in c.parameters)
     label = f"your runs ({content})"
     fingerprint = {label: {"name": own.label, "hash": content, "files": len(input_files(source))}}
     return Plan(own.profile, label, {}, dict(own.overrides or {}), None, own.notebooks_dir, Path(generated),

@@ -16,19 +16,23 @@ new one is stored); deleting it any time only makes the next build read its file
 :func:`discriminative_power` and :func:`robustness` are the chapters' two long computations, stored
 under the prepared key and their parameters (``<key>-dp-<hash>.npz``, ``<key>-robustness-<hash>.npz``),
 so chapter 5 (which metric to report) reads what chapters 2 and 3 computed instead of computing it again;
-without a prepared key they compute (and store nothing). Values are those of
+without a prepared key they compute (and store nothing). Each is computed once per key: whoever
+computes it holds an ``flock`` on ``<result>.lock`` and the others wait for it, then read. A build
+starts the robustness of chapter 3 at once in a background process (:func:`start_robustness`, on
+the second core) while chapters 1, 2 and 4 execute; chapters 3 and 5 then read it. Values are those of
 :func:`recmetrics.meta.discriminative_power` and :func:`recmetrics.meta.robustness.robustness_study`,
 bit for bit (tested).
 """
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["prepare", "load", "source_key", "discriminative_power", "robustness"]
+__all__ = ["prepare", "load", "source_key", "discriminative_power", "robustness", "start_robustness"]
 
 
 def _folder() -> Path:
@@ -117,7 +121,7 @@ def _prune(folder: Path, keep: int) -> None:
         except OSError:
             continue
     for k in sorted(groups, key=groups.get, reverse=True)[keep:]:
-        for f in folder.glob(f"{k}*.npz"):
+        for f in [*folder.glob(f"{k}*.npz"), *folder.glob(f"{k}*.lock")]:
             f.unlink(missing_ok=True)
 
 
@@ -148,10 +152,39 @@ def load(source: Mapping | None, metrics: Sequence[str], cutoffs: Sequence[int])
 def _result_path(study, what: str, params: Mapping) -> Path | None:
     from ..runs.cache import cache_key
 
-    key = getattr(study, "prepared_key", None)
+    key = study if isinstance(study, str) else getattr(study, "prepared_key", None)
     if not key:
         return None
     return _folder() / f"{key}-{what}-{cache_key(dict(params))}.npz"
+
+
+def _robustness_path(key, scenarios: Sequence[str], sizes, n_samples: int, seed: int, kw: Mapping) -> Path | None:
+    """Where :func:`robustness` stores its result for the prepared Study ``key`` (a key or a Study)."""
+    from ..meta import robustness as rob
+
+    grids = rob.resolve_grids(sizes, list(scenarios))
+    settings = {k: v for k, v in kw.items() if k not in ("client", "n_jobs", "progress", "prefer")}
+    return _result_path(key, "robustness", {"scenarios": list(scenarios),
+                                            "grids": {k: list(v) for k, v in grids.items()},
+                                            "n_samples": int(n_samples), "seed": int(seed), **settings})
+
+
+@contextmanager
+def _computing(path: Path):
+    """Hold the lock of the result ``path`` (``<path>.lock``, an ``flock`` the system releases when
+    its holder ends); blocks while another process holds it."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - no flock here: each computes on its own
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def _load(path: Path | None):
@@ -203,14 +236,15 @@ def robustness(study, scenarios: Sequence[str], sizes, n_samples: int, seed: int
     import pandas as pd
 
     from ..meta import robustness as rob
-    from ..prepared import write_arrays
 
     scenarios = list(scenarios)
-    grids = rob.resolve_grids(sizes, scenarios)
-    settings = {k: v for k, v in kw.items() if k not in ("client", "n_jobs", "progress", "prefer")}
-    path = _result_path(study, "robustness", {"scenarios": scenarios, "grids": {k: list(v) for k, v in grids.items()},
-                                              "n_samples": int(n_samples), "seed": int(seed), **settings})
+    path = _robustness_path(study, scenarios, sizes, n_samples, seed, kw)
     got = _load(path)
+    if got is None and path is not None:
+        with _computing(path):                 # a background process may be computing it: wait, then read
+            got = _load(path)
+            if got is None:
+                return _robustness_stored(study, scenarios, sizes, n_samples, seed, path, **kw)
     if got is not None:
         meta, arrays = got
         samples = pd.DataFrame({c: arrays[f"s_{c}"] for c in meta["samples"]})
@@ -220,6 +254,14 @@ def robustness(study, scenarios: Sequence[str], sizes, n_samples: int, seed: int
         full = pd.DataFrame(arrays["full"], index=pd.Index(meta["systems"], name="system"), columns=meta["names"])
         return rob.Robustness(samples, full, grids={k: tuple(v) for k, v in meta["grids"].items()},
                               tie_break=meta["tie_break"])
+    return _robustness_stored(study, scenarios, sizes, n_samples, seed, None, **kw)
+
+
+def _robustness_stored(study, scenarios, sizes, n_samples, seed, path, **kw):
+    """:func:`~recmetrics.meta.robustness.robustness_study`, stored at ``path`` (``None``: not stored)."""
+    from ..meta import robustness as rob
+    from ..prepared import write_arrays
+
     r = rob.robustness_study(study, scenarios, sizes, n_samples, seed, **kw)
     if path is not None:
         arrays = {f"s_{c}": r.samples[c].to_numpy() for c in r.samples.columns}
@@ -230,3 +272,65 @@ def robustness(study, scenarios: Sequence[str], sizes, n_samples: int, seed: int
                      "names": [str(c) for c in r.full.columns], "grids": {k: list(v) for k, v in r.grids.items()},
                      "tie_break": r.tie_break}, arrays)
     return r
+
+
+# ------------------------------------------------------------------------------------ background
+def start_robustness(parameters: Mapping):
+    """Start the robustness study of chapter 3 (``parameters``: the own-runs plan's, with
+    ``source["prepared"]``, ``metrics``, ``cutoffs``, ``scenarios``, ``sizes``, ``n_samples``, ``seed``;
+    the arithmetic mean) in a background process that stores it where :func:`robustness` reads it;
+    returns the process, or ``None`` when there is nothing to start (no prepared Study, a Dask
+    ``scheduler`` given, or the result already stored). The chapters run meanwhile on the other
+    core; the one that needs the result waits for it (:func:`_computing`). Values as computed in
+    the chapter (the same function, arguments and stored form); a failed or stopped background
+    process leaves the chapter to compute it."""
+    import json
+    import subprocess
+    import sys
+
+    key = (parameters.get("source") or {}).get("prepared")
+    if not key or parameters.get("scheduler") or "scenarios" not in parameters:
+        return None
+    args = {k: parameters[k] for k in ("source", "metrics", "cutoffs", "scenarios", "sizes", "n_samples", "seed")}
+    path = _robustness_path(key, args["scenarios"], args["sizes"], args["n_samples"], args["seed"], _CHAPTER_KW)
+    if path is None or path.exists():
+        return None
+    proc = subprocess.Popen([sys.executable, "-m", "recmetrics.report.own_prepared"], stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc.stdin.write(json.dumps(args).encode())
+    proc.stdin.close()
+    return proc
+
+
+def stop(proc) -> None:
+    """End a process of :func:`start_robustness` (at the end of a build: it is done, or no chapter needs it)."""
+    if proc is None:
+        return
+    if proc.poll() is None:
+        proc.terminate()
+    proc.wait()
+
+
+#: the settings chapters 3 and 5 pass to :func:`robustness` that enter its stored key
+_CHAPTER_KW = {"aggregate": "arithmetic"}
+
+
+def _background(args: Mapping) -> None:
+    """The body of :func:`start_robustness`'s process: hold the result's lock, then load the
+    prepared Study and compute (nothing when it is stored or the Study cannot be loaded)."""
+    path = _robustness_path(args["source"]["prepared"], args["scenarios"], args["sizes"], args["n_samples"],
+                            args["seed"], _CHAPTER_KW)
+    with _computing(path):                     # taken first: a chapter asking meanwhile waits for it
+        if _load(path) is not None:
+            return
+        study = load(args["source"], args["metrics"], args["cutoffs"])
+        if study is not None:
+            _robustness_stored(study, list(args["scenarios"]), args["sizes"], args["n_samples"], args["seed"],
+                               path, n_jobs=1, progress=False, **_CHAPTER_KW)
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+
+    _background(json.loads(sys.stdin.read()))

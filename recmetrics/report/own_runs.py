@@ -74,6 +74,13 @@ def _grids(profile: str) -> dict[str, list[float]]:
 
     return {k: list(v) for k, v in (rb.GRIDS_000 if profile == "paper" else rb.QUICK_GRIDS).items()}
 
+def _scenarios() -> list[str]:
+    """The robustness scenarios of chapters 3 and 5: all five (their notebooks' default)."""
+    from ..meta import robustness as rb
+
+    return list(rb.SCENARIOS)
+
+
 #: chapters of the main report that are not in the own-runs book, and why (by notebook stem)
 LEFT_OUT: dict[str, str] = {
     "01_dataset_overview": "describes a ratings dataset (its users, items, concentration and splits) and fits two "
@@ -276,6 +283,17 @@ def _title(notebook: Path) -> str:
     return notebook.stem
 
 
+def _give_back_memory() -> None:
+    """The planning process keeps no Study while the chapters (and the background robustness study)
+    run: its freed pages go back to the system, not into the build's peak memory."""
+    import gc
+
+    from ..data.sources import _release_arrow_memory
+
+    gc.collect()
+    _release_arrow_memory()
+
+
 def _summary(source: Mapping, study) -> dict:
     """What the book will compare, from the Study of ``source`` (every file read once, so bad input
     fails before any notebook runs)."""
@@ -357,6 +375,7 @@ def plan(qrels=None, runs=None, *, study=None, name: str | None = None, folds: S
     params: dict[str, Any] = {k: copy.deepcopy(PROFILES[profile][k]) for k in ("seed", "cutoffs") if k in PROFILES[profile]}
     params.update(copy.deepcopy(OWN_PARAMETERS[profile]))
     params["sizes"] = _grids(profile)
+    params["scenarios"] = _scenarios()
     params["profile"] = profile
     if study is not None:                   # the Study's own metrics and cut-offs (its runs are that deep)
         params["metrics"], params["cutoffs"] = list(study.metrics), list(study.cutoffs)
@@ -384,6 +403,14 @@ def plan(qrels=None, runs=None, *, study=None, name: str | None = None, folds: S
     from .own_sources import _read_judgments, _read_run
 
     source = {k: v for k, v in source.items() if k != "prepared"}
+    if source.get("threshold") is None and source.get("format") == "files":
+        # the threshold the judgments will be read at, known from the file names: the prepared Study
+        # is keyed (and stored) once under it, not stored again under the resolved source
+        from ..data.io import default_threshold
+
+        given = {default_threshold(q) for q in source["qrels"]}
+        if len(given) == 1:
+            source["threshold"] = given.pop()
     key, study = prepare(source, params["metrics"], params["cutoffs"], read_judgments=_read_judgments,
                          read_run=_read_run, scheduler=params.get("scheduler"))
     summary = _summary(source, study if study is not None else load_study(source, params["metrics"], params["cutoffs"]))
@@ -392,6 +419,7 @@ def plan(qrels=None, runs=None, *, study=None, name: str | None = None, folds: S
         if key is not None:
             key = rekey(study, source, params["metrics"], params["cutoffs"])
     del study
+    _give_back_memory()
     if key is not None:
         source["prepared"] = key
     params["source"] = source
@@ -459,7 +487,13 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
             rplan = own_book.report_plan(p, source, generated, inputs, kernel_name)
             remove_orphans(generated, set(rplan.keys))
             if execute:
-                execute_plan(rplan, kernel_name=kernel_name, timeout=timeout, log=log, findings_page=False)
+                from .own_prepared import start_robustness, stop
+
+                background = start_robustness(p.parameters)   # chapter 3's study, on the other core
+                try:
+                    execute_plan(rplan, kernel_name=kernel_name, timeout=timeout, log=log, findings_page=False)
+                finally:
+                    stop(background)
             stale = stale_chapters(generated, list(rplan.keys), rplan.settings, rplan.keys)
             if stale:
                 raise ReportError(stale_message(stale))
