@@ -333,6 +333,8 @@ def discriminative_power(scores, n_permutations: int = 100_000, seed: int = 0,
     frames = {m: _as_frame(f, "scores" if m is None else f"metric {m!r}") for m, f in by_metric.items()}
     first_name, first = next(iter(frames.items()))
     for m, f in frames.items():
+        if f.index.equals(first.index) and f.columns.equals(first.columns):
+            continue                          # the same labels in the same order (a Study's scores): nothing to align
         if set(f.index) != set(first.index):
             raise InputError(f"metric {m!r} has systems {sorted(map(str, f.index))}, expected the same "
                              f"systems as {first_name!r}: {sorted(map(str, first.index))}")
@@ -342,7 +344,8 @@ def discriminative_power(scores, n_permutations: int = 100_000, seed: int = 0,
                              f"(missing e.g. {missing}); users must be paired across metrics")
     systems = list(first.index)
     users = list(first.columns)
-    blocks = [frames[m].loc[systems, users].to_numpy(dtype=np.float64) for m in frames]
+    blocks = [(f if f.index.equals(first.index) and f.columns.equals(first.columns) else f.loc[systems, users])
+              .to_numpy(dtype=np.float64) for f in frames.values()]
     for m, b in zip(frames, blocks):
         _check_matrix(b, "scores" if m is None else f"scores of metric {m!r}")
     x = np.vstack(blocks)
