@@ -51,29 +51,44 @@ def greedy_ideal(row: np.ndarray, value: np.ndarray, decay: np.ndarray, weights:
     c = value.shape[1]
     starts = np.flatnonzero(np.r_[True, row[1:] != row[:-1]])
     sizes = np.diff(np.r_[starts, N])
+    # segments (users) largest first, candidates kept in their order inside each: at a step s the
+    # segments still holding a candidate (size > s) are a prefix, and so are their candidates and
+    # pairs, so each step works on those alone (every row's arithmetic is unchanged)
+    by_size = np.argsort(-sizes, kind="stable")
+    sizes = sizes[by_size]
+    new_starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    perm = np.arange(N) + np.repeat(starts[by_size] - new_starts, sizes)
+    row, value, decay = row[perm], value[perm], decay[perm]
+    starts = new_starts
     seg_rows = row[starts]
     seg_of = np.repeat(np.arange(len(starts)), sizes)
-    cand, asp = np.nonzero(value)              # sparse pairs
+    cand, asp = np.nonzero(value)              # sparse pairs, by candidate then aspect
     v = value[cand, asp]
     pair_row = row[cand]
-    w = weights[pair_row, asp] if weights is not None else None
     R = np.ones((n_rows, c))
+    at = pair_row * c + asp                    # each pair's cell of R
+    vw = v * weights[pair_row, asp] if weights is not None else v
     avail = np.ones(N, dtype=bool)
     pos = np.arange(N)
-    for step in range(min(k, int(sizes.max()))):
-        Rp = R[pair_row, asp]
+    live_segs = np.searchsorted(-sizes, -np.arange(min(k, int(sizes[0]))), side="left")  # segments with size > s
+    cand_end = np.r_[starts, N]
+    for step, n_seg in enumerate(live_segs):
+        n_c = int(cand_end[n_seg])
+        n_p = int(np.searchsorted(cand, n_c))
+        Rp = R.ravel()[at[:n_p]]
         if combine == "noisy-or":
-            term = np.log1p(-np.minimum(v * w * Rp, _P_MAX))
-            g = -np.expm1(np.bincount(cand, weights=term, minlength=N))
+            term = np.log1p(-np.minimum(vw[:n_p] * Rp, _P_MAX))
+            g = -np.expm1(np.bincount(cand[:n_p], weights=term, minlength=n_c))
         else:
-            g = np.bincount(cand, weights=v * Rp, minlength=N)
-        g = np.where(avail, g, -np.inf)
-        best = np.maximum.reduceat(g, starts)
+            g = np.bincount(cand[:n_p], weights=vw[:n_p] * Rp, minlength=n_c)
+        live = avail[:n_c]
+        g = np.where(live, g, -np.inf)
+        best = np.maximum.reduceat(g, starts[:n_seg])
         ok = best > -np.inf
-        hit = avail & (g == best[seg_of])
-        first = np.minimum.reduceat(np.where(hit, pos, N), starts)
+        hit = live & (g == best[seg_of[:n_c]])
+        first = np.minimum.reduceat(np.where(hit, pos[:n_c], N), starts[:n_seg])
         sel = first[ok]
-        out[seg_rows[ok], step] = best[ok]
+        out[seg_rows[:n_seg][ok], step] = best[ok]
         R[row[sel]] *= 1.0 - decay[sel]
         avail[sel] = False
     return out
