@@ -56,7 +56,7 @@ def _reference_greedy(row, value, decay, weights, n_rows, k, combine):
     return out
 
 
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", range(60))
 def test_greedy_ideal_equals_the_every_candidate_version(seed):
     # users of very different sizes (the live prefix shrinks), empty users, equal values (ties),
     # candidates without any aspect, k below and above the largest user
@@ -66,7 +66,7 @@ def test_greedy_ideal_equals_the_every_candidate_version(seed):
     row = np.repeat(np.arange(n), sizes)
     grades = rng.choice([0.0, 0.2, 0.5, 1.0], (len(row), 1)) if seed % 2 else np.full((len(row), 1), 0.5)
     value = np.where(rng.random((len(row), c)) < 0.5, grades, 0.0)
-    decay = value * rng.choice([1.0, 0.5])
+    decay = value * rng.choice([1.0, 0.5, 3.0])      # 3.0: R can grow, the lazy bound fails: every gain, every step
     w = rng.random((n, c))
     k = int(rng.integers(1, 15))
     for combine, weights in (("noisy-or", w), ("sum", None)):
