@@ -228,3 +228,17 @@ def test_robustness_table_equals_the_reference():
     got = pt.robustness(qrels, aspects, **kw)
     want = _robustness_reference(qrels, aspects, **kw)
     pd.testing.assert_frame_equal(got, want, check_exact=True)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_aspects_rated_at_least_equals_the_one_at_a_time_or(seed):
+    # grouped rows (judgments_from_qrels' order) take the per-group path, ungrouped rows the other
+    rng = np.random.default_rng(seed)
+    n, c, N = 6, int(rng.integers(0, 4)), int(rng.integers(0, 30))
+    row = np.sort(rng.integers(0, n, N)) if seed % 2 else rng.integers(0, n, N)
+    jd = dv.Judgments(row, np.arange(N), rng.choice([0.0, 1.0, 4.0, 5.0], N), rng.random((N, c)) < 0.5, n)
+    for minimum, strict in ((4.0, False), (0.0, True)):
+        want = np.zeros((n, c), dtype=bool)
+        sel = jd.ratings > minimum if strict else jd.ratings >= minimum
+        np.logical_or.at(want, jd.row[sel], jd.member[sel])
+        assert np.array_equal(dv.aspects_rated_at_least(jd, minimum, strict), want)

@@ -171,7 +171,12 @@ def aspects_rated_at_least(judgments: Judgments, minimum: float, strict: bool = 
     out = np.zeros((judgments.n_users, judgments.member.shape[1]), dtype=bool)
     sel = judgments.ratings > minimum if strict else judgments.ratings >= minimum
     if sel.any():
-        np.logical_or.at(out, judgments.row[sel], judgments.member[sel])
+        rows, member = judgments.row[sel], judgments.member[sel]
+        if len(rows) > 1 and (rows[1:] < rows[:-1]).any():     # not grouped by row: one at a time
+            np.logical_or.at(out, rows, member)
+        else:                                                  # grouped (judgments_from_qrels): per group
+            starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
+            out[rows[starts]] = np.logical_or.reduceat(member, starts, axis=0)
     return out
 
 
