@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 import recmetrics as rm
+from recmetrics.errors import InputError
 from recmetrics.meta import perturbations as pt
 from recmetrics.meta.perturbations.fixed_lists import FixedLists, ideal_dcg, reduced_judgments
 from recmetrics.metrics import diversity as dv
@@ -163,10 +164,10 @@ def test_fixed_lists_unjudged_cells_take_alpha():
 def test_fixed_lists_rejects_bad_input():
     idx = dv.aspect_index({"a": ("x",)})
     items = np.array([["a", "a"]])
-    with pytest.raises(ValueError, match="prefix"):
+    with pytest.raises(InputError, match=r"prefix.*row 0 is \[0, 1\]"):
         FixedLists(items, np.array([[False, True]]), np.array([0]), idx, np.array([[-1, 0]]), np.array([5.0]))
     lists = FixedLists(items, np.array([[True, False]]), np.array([0]), idx, np.array([[0, -1]]), np.array([5.0]))
-    with pytest.raises(ValueError, match="cut-offs must lie in 1..2"):
+    with pytest.raises(InputError, match="cut-offs must lie in 1..2"):
         lists.dcg(np.ones(1, bool), np.ones((1, 1)), 0.005, (0.5,), 5.0, (3,), dv.discount(2))
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...errors import InputError
 from ...metrics.diversity.ideal import greedy_ideal
 from ...metrics.diversity.judgments import Judgments
 from ...metrics.diversity.lists import _P_MAX, list_pairs
@@ -47,6 +48,23 @@ class FixedLists:
     sorted by length, longest first), so the DCG adds one rank at a time over the live lists only.
     Past its end a list's gains are ``-0.0``, which leaves a sum unchanged, so each row's running
     sum equals ``cumsum(g * disc)`` at every cut-off.
+
+    Examples
+    --------
+    One user (γ = ½, ½), two lists of the same three items, ``b`` unjudged (P = α). First list,
+    β = ½: a gains ½·5/5·½ = 0.25; b gains α·½·(1 − 0.5) = 0.00125 at rank 2; c gains ½·4/5·½ = 0.2
+    at rank 3, so DCG@3 = 0.25 + 0.00125/log2(3) + 0.2/2 = 0.3508:
+
+    >>> import numpy as np
+    >>> from recmetrics.metrics import diversity as dv
+    >>> idx = dv.aspect_index({"a": ("x",), "b": ("x",), "c": ("y",)})
+    >>> items = np.array([["a", "b", "c"], ["c", "b", "a"]])
+    >>> lists = FixedLists(items, np.ones((2, 3), bool), np.array([0, 0]), idx,
+    ...                    at=np.array([[0, -1, 1], [1, -1, 0]]), ratings=np.array([5.0, 4.0]))
+    >>> dcg = lists.dcg(np.array([True, True]), np.array([[0.5, 0.5]]), 0.005, [0.5], 5.0, [1, 3],
+    ...                 dv.discount(3))
+    >>> dcg[(1, 0.5)].round(4).tolist(), dcg[(3, 0.5)].round(4).tolist()
+    ([0.25, 0.2], [0.3508, 0.326])
     """
 
     def __init__(self, items: np.ndarray, valid: np.ndarray, user_row: np.ndarray, idx, at: np.ndarray,
@@ -55,7 +73,9 @@ class FixedLists:
         valid = np.asarray(valid, dtype=bool)
         lengths = valid.sum(axis=1)
         if not np.array_equal(valid, np.arange(k)[None, :] < lengths[:, None]):
-            raise ValueError("valid must mark a prefix of every row (the lists' cells)")
+            bad = int(np.flatnonzero((valid != (np.arange(k)[None, :] < lengths[:, None])).any(axis=1))[0])
+            raise InputError(f"valid must mark a prefix of every row (a list's cells, then padding); row {bad} is "
+                             f"{valid[bad].astype(int).tolist()}")
         pairs = list_pairs(items, valid, idx)
         flat = pairs.flat[pairs.order]                       # cell of each pair, in cascade order
         self.rows, self.k = rows, k
@@ -74,7 +94,7 @@ class FixedLists:
         self.offset = np.r_[0, np.cumsum(self.live)]
         r, j = np.divmod(flat, max(k, 1))
         self.cell = self.offset[j] + rank_of_row[r]
-        self.neg_disc_rank = np.repeat(np.arange(k), self.live)    # the rank of each cell
+        self.cell_rank = np.repeat(np.arange(k), self.live)    # the rank of each cell
         self.n_cells = int(self.offset[-1])
         # blocks of whole lists (the cascade's groups never straddle two)
         row_end = np.searchsorted(flat // max(k, 1), np.arange(1, rows + 1), side="left")
@@ -107,10 +127,10 @@ class FixedLists:
         (k,) discount. Bit-identical to ``cumsum(ab_gains(...) * disc, axis=1)[:, k - 1]``."""
         cutoffs = [int(c) for c in cutoffs]
         if not cutoffs or min(cutoffs) < 1 or max(cutoffs) > self.k:
-            raise ValueError(f"cut-offs must lie in 1..{self.k}, got {cutoffs}")
+            raise InputError(f"cut-offs must lie in 1..{self.k} (the lists' depth), got {cutoffs}")
         code = self.codes(keep)
         w = np.ravel(gamma)[self.gamma_at]
-        neg_disc = -np.asarray(disc, dtype=np.float64)[self.neg_disc_rank]
+        neg_disc = -np.asarray(disc, dtype=np.float64)[self.cell_rank]
         term = np.empty(self.n_pairs)
         size = max([p1 - p0 for p0, p1, _ in self.blocks] + [0])
         logs = np.empty(size + 1)
