@@ -5,7 +5,9 @@ by mean αβ-nDCG@k with the full test set and with test sets reduced by removin
 ratings proportionally by category (:func:`proportional_removal_order`); :func:`robustness` gives
 Kendall's τ between the two system rankings for every (cut-off, β, fraction, removal) and
 :func:`robustness_summary` its mean and standard deviation over the removals (Fig. 4). The lists
-are built once: every reduced test set re-judges the same lists.
+are built once: every reduced test set re-judges the same lists (:mod:`.fixed_lists`: their pairs,
+judgments and γ cells prepared once; each set's judgments filtered from the full set's; the ideal
+of every β in one greedy pass — each value bit-identical to ``ab_gains``/``ab_ideal_gains``).
 
 (The incompleteness scenarios of Valcarce et al. for any metric live in
 :mod:`recmetrics.meta.robustness`.)
