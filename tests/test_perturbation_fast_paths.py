@@ -243,3 +243,20 @@ def test_aspects_rated_at_least_equals_the_one_at_a_time_or(seed):
         sel = jd.ratings > minimum if strict else jd.ratings >= minimum
         np.logical_or.at(want, jd.row[sel], jd.member[sel])
         assert np.array_equal(dv.aspects_rated_at_least(jd, minimum, strict), want)
+
+
+def test_test_profile_weights_shared_by_runs_still_warn_and_stay_unfilled():
+    # two runs judged against one Qrels share γ (profile=test); the user without a rated aspect is
+    # named by a warning on every run, and the shared Eq. 9 table keeps its NaN row (filled per call)
+    qrels = rm.Qrels(pd.DataFrame({"user": [1, 1, 2], "item": ["a", "b", "n"], "rating": [5.0, 3.0, 4.0]}))
+    aspects = {"a": ("x",), "b": ("y",), "n": ()}
+    first = rm.judge(rm.Run.from_lists({1: ["a", "b"], 2: ["n"]}), qrels)
+    second = rm.judge(rm.Run.from_lists({1: ["b", "a"], 2: ["n"]}), qrels)
+    for j in (first, second):
+        with pytest.warns(UserWarning, match=r"1 user\(s\) have no rated item with an aspect.*e\.g\. 2"):
+            w = dv.aspect_weights(j, aspects, profile="test")
+        assert w.tolist() == [[0.625, 0.375], [0.5, 0.5]]
+    jd = dv.judgments_of(first, aspects)
+    assert jd is dv.judgments_of(second, aspects)
+    from recmetrics.metrics.diversity.weights import _test_weights
+    assert np.isnan(_test_weights(jd, 2)[1]).all()

@@ -180,14 +180,27 @@ def aspects_rated_at_least(judgments: Judgments, minimum: float, strict: bool = 
     return out
 
 
+_RATED_CACHE = _LRU(16)
+
+
+def _rated_aspects(judgments: Judgments, minimum: float, strict: bool) -> np.ndarray:
+    """:func:`aspects_rated_at_least`, shared by every judged run whose judgments are the same object
+    (:func:`judgments_of` hands the same one to every run judged against one Qrels for one set of users)."""
+    key = (id(judgments), float(minimum), bool(strict))
+    hit = _RATED_CACHE.get(key)
+    if hit is None:
+        hit = _RATED_CACHE.put(key, judgments, aspects_rated_at_least(judgments, minimum, strict))
+    return hit
+
+
 def _relevant_aspects(judged, aspects) -> np.ndarray:
     """(n, c) aspects shown by at least one relevant (>= threshold) judged item of each user."""
-    return aspects_rated_at_least(judgments_of(judged, aspects), judged.threshold)
+    return _rated_aspects(judgments_of(judged, aspects), judged.threshold, False)
 
 
 def _positive_aspects(judged, aspects) -> np.ndarray:
     """(n, c) aspects shown by at least one positively rated judged item of each user."""
-    return aspects_rated_at_least(judgments_of(judged, aspects), 0.0, strict=True)
+    return _rated_aspects(judgments_of(judged, aspects), 0.0, True)
 
 
 def _rmax(judged, max_rating: float, metric: str) -> float:
