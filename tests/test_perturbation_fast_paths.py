@@ -57,8 +57,11 @@ def _reference_greedy(row, value, decay, weights, n_rows, k, combine):
     return out
 
 
+@pytest.mark.parametrize("lazy_from", [0, None])     # 0: the lazy path on every case; None: as shipped
 @pytest.mark.parametrize("seed", range(60))
-def test_greedy_ideal_equals_the_every_candidate_version(seed):
+def test_greedy_ideal_equals_the_every_candidate_version(seed, lazy_from, monkeypatch):
+    if lazy_from is not None:
+        monkeypatch.setattr("recmetrics.metrics.diversity.ideal._LAZY_FROM", lazy_from)
     # users of very different sizes (the live prefix shrinks), empty users, equal values (ties),
     # candidates without any aspect, k below and above the largest user
     rng = np.random.default_rng(seed)

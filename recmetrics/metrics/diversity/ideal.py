@@ -19,6 +19,8 @@ from .judgments import _qrels_of
 from .lists import _P_MAX
 
 _IDEAL_CACHE = _LRU(64)
+#: candidates from which greedy_ideal evaluates lazily
+_LAZY_FROM = 256
 
 
 def greedy_ideal(row: np.ndarray, value: np.ndarray, decay: np.ndarray, weights: np.ndarray | None,
@@ -92,7 +94,8 @@ def greedy_ideal(row: np.ndarray, value: np.ndarray, decay: np.ndarray, weights:
     # true gains of the candidates whose bound reaches g1 (less a margin far above rounding); the
     # others cannot reach the best and keep their bound, so the pick — the largest true gain, the
     # first such candidate on ties — is among those recomputed. Used candidates hold -inf.
-    lazy = bool(np.isfinite(vw).all() and (vw >= 0).all() and np.isfinite(decay).all()
+    # (a few hundred candidates — a hand-made case — are cheaper to recompute whole every rank)
+    lazy = bool(N > _LAZY_FROM and np.isfinite(vw).all() and (vw >= 0).all() and np.isfinite(decay).all()
                 and ((decay >= 0) & (decay <= 1)).all())
     avail = np.ones(N, dtype=bool)
     pos = np.arange(N)
