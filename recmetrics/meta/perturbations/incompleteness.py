@@ -5,7 +5,9 @@ by mean αβ-nDCG@k with the full test set and with test sets reduced by removin
 ratings proportionally by category (:func:`proportional_removal_order`); :func:`robustness` gives
 Kendall's τ between the two system rankings for every (cut-off, β, fraction, removal) and
 :func:`robustness_summary` its mean and standard deviation over the removals (Fig. 4). The lists
-are built once: every reduced test set re-judges the same lists.
+are built once: every reduced test set re-judges the same lists (:mod:`.fixed_lists`: their pairs,
+judgments and γ cells prepared once; each set's judgments filtered from the full set's; the ideal
+of every β in one greedy pass — each value bit-identical to ``ab_gains``/``ab_ideal_gains``).
 
 (The incompleteness scenarios of Valcarce et al. for any metric live in
 :mod:`recmetrics.meta.robustness`.)
@@ -17,13 +19,13 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
-from ...data.qrels import Qrels
 from ...errors import InputError
 from ...metrics import diversity as dv
 from ...metrics.diversity.params import check_unit
 from .. import agreement
 from ._inputs import _as_qrels, _rng, _sample_users
 from .families import shuffled_runs
+from .fixed_lists import FixedLists, ideal_dcg, reduced_judgments
 from .ideal import ideal_ordering
 
 __all__ = ["proportional_removal_order", "robustness", "robustness_summary"]
@@ -139,7 +141,6 @@ def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iter
     L = np.minimum(ideal.lengths, min(size, kmax))
     valid = np.broadcast_to(np.arange(kmax)[None, None, :] < L[None, :, None], (S, n, kmax)).reshape(S * n, kmax)
     users_rep = np.tile(eval_users, S)
-    pairs = dv.list_pairs(items, valid, idx)
     rmax = float(qrels.max_rating)
     disc = dv.discount(kmax)
 
@@ -148,19 +149,20 @@ def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iter
     frame = qrels.to_frame()
     at = np.where(valid, qrels.positions(users_rep, items), -1)
     ratings = frame["rating"].to_numpy(dtype=np.float64)
+    lists = FixedLists(items, valid, np.tile(np.arange(n), S), idx, at, ratings)
+    full_jd = dv.judgments_from_qrels(qrels, eval_users, idx)
+    jd_pos = qrels.positions(np.asarray(eval_users)[full_jd.row], full_jd.items[:, None])[:, 0]
 
-    def system_means(q: Qrels, keep: np.ndarray) -> dict:
-        labels = np.where((at >= 0) & keep[at], ratings[at], np.nan)
-        jd = dv.judgments_from_qrels(q, eval_users, idx)
-        gamma = dv.profile_weights(eval_users, idx, profile, train=train, judgments=jd, threshold=q.threshold)
+    def system_means(keep: np.ndarray) -> dict:
+        jd = reduced_judgments(full_jd, jd_pos, keep)
+        gamma = dv.profile_weights(eval_users, idx, profile, train=train, judgments=jd, threshold=qrels.threshold)
+        dcg = lists.dcg(keep, gamma, alpha, betas, rmax, cutoffs, disc)
+        idcg = ideal_dcg(jd, gamma, betas, rmax, kmax, disc)
         out = {}
         for b in betas:
-            g = dv.ab_gains(items, labels, valid, np.tile(gamma, (S, 1)), alpha, b, rmax, idx, pairs=pairs)
-            dcg = np.cumsum(g * disc, axis=1)
-            idcg = np.cumsum(dv.ab_ideal_gains(jd, gamma, alpha, b, rmax, kmax) * disc, axis=1)
             for k in cutoffs:
-                num = dcg[:, k - 1].reshape(S, n)
-                den = idcg[:, k - 1][None, :]
+                num = dcg[(k, b)].reshape(S, n)
+                den = idcg[b][:, k - 1][None, :]
                 out[(k, b)] = np.divide(num, den, out=np.zeros_like(num), where=den > 0).mean(axis=1)
         return out
 
@@ -168,13 +170,13 @@ def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iter
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)   # users emptied by the removal fall back to uniform γ
-        full = system_means(qrels, np.ones(len(frame), dtype=bool))
+        full = system_means(np.ones(len(frame), dtype=bool))
         rows = []
         for r in range(int(n_removals)):
             rank = proportional_removal_order(frame, idx, rng)
             for f in fractions:
                 keep = rank >= int(round(f * len(frame)))
-                reduced = system_means(qrels.mask(keep), keep)
+                reduced = system_means(keep)
                 for (k, b), means in reduced.items():
                     rows.append((k, b, f, r, agreement.kendall_tau(full[(k, b)], means)))
     return pd.DataFrame(rows, columns=["cutoff", "beta", "fraction", "removal", "tau"])

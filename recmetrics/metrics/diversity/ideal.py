@@ -19,6 +19,8 @@ from .judgments import _qrels_of
 from .lists import _P_MAX
 
 _IDEAL_CACHE = _LRU(64)
+#: candidates from which greedy_ideal evaluates lazily
+_LAZY_FROM = 256
 
 
 def greedy_ideal(row: np.ndarray, value: np.ndarray, decay: np.ndarray, weights: np.ndarray | None,
@@ -51,31 +53,90 @@ def greedy_ideal(row: np.ndarray, value: np.ndarray, decay: np.ndarray, weights:
     c = value.shape[1]
     starts = np.flatnonzero(np.r_[True, row[1:] != row[:-1]])
     sizes = np.diff(np.r_[starts, N])
+    # segments (users) largest first, candidates kept in their order inside each: at a step s the
+    # segments still holding a candidate (size > s) are a prefix, and so are their candidates and
+    # pairs, so each step works on those alone (every row's arithmetic is unchanged)
+    by_size = np.argsort(-sizes, kind="stable")
+    sizes = sizes[by_size]
+    new_starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    perm = np.arange(N) + np.repeat(starts[by_size] - new_starts, sizes)
+    row, value, decay = row[perm], value[perm], decay[perm]
+    starts = new_starts
     seg_rows = row[starts]
     seg_of = np.repeat(np.arange(len(starts)), sizes)
-    cand, asp = np.nonzero(value)              # sparse pairs
+    cand, asp = np.nonzero(value)              # sparse pairs, by candidate then aspect
     v = value[cand, asp]
     pair_row = row[cand]
-    w = weights[pair_row, asp] if weights is not None else None
     R = np.ones((n_rows, c))
+    at = pair_row * c + asp                    # each pair's cell of R
+    vw = v * weights[pair_row, asp] if weights is not None else v
+    first_pair = np.searchsorted(cand, np.arange(N + 1))   # pairs of candidate i: first_pair[i]:first_pair[i + 1]
+    noisy = combine == "noisy-or"
+
+    def gains(n_c: int, subset: np.ndarray | None = None) -> np.ndarray:
+        """Gains under the current R of the first n_c candidates, or of ``subset`` (each candidate's
+        aspects summed in the same order either way, so a gain has the same bits both ways)."""
+        if subset is None:
+            n_p = int(first_pair[n_c])
+            sel, owner, n_out = slice(0, n_p), cand[:n_p], n_c
+        else:
+            counts = first_pair[subset + 1] - first_pair[subset]
+            total = int(counts.sum())
+            sel = np.arange(total) + np.repeat(first_pair[subset] - (np.cumsum(counts) - counts), counts)
+            owner, n_out = np.repeat(np.arange(len(subset)), counts), len(subset)
+        x = vw[sel] * R.ravel()[at[sel]]
+        if noisy:
+            return -np.expm1(np.bincount(owner, weights=np.log1p(-np.minimum(x, _P_MAX)), minlength=n_out))
+        return np.bincount(owner, weights=x, minlength=n_out)
+
+    # Lazy evaluation: R only shrinks (decay in [0, 1]), so a gain computed at an earlier rank bounds
+    # it from above. At each rank the true gain g1 of every row's best bound is computed, then the
+    # true gains of the candidates whose bound reaches g1 (less a margin far above rounding); the
+    # others cannot reach the best and keep their bound, so the pick — the largest true gain, the
+    # first such candidate on ties — is among those recomputed. Used candidates hold -inf.
+    # (a few hundred candidates — a hand-made case — are cheaper to recompute whole every rank)
+    lazy = bool(N > _LAZY_FROM and np.isfinite(vw).all() and (vw >= 0).all() and np.isfinite(decay).all()
+                and ((decay >= 0) & (decay <= 1)).all())
     avail = np.ones(N, dtype=bool)
     pos = np.arange(N)
-    for step in range(min(k, int(sizes.max()))):
-        Rp = R[pair_row, asp]
-        if combine == "noisy-or":
-            term = np.log1p(-np.minimum(v * w * Rp, _P_MAX))
-            g = -np.expm1(np.bincount(cand, weights=term, minlength=N))
+    live_segs = np.searchsorted(-sizes, -np.arange(min(k, int(sizes[0]))), side="left")  # segments with size > s
+    cand_end = np.r_[starts, N]
+    g = np.empty(N)
+    for step, n_seg in enumerate(live_segs):
+        n_c = int(cand_end[n_seg])
+        seg = seg_of[:n_c]
+        gv = g[:n_c]
+        pool = None
+        if step == 0 or not lazy:
+            gv[:] = np.where(avail[:n_c], gains(n_c), -np.inf)
         else:
-            g = np.bincount(cand, weights=v * Rp, minlength=N)
-        g = np.where(avail, g, -np.inf)
-        best = np.maximum.reduceat(g, starts)
+            top = np.maximum.reduceat(gv, starts[:n_seg])
+            has = top > -np.inf
+            c1 = np.minimum.reduceat(np.where(gv == top[seg], pos[:n_c], N), starts[:n_seg])[has]
+            g[c1] = gains(n_c, c1)
+            reach = np.full(n_seg, np.inf)
+            reach[has] = g[c1] - 1e-9 * np.maximum(1.0, np.abs(g[c1]))
+            pool = np.flatnonzero(gv >= reach[seg])              # by position: grouped by segment
+            if len(pool) == 0:
+                break
+            g[pool] = gains(n_c, pool)
+        if pool is None:                                         # the pick among every candidate
+            best = np.maximum.reduceat(gv, starts[:n_seg])
+            first = np.minimum.reduceat(np.where(gv == best[seg], pos[:n_c], N), starts[:n_seg])
+            segs = np.arange(n_seg)
+        else:                                                    # ... among the recomputed ones
+            ps = seg[pool]
+            sub = np.flatnonzero(np.r_[True, ps[1:] != ps[:-1]])
+            gp = g[pool]
+            best = np.maximum.reduceat(gp, sub)
+            first = np.minimum.reduceat(np.where(gp == np.repeat(best, np.diff(np.r_[sub, len(pool)])), pool, N), sub)
+            segs = ps[sub]
         ok = best > -np.inf
-        hit = avail & (g == best[seg_of])
-        first = np.minimum.reduceat(np.where(hit, pos, N), starts)
         sel = first[ok]
-        out[seg_rows[ok], step] = best[ok]
+        out[seg_rows[segs[ok]], step] = best[ok]
         R[row[sel]] *= 1.0 - decay[sel]
         avail[sel] = False
+        g[sel] = -np.inf
     return out
 
 

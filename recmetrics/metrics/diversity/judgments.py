@@ -171,18 +171,36 @@ def aspects_rated_at_least(judgments: Judgments, minimum: float, strict: bool = 
     out = np.zeros((judgments.n_users, judgments.member.shape[1]), dtype=bool)
     sel = judgments.ratings > minimum if strict else judgments.ratings >= minimum
     if sel.any():
-        np.logical_or.at(out, judgments.row[sel], judgments.member[sel])
+        rows, member = judgments.row[sel], judgments.member[sel]
+        if len(rows) > 1 and (rows[1:] < rows[:-1]).any():     # not grouped by row: one at a time
+            np.logical_or.at(out, rows, member)
+        else:                                                  # grouped (judgments_from_qrels): per group
+            starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
+            out[rows[starts]] = np.logical_or.reduceat(member, starts, axis=0)
     return out
+
+
+_RATED_CACHE = _LRU(16)
+
+
+def _rated_aspects(judgments: Judgments, minimum: float, strict: bool) -> np.ndarray:
+    """:func:`aspects_rated_at_least`, shared by every judged run whose judgments are the same object
+    (:func:`judgments_of` hands the same one to every run judged against one Qrels for one set of users)."""
+    key = (id(judgments), float(minimum), bool(strict))
+    hit = _RATED_CACHE.get(key)
+    if hit is None:
+        hit = _RATED_CACHE.put(key, judgments, aspects_rated_at_least(judgments, minimum, strict))
+    return hit
 
 
 def _relevant_aspects(judged, aspects) -> np.ndarray:
     """(n, c) aspects shown by at least one relevant (>= threshold) judged item of each user."""
-    return aspects_rated_at_least(judgments_of(judged, aspects), judged.threshold)
+    return _rated_aspects(judgments_of(judged, aspects), judged.threshold, False)
 
 
 def _positive_aspects(judged, aspects) -> np.ndarray:
     """(n, c) aspects shown by at least one positively rated judged item of each user."""
-    return aspects_rated_at_least(judgments_of(judged, aspects), 0.0, strict=True)
+    return _rated_aspects(judgments_of(judged, aspects), 0.0, True)
 
 
 def _rmax(judged, max_rating: float, metric: str) -> float:

@@ -28,8 +28,11 @@ import numpy as np
 
 from ...errors import InputError, require_columns, show
 from .aspects import aspect_index
+from .cache import _LRU
 from .judgments import Judgments, aspects_rated_at_least, judgments_of
 from .params import _check_profile
+
+_TEST_WEIGHTS = _LRU(16)
 
 
 def mle_weights(rows: np.ndarray, ratings: np.ndarray, member: np.ndarray, n: int) -> np.ndarray:
@@ -45,6 +48,17 @@ def mle_weights(rows: np.ndarray, ratings: np.ndarray, member: np.ndarray, n: in
     with np.errstate(invalid="ignore", divide="ignore"):
         w = np.where(total > 0, sums / np.where(total > 0, total, 1.0), np.nan)
     return w
+
+
+def _test_weights(judgments: Judgments, n: int) -> np.ndarray:
+    """Eq. 9 over the judgments (NaN rows: no rated aspect), shared by every run whose judgments are
+    the same object (:func:`~.judgments.judgments_of` hands one to every run judged against one Qrels
+    for one set of users); :func:`_fallback` copies before filling a NaN row, so it stays as computed."""
+    key = (id(judgments), int(n))
+    hit = _TEST_WEIGHTS.get(key)
+    if hit is None:
+        hit = _TEST_WEIGHTS.put(key, judgments, mle_weights(judgments.row, judgments.ratings, judgments.member, n))
+    return hit
 
 
 def _fallback(w: np.ndarray, users, where: str) -> np.ndarray:
@@ -102,8 +116,7 @@ def profile_weights(users, aspects, profile: str = "train", *, train=None,
     if judgments is None:
         raise InputError(f"profile={profile!r} needs the users' judgments")
     if profile == "test":
-        return _fallback(mle_weights(judgments.row, judgments.ratings, judgments.member, n), users,
-                         "test judgments")
+        return _fallback(_test_weights(judgments, n), users, "test judgments")
     rel = aspects_rated_at_least(judgments, threshold).astype(np.float64)
     cnt = rel.sum(axis=1, keepdims=True)
     w = np.where(cnt > 0, rel / np.where(cnt > 0, cnt, 1.0), np.nan)
