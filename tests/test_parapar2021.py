@@ -177,7 +177,7 @@ def test_setup_and_profiles():
     paper = p.notebook_parameters("paper")["03_unified_accuracy_diversity"]
     quick = p.notebook_parameters("quick")["03_unified_accuracy_diversity"]
     assert paper["swap_levels"] == 50 and paper["n_users"] is None and paper["n_removals"] == 50
-    assert quick["swap_levels"] == 10 and quick["n_users"] == 100
+    assert quick["swap_levels"] == 10 and quick["n_users"] is None
     dev = p.deviations({"dataset": "movielens-small", "levels": {"swap": 10, "aspect": 10}, "n_removals": 2,
                         "tie_break": ["more", "fewer"]})
     assert dev == ["dataset: movielens-small (the paper's: movielens-20m)", "swap levels: 10 (the paper: 50)",
