@@ -6,8 +6,9 @@ Every comparison goes through the one verdict rule of :mod:`recmetrics.meta.find
 :func:`~recmetrics.meta.findings.best_of`, :func:`~recmetrics.meta.findings.combine`) with the
 uncertainty each result carries (the Monte Carlo se of a robustness curve or of DP; τ between
 rankings of the full test sets with its bootstrap se over users, ``results[key + "_se"]`` from
-:func:`recmetrics.meta.agreement.agreement_se`, when the chapter gives it). Each builder returns ``check(results) ->
-Evidence``; results are read by key, metric names reduced to their base names.
+:func:`recmetrics.meta.agreement.agreement_se`, when the chapter gives it; the data split's
+replicates wherever the results carry them). Each builder returns ``check(results) -> Evidence``;
+results are read by key, metric names reduced to their base names.
 
 * :func:`robustness_tiers` — "A and B and, to a lesser degree, C and D show the best robustness":
   the first tier above every metric, the second above every metric outside the tiers.
@@ -306,8 +307,9 @@ def tau_pair_at_least(key: str, a: str, b: str, threshold: float, what: str = "�
         se = _tau_se(results, key)
         se = None if se is None else float(se.loc[a, b])
         verdict, near = _tau_verdict(v, threshold, results.get("n_systems"), se)
+        spread = "" if se is None else f" ± {se:.3f} (bootstrap se over users)"
         return Evidence(verdict, v,
-                        f"{what}({a}, {b}) = {v:.3f}{'' if se is None else f' ± {se:.3f} (bootstrap se over users)'} (claim: ≥ {threshold:g}, the project's reading of 'strongly "
+                        f"{what}({a}, {b}) = {v:.3f}{spread} (claim: ≥ {threshold:g}, the project's reading of 'strongly "
                         f"correlated'{near}); {a}'s highest τ: " + ", ".join(f"{m} {x:.3f}" for m, x in rank.iloc[:3].items()))
     return check
 
