@@ -45,7 +45,8 @@ def _notebook(path: Path, parameters: str, *cells: str, depends_on=None) -> Path
 def _project(root: Path, *, sleep: float = 0.0) -> dict[str, Path]:
     """A checkout-like folder: book/ (the real config) and notebooks/ with three tiny chapters.
 
-    01_a: prints its parameters (fails with fail=True, sleeps ``sleep`` seconds);
+    01_a: prints its parameters (fails with fail=True, sleeps ``sleep`` seconds after touching
+    ``root/started``, so a test can tell that the kernel runs the cell);
     03_c: writes its ``level`` to the meta-results folder; 02_b: reads it (depends_on 03_c)."""
     book = root / "book"
     book.mkdir(parents=True)
@@ -55,7 +56,8 @@ def _project(root: Path, *, sleep: float = 0.0) -> dict[str, Path]:
     nbs = root / "notebooks"
     nbs.mkdir()
     _notebook(nbs / "01_a.ipynb", 'dataset = "movielens-small"\nseed = 0\nn = 3\nfail = False',
-              f"import time\ntime.sleep({sleep})\nif fail:\n    raise ValueError('asked to fail')\n"
+              f"import pathlib, time\npathlib.Path({str(root / 'started')!r}).touch()\ntime.sleep({sleep})\n"
+              "if fail:\n    raise ValueError('asked to fail')\n"
               "print('A', dataset, seed, n)")
     _notebook(nbs / "02_b.ipynb", "seed = 0",
               "import os, pathlib\nprint('B reads', pathlib.Path(os.environ['RECMETRICS_META_RESULTS'], "
@@ -402,7 +404,10 @@ def test_sigint_exits_130_with_one_line(tmp_path):
                 break
             err += line
         assert "executing 01_a" in err, err
-        time.sleep(8)  # the kernel has started and sleeps in the cell
+        while not (tmp_path / "started").exists() and time.monotonic() < deadline:
+            time.sleep(0.2)   # until the kernel runs the cell (a loaded machine starts kernels slowly)
+        assert (tmp_path / "started").exists(), "the kernel never started the cell"
+        time.sleep(1)
         os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C does: the whole process group
         out, rest = proc.communicate(timeout=120)
     finally:
