@@ -45,8 +45,8 @@ def _notebook(path: Path, parameters: str, *cells: str, depends_on=None) -> Path
 def _project(root: Path, *, sleep: float = 0.0) -> dict[str, Path]:
     """A checkout-like folder: book/ (the real config) and notebooks/ with three tiny chapters.
 
-    01_a: prints its parameters (fails with fail=True, sleeps ``sleep`` seconds after touching
-    ``root/started``, so a test can tell that the kernel runs the cell);
+    01_a: prints its parameters (fails with fail=True, sleeps ``sleep`` seconds after touching the
+    file ``$TEST_STARTED_MARKER`` names, when set, so a test can tell that the kernel runs the cell);
     03_c: writes its ``level`` to the meta-results folder; 02_b: reads it (depends_on 03_c)."""
     book = root / "book"
     book.mkdir(parents=True)
@@ -56,7 +56,8 @@ def _project(root: Path, *, sleep: float = 0.0) -> dict[str, Path]:
     nbs = root / "notebooks"
     nbs.mkdir()
     _notebook(nbs / "01_a.ipynb", 'dataset = "movielens-small"\nseed = 0\nn = 3\nfail = False',
-              f"import pathlib, time\npathlib.Path({str(root / 'started')!r}).touch()\ntime.sleep({sleep})\n"
+              f"import os, pathlib, time\nif os.environ.get('TEST_STARTED_MARKER'):\n"
+              f"    pathlib.Path(os.environ['TEST_STARTED_MARKER']).touch()\ntime.sleep({sleep})\n"
               "if fail:\n    raise ValueError('asked to fail')\n"
               "print('A', dataset, seed, n)")
     _notebook(nbs / "02_b.ipynb", "seed = 0",
@@ -392,7 +393,7 @@ def test_sigint_exits_130_with_one_line(tmp_path):
     script.write_text("import pathlib, sys\nimport recmetrics.report.paths as P\n"
                       "P.repo_root = lambda: pathlib.Path(sys.argv[1])\n"
                       "from recmetrics import cli\nsys.exit(cli.main(['report', '--dataset', 'movielens-small']))\n")
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env = dict(os.environ, PYTHONPATH=str(REPO), TEST_STARTED_MARKER=str(tmp_path / "started"))
     proc = subprocess.Popen([sys.executable, str(script), str(tmp_path)], cwd=REPO, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
