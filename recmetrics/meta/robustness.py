@@ -278,13 +278,15 @@ class Robustness:
         s = s[(s["size"] < 1.0) & (s["scenario"] == _scenario(scenario))]
         return int(s["samples"].min()) if len(s) else 0
 
-    def area_replicates(self, scenario: str) -> pd.DataFrame | None:
+    def area_replicates(self, scenario: str, sizes=None) -> pd.DataFrame | None:
         """Replicates x metrics: :meth:`area` computed on each data-split replicate alone (None when
-        the study ran without replicates). An undefined τ counts 0, as in :meth:`summary`."""
+        the study ran without replicates), over the scenario's reduced sizes or only over ``sizes``.
+        An undefined τ counts 0, as in :meth:`summary`."""
         if self.replicate_samples is None:
             return None
         s = self.replicate_samples
-        s = s[(s["size"] < 1.0) & (s["scenario"] == _scenario(scenario))].assign(tau=lambda d: d["tau"].fillna(0.0))
+        keep = (s["size"] < 1.0) if sizes is None else s["size"].isin(list(sizes))
+        s = s[keep & (s["scenario"] == _scenario(scenario))].assign(tau=lambda d: d["tau"].fillna(0.0))
         per_size = s.groupby(["replicate", "size", "metric"], sort=False)["tau"].mean()
         return per_size.groupby(["replicate", "metric"], sort=False).mean().unstack("metric")
 

@@ -91,15 +91,7 @@ def robustness_area(rob, scenario: str, among: Sequence[str] | None = None) -> t
 def robustness_replicates(rob, scenario: str, index, sizes: Sequence[float] | None = None) -> dict | None:
     """``{metric base name: mean τ on each data-split replicate}`` of ``scenario`` (None without
     replicates): over the scenario's reduced sizes, or over ``sizes`` only (one size: the curve at it)."""
-    if sizes is None:
-        reps = rob.area_replicates(scenario) if hasattr(rob, "area_replicates") else None
-    else:
-        s = getattr(rob, "replicate_samples", None)
-        if s is None:
-            return None
-        s = s[(s["scenario"] == scenario) & s["size"].isin(list(sizes))].assign(tau=lambda d: d["tau"].fillna(0.0))
-        per_size = s.groupby(["replicate", "size", "metric"], sort=False)["tau"].mean()
-        reps = per_size.groupby(["replicate", "metric"], sort=False).mean().unstack("metric")
+    reps = rob.area_replicates(scenario, sizes) if hasattr(rob, "area_replicates") else None
     if reps is None:
         return None
     reps = reps.rename(columns=base_name)
