@@ -3,7 +3,9 @@ chapter leaves for other pages (:func:`results_dir`)."""
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 
 def cache_dir(kind: str, env_var: str) -> Path:
@@ -67,3 +69,29 @@ def unwritable(path, exc: OSError) -> str:
               20: "a part of the path is a file, not a folder", 17: "a part of the path is a file, not a folder",
               122: "disk quota exceeded"}.get(exc.errno, exc.strerror or str(exc))
     return f"cannot write the cache file {path} ({reason})"
+
+
+@contextmanager
+def file_lock(path, *, remove: bool = False) -> Iterator[None]:
+    """Hold the lock of the artefact ``path`` (``<path>.lock``, an ``flock`` the system releases
+    when its holder ends in any way) for the ``with`` block; blocks while another process (or
+    another open of it in this process) holds it. Where there is no ``flock`` each goes on alone.
+
+    ``remove``: delete the lock file before releasing it, so a cache is left without them. Right
+    only when the holder checks for the artefact before making it: a process that waited on the
+    removed file, or locks a new one, then finds the artefact made and reads it."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - no flock here
+        yield
+        return
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o666 & ~umask())
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+        if remove:
+            path.with_suffix(".lock").unlink(missing_ok=True)
+    finally:
+        os.close(fd)

@@ -222,6 +222,8 @@ def _report(args) -> int:
         overrides = _assignments(args.param, "-p")
         if dataset_args and args.dataset is None:
             raise CliError("--dataset-arg needs --dataset NAME (the dataset the arguments are for)")
+        if args.jobs is not None and args.jobs < 1:
+            raise CliError(f"--jobs {args.jobs}: expected a number of chapters at once >= 1")
         own = _own_runs(args)
         from .report import build
 
@@ -230,11 +232,11 @@ def _report(args) -> int:
                 raise CliError("--qrels/--runs build the book of your own runs: --dataset and --dataset-arg "
                                "do not apply (the runs are given, nothing is fitted)")
             index = build(profile=args.profile, out=args.out, overrides=overrides or None,
-                          execute=not args.no_execute, scheduler=args.scheduler, **own)
+                          execute=not args.no_execute, scheduler=args.scheduler, jobs=args.jobs, **own)
         else:
             index = build(profile=args.profile, dataset=args.dataset, out=args.out,
                           dataset_args=dataset_args or None, overrides=overrides or None, scheduler=args.scheduler,
-                          force=args.force, execute=not args.no_execute, progress=True)
+                          force=args.force, execute=not args.no_execute, progress=True, jobs=args.jobs)
     except KeyboardInterrupt:
         print("recmetrics: interrupted: the chapters executed so far are kept, the one running was not saved",
               file=sys.stderr)
@@ -328,6 +330,9 @@ def add_report(sub) -> None:
                         "book/_build/html; own runs: book/_build/runs/FOLDER/html, FOLDER from --name)")
     r.add_argument("--force", action="store_true",
                    help="execute every chapter again, even those whose inputs did not change")
+    r.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="chapters executed at once, each as soon as those it reads completed (default: the "
+                        "cores, at most 4; own runs: 1, chapter 3's study runs beside it); results are identical")
     r.add_argument("--no-execute", action="store_true",
                    help="build the book from the chapters already executed in book/generated/ (refused, naming "
                         "them, when they did not all complete under one profile and dataset, or, for own runs, "

@@ -82,3 +82,39 @@ def test_cube_files_follow_the_umask(ratings, tmp_path):
     files = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert files and all(stat.S_IMODE(p.stat().st_mode) == 0o664 for p in files), \
         [(p.name, oct(p.stat().st_mode)) for p in files]
+
+
+def test_two_builds_needing_one_run_fit_it_once(ratings, tmp_path, monkeypatch):
+    # chapters running side by side (recmetrics report --jobs 2) ask for the same runs: each run is
+    # fitted under its cache file's lock, so the second caller waits and loads it, and no lock
+    # file is left in the cache
+    import threading
+
+    from recmetrics.runs import systems
+
+    fitted, real = [], systems._fit_recommend
+
+    def slow_fit(name, f, *args):
+        fitted.append((name, f))
+        import time
+        time.sleep(0.3)            # both callers are inside run_systems while the first one fits
+        return real(name, f, *args)
+
+    monkeypatch.setattr(systems, "_fit_recommend", slow_fit)
+    out = {}
+
+    def build(i):
+        out[i] = study.run_systems(ratings, ["Pop", "Random"], k=2, n=10, cache_dir=tmp_path, progress=False)
+
+    threads = [threading.Thread(target=build, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(fitted) == [("Pop", 0), ("Pop", 1), ("Random", 0), ("Random", 1)]   # each once
+    cached = out[0].timings["cached"].to_numpy() | out[1].timings["cached"].to_numpy()
+    assert cached.all() and (out[0].timings["cached"] ^ out[1].timings["cached"]).all()
+    for key in out[0]:
+        a, b = out[0][key], out[1][key]
+        assert np.array_equal(a.items, b.items) and np.array_equal(a.scores, b.scores)
+    assert not list(tmp_path.glob("*.lock"))

@@ -358,6 +358,35 @@ def test_incremental_execution_dependencies_and_force(tmp_path, kernel_env):
 
 
 @pytest.mark.slow
+def test_independent_chapters_run_side_by_side_with_identical_results(tmp_path, kernel_env):
+    # 01_a sleeps; 03_c and its reader 02_b run beside it and complete first, each with its own
+    # scratch folders; the executed chapters are those of a build one chapter at a time
+    one = _project(tmp_path / "one", sleep=12)
+    two = _project(tmp_path / "two", sleep=12)
+    before = {k: v for k, v in os.environ.items() if k.startswith("RECMETRICS_")}
+    _run(one, jobs=1)
+    log: list[str] = []
+    records = _run(two, log.append, jobs=2)
+    assert [m.split()[1] for m in log if m.startswith("executing ")] == ["01_a.ipynb", "03_c.ipynb", "02_b.ipynb"]
+    gen = two["generated"]
+    assert (gen / "02_b.ipynb").stat().st_mtime < (gen / "01_a.ipynb").stat().st_mtime   # b did not wait for a
+    for stem in ("01_a", "02_b", "03_c"):
+        assert _stream(gen / f"{stem}.ipynb") == _stream(one["generated"] / f"{stem}.ipynb"), stem
+    assert "B reads 1" in _stream(gen / "02_b.ipynb") and records["02_b"]["depends"] == {"03_c": records["03_c"]["key"]}
+    assert {s: a["status"] for s, a in state.read_state(gen)["attempts"].items()} == dict.fromkeys(records, "ok")
+    assert not (gen / ".running").exists()
+    assert {k: v for k, v in os.environ.items() if k.startswith("RECMETRICS_")} == before   # never set here
+
+    # a failure: nothing new starts, what runs finishes, the error is raised with the attempt logged
+    with pytest.raises(report.ReportError, match="01_a.ipynb failed in cell"):
+        _run(two, overrides={"fail": True, "level": 3}, jobs=2)
+    attempts = state.read_state(gen)["attempts"]
+    assert attempts["01_a"]["status"] == "failed" and attempts["03_c"]["status"] == "ok"
+    with pytest.raises(report.ReportError, match="jobs must be"):
+        _run(two, jobs=0)
+
+
+@pytest.mark.slow
 def test_a_failure_keeps_the_good_chapter_and_blocks_the_book(tmp_path, kernel_env):
     project = _project(tmp_path)
     _run(project)

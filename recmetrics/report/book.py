@@ -47,6 +47,7 @@ def build(
     name: str | None = None,
     folds=None,
     threshold: float | None = None,
+    jobs: int | None = None,
 ) -> Path:
     """Run the notebooks with ``profile``'s parameters on ``dataset`` and build the book.
 
@@ -72,7 +73,8 @@ def build(
     ``book_dir/generated/_vendor/``, the reproducibility appendix to
     ``book_dir/generated/appendix.md`` (with the benchmark tables of ``benchmarks_dir``, default
     ``benchmarks/results``). ``scheduler``: a Dask scheduler address passed to the notebooks that
-    declare ``scheduler``. ``progress``: a progress bar over the notebooks (stderr). With
+    declare ``scheduler``. ``jobs``: chapters executed at once (:func:`~recmetrics.report.execute.execute_plan`;
+    default the cores, at most 4, and 1 for the own-runs book, whose chapter 3 study runs beside it). ``progress``: a progress bar over the notebooks (stderr). With
     ``check_offline`` (default) the build fails when a page or stylesheet still loads something
     from another host (:func:`external_assets`). Returns the path of the site's ``index.html``.
     """
@@ -88,7 +90,7 @@ def build(
                               profile=profile or "quick", book_dir=book_dir, parameters=overrides,
                               kernel_name=kernel_name, timeout=timeout, js_cache=js_cache,
                               check_offline=check_offline, quiet=quiet, execute=execute, scheduler=scheduler,
-                              log=log)
+                              log=log, jobs=1 if jobs is None else jobs)
     log = log or (lambda msg: None)
     book = Path(book_dir) if book_dir else default_book_dir()
     if not (book / "_config.yml").is_file() or not (book / "_toc.yml").is_file():
@@ -102,7 +104,8 @@ def build(
     with book_lock(book, "report"):
         if execute:
             vendored = vendor_js(generated / "_vendor", cache=js_cache, log=log)  # before the notebooks: fails fast
-            execute_plan(plan, force=force, kernel_name=kernel_name, timeout=timeout, progress=progress, log=log)
+            execute_plan(plan, force=force, kernel_name=kernel_name, timeout=timeout, progress=progress, log=log,
+                         jobs=jobs)
             stems, expected, keys = list(plan.keys), plan.settings, plan.keys
         else:
             keys = None

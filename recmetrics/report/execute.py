@@ -9,10 +9,13 @@ their record (:mod:`.state`), and only then moved into place. A chapter that fai
 logged for :func:`~recmetrics.report.state.stale_chapters`. A progress bar (tqdm, on stderr)
 counts the chapters.
 
-Each kernel inherits ``RECMETRICS_FINDINGS_DIR`` (where :func:`recmetrics.meta.findings.save`
+Independent chapters run side by side (``jobs``, default the cores: :func:`default_jobs`), each
+in a thread of this process with a kernel of its own; a chapter starts once the chapters it reads
+completed. Each kernel gets, in its own environment (:func:`.kernel.kernel_manager`; this
+process's ``os.environ`` is never changed), ``RECMETRICS_FINDINGS_DIR`` (where :func:`recmetrics.meta.findings.save`
 writes the chapter's claims table, and :func:`recmetrics.report.results.save` its result tables
 beside it) and ``RECMETRICS_META_RESULTS`` (the meta-evaluation tables, e.g. those chapter 4's
-guide reads from chapters 5-7): scratch folders, committed under the chapter's key by
+guide reads from chapters 5-7): scratch folders of the chapter (``generated/.running/<chapter>/``), committed under the chapter's key by
 :mod:`.outputs` just before the executed notebook replaces the old one. Before a chapter runs its
 attempt is logged as ``running``, so a build killed in any way (SIGKILL included) leaves a record
 that :func:`~recmetrics.report.state.stale_chapters` refuses, never a chapter shown as fresh.
@@ -30,10 +33,10 @@ import shutil
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from .findings_page import write_findings_page
-from .kernel import kernel_arguments
+from .kernel import kernel_arguments, kernel_manager, stop_kernel
 from . import outputs
 from .offline import offline_outputs
 from .paths import ReportError, _log_default, repo_root
@@ -61,6 +64,8 @@ def execute_notebook(
     record: Mapping[str, Any] | None = None,
     log: Callable[[str], None] | None = _log_default,
     before_replace: Callable[[], None] | None = None,
+    env: Mapping[str, str] | None = None,
+    started: Callable[[Any], None] | None = None,
 ) -> Path:
     """Execute one notebook with papermill (widget state stored) and make its charts offline.
 
@@ -69,7 +74,9 @@ def execute_notebook(
     shown as a Markdown table under the chapter's title; ``record`` is stored in the notebook's
     metadata (``metadata.recmetrics``, with ``executed_at`` and ``seconds`` added).
     ``before_replace`` is called once the chapter completed, just before it replaces ``target``
-    (the report commits the chapter's other outputs there, :mod:`.outputs`).
+    (the report commits the chapter's other outputs there, :mod:`.outputs`). ``env``: variables
+    added to the kernel's environment (this process's is left alone); ``started(manager)`` is called
+    with its kernel manager once the kernel runs (:func:`.kernel.kernel_manager`).
     Raises :class:`ReportError` naming the failed cell (the partial notebook is kept in
     ``<target folder>/.failed/``; ``target`` is untouched); ``KeyboardInterrupt`` leaves ``target``
     untouched too. Tracebacks that a cell only *printed* (the cell still succeeded) are logged as
@@ -83,7 +90,8 @@ def execute_notebook(
     running = target.parent / ".running" / target.name
     running.parent.mkdir(parents=True, exist_ok=True)
     running.unlink(missing_ok=True)
-    started, t0 = now(), time.perf_counter()
+    started_at, t0 = now(), time.perf_counter()
+    manager = {} if env is None and started is None else {"kernel_manager_class": kernel_manager(env or {}, started)}
     try:
         papermill.execute_notebook(
             str(source),
@@ -98,6 +106,7 @@ def execute_notebook(
             store_widget_state=True,
             # quiet kernel start-up; pandas shows whole tables in the book (see .kernel)
             extra_arguments=kernel_arguments(),
+            **manager,
         )
     except KeyboardInterrupt:
         running.unlink(missing_ok=True)
@@ -125,7 +134,7 @@ def execute_notebook(
     if shown_parameters is not None:
         show_parameters(nb, shown_parameters)
     if record is not None:
-        nb.metadata[RECORD_KEY] = {**record, "executed_at": started, "seconds": round(seconds, 1)}
+        nb.metadata[RECORD_KEY] = {**record, "executed_at": started_at, "seconds": round(seconds, 1)}
     relative_paths(nb, source, target)
     nbformat.write(nb, str(running))
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -176,21 +185,6 @@ def printed_tracebacks(nb) -> list[str]:
     return found
 
 
-@contextlib.contextmanager
-def _environ(**values: str) -> Iterator[None]:
-    """Set environment variables (inherited by the kernels started inside), restored afterwards."""
-    old = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-
-
 def remove_orphans(generated: Path, stems: set[str]) -> None:
     """Executed notebooks, findings and outputs whose source notebook is gone (the book never shows them)."""
     for stale in generated.glob("*.ipynb"):
@@ -202,6 +196,15 @@ def remove_orphans(generated: Path, stems: set[str]) -> None:
     outputs.remove_orphans(generated, stems)
 
 
+def default_jobs() -> int:
+    """How many chapters run at once by default: the cores this process may use, at most 4."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, 4))
+
+
 def execute_plan(
     plan,
     *,
@@ -211,24 +214,33 @@ def execute_plan(
     progress: bool = False,
     log: Callable[[str], None] | None = _log_default,
     findings_page: bool = True,
+    jobs: int | None = None,
 ) -> list[Path]:
     """Execute the chapters of ``plan`` that changed (all with ``force``); return every chapter's path.
 
-    Stops at the first failure (:class:`ReportError`, after logging the attempt); chapters already
-    executed in this call stay in place. ``progress``: a tqdm bar over the chapters on stderr.
+    ``jobs`` chapters run at once (default :func:`default_jobs`), each as soon as the chapters it
+    reads completed (``plan``'s dependencies), in ``plan``'s order otherwise; each has its own
+    scratch folders and kernel environment, so what a chapter computes does not depend on what runs
+    beside it. On the first failure no chapter is started any more; those running finish, then the
+    :class:`ReportError` is raised (after logging the attempt); chapters already executed stay in
+    place. Ctrl-C stops every running kernel, logs those chapters as interrupted and re-raises.
+    ``progress``: a tqdm bar over the chapters on stderr.
     """
+    import threading
+    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+
+    jobs = default_jobs() if jobs is None else jobs
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ReportError(f"jobs must be a whole number of chapters at once, at least 1; got {jobs!r}")
     log = log or (lambda msg: None)
     out_dir = plan.generated_dir
     out_dir.mkdir(parents=True, exist_ok=True)
     findings_dir = out_dir / "findings"
     findings_dir.mkdir(exist_ok=True)
-    # the running chapter's findings, results (recmetrics.report.results) and meta tables go to
-    # scratch folders, committed into generated/ under its key only when it completed (.outputs)
-    scratch = out_dir / ".running" / "findings"
-    scratch_results = scratch.parent / "results"
-    scratch_meta = scratch.parent / "meta"
+    running_dir = out_dir / ".running"
     remove_orphans(out_dir, set(plan.keys) or {c.stem for c in plan.chapters})
     outputs.remove_unkeyed(out_dir)
+    guard = threading.RLock()   # the state file, the log and the bar: one writer at a time
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -241,91 +253,166 @@ def execute_plan(
         def log(msg: str, _say=say) -> None:  # noqa: F811 - messages above the bar, not through it
             with tqdm.external_write_mode(file=sys.stderr):
                 _say(msg)
-    done: list[Path] = []
-    current = None
-    commit = None
-    try:
-        for chapter in plan.chapters:
-            current = chapter
-            target = out_dir / f"{chapter.stem}.ipynb"
-            if bar is not None:
-                bar.set_postfix_str(chapter.stem)
-            old = read_record(target) if target.exists() else None
-            if (not force and old is not None and old.get("key") == chapter.key
-                    and outputs.outputs_key(out_dir, chapter.stem) == chapter.key):
-                log(f"{chapter.source.name}: unchanged (notebook, parameters, data and package), kept")
-                record_attempt(out_dir, chapter.stem, "ok", key=chapter.key, settings=plan.settings)
-                done.append(target)
-                if bar is not None:
-                    bar.update(1)
-                continue
-            shown = {k: v for k, v in chapter.parameters.items() if k != "scheduler"}
-            log(f"executing {chapter.source.name} with {shown}" + (
-                f" on the Dask cluster {plan.scheduler}" if plan.scheduler and "scheduler" in chapter.parameters else ""))
-            if commit is None:
-                from .appendix import git_commit
 
-                commit = git_commit()
-            for folder in (scratch, scratch_results, scratch_meta):
-                if folder.exists():
-                    shutil.rmtree(folder)
-            scratch.mkdir(parents=True)
-            reads = {d: plan.keys.get(d) for d in chapter.depends}
-            foreign = [d for d, k in reads.items() if outputs.outputs_key(out_dir, d) != k]
-            if foreign:
-                raise ReportError(f"chapter {chapter.stem} reads the outputs of {', '.join(foreign)}, and those in "
-                                  f"{out_dir.name}/ are not this build's; build without `only` (or include them)")
-            seeded = outputs.seed_inputs(out_dir, reads, scratch_meta)
-            settings = {**plan.settings, "overrides": dict(chapter.overrides)}
-            record = {"key": chapter.key, "settings": settings, "parameters": chapter.shown,
-                      "depends": {d: plan.keys.get(d) for d in chapter.depends},
-                      "datasets": {n: fp for n, fp in plan.fingerprints.items()
-                                   if n == plan.dataset or n in _named(chapter.shown)},
-                      "package": plan.package, "versions": plan.versions, "commit": commit,
-                      "scheduler": plan.scheduler if "scheduler" in chapter.parameters else None}
-            def commit_outputs(stem=chapter.stem, key=chapter.key, seeded=seeded):
-                (findings_dir / f"{stem}.json").unlink(missing_ok=True)
-                outputs.commit(out_dir, stem, key, meta=scratch_meta, findings=scratch, results=scratch_results,
-                               seeded=seeded)
+    def note(stem: str, status: str, key: str | None, message: str = "") -> None:
+        with guard:
+            record_attempt(out_dir, stem, status, key=key, message=message, settings=plan.settings)
 
-            record_attempt(out_dir, chapter.stem, "running", key=chapter.key, settings=plan.settings)
-            # the chapter's key and its dependencies' keys: tables shared between chapters
-            # (recmetrics.report.shared) are read only under the keys of this plan
-            with _environ(RECMETRICS_FINDINGS_DIR=str(scratch.resolve()),
-                          RECMETRICS_META_RESULTS=str(scratch_meta.resolve()),
-                          RECMETRICS_RESULTS_DIR=str((out_dir / "results").resolve()),
-                          RECMETRICS_CHAPTER=chapter.stem, RECMETRICS_CHAPTER_KEY=chapter.key,
-                          RECMETRICS_DEPENDS=json.dumps(reads)):
-                try:
-                    path = execute_notebook(chapter.source, target, chapter.parameters, kernel_name=kernel_name,
-                                            timeout=timeout, shown_parameters=chapter.shown, record=record, log=log,
-                                            cwd=chapter.cwd, before_replace=commit_outputs)
-                except ReportError as exc:
-                    record_attempt(out_dir, chapter.stem, "failed", key=chapter.key, message=_one_line(exc, 200),
-                                   settings=plan.settings)
-                    raise
-            record_attempt(out_dir, chapter.stem, "ok", key=chapter.key, settings=plan.settings)
-            seconds = read_record(path).get("seconds", 0.0)
-            log(f"executed {chapter.source.name} in {seconds:.1f}s")
-            done.append(path)
+    def said(msg: str) -> None:
+        with guard:
+            log(msg)
+
+    def finished(path: Path) -> None:
+        with guard:
+            done[path.stem] = path
             if bar is not None:
                 bar.update(1)
-        current = None
+
+    done: dict[str, Path] = {}
+    todo = []
+    for chapter in plan.chapters:
+        target = out_dir / f"{chapter.stem}.ipynb"
+        old = read_record(target) if target.exists() else None
+        if (not force and old is not None and old.get("key") == chapter.key
+                and outputs.outputs_key(out_dir, chapter.stem) == chapter.key):
+            said(f"{chapter.source.name}: unchanged (notebook, parameters, data and package), kept")
+            note(chapter.stem, "ok", chapter.key)
+            finished(target)
+        else:
+            todo.append(chapter)
+    commit = None
+    if todo:
+        from .appendix import git_commit
+
+        commit = git_commit()
+    kernels: dict[str, Any] = {}
+    stopping = threading.Event()
+
+    def started(manager, stem: str) -> None:   # a kernel started after Ctrl-C is stopped at once
+        kernels[stem] = manager
+        if stopping.is_set():
+            stop_kernel(manager)
+
+    def starting(chapter) -> None:   # in this thread, so the log's order is the plan's
+        shown = {k: v for k, v in chapter.parameters.items() if k != "scheduler"}
+        said(f"executing {chapter.source.name} with {shown}" + (
+            f" on the Dask cluster {plan.scheduler}" if plan.scheduler and "scheduler" in chapter.parameters else ""))
+
+    def run(chapter) -> Path:
+        path = _execute_chapter(plan, chapter, running_dir / chapter.stem, commit=commit, kernel_name=kernel_name,
+                                timeout=timeout, log=said, note=note,
+                                started=lambda manager, stem=chapter.stem: started(manager, stem))
+        finished(path)
+        return path
+
+    planned = {c.stem for c in plan.chapters}
+    pending = list(todo)
+    active: dict[Any, Any] = {}
+    failure: BaseException | None = None
+    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="chapter") if jobs > 1 and len(todo) > 1 else None
+    try:
+        while pending or active:
+            ready = [c for c in pending if failure is None
+                     and all(d in done for d in c.depends if d in planned)]
+            if pool is None:   # one at a time, in this thread (Ctrl-C reaches papermill directly)
+                if not ready:
+                    break
+                chapter = ready[0]
+                pending.remove(chapter)
+                active[None] = chapter
+                starting(chapter)
+                run(chapter)
+                active.pop(None)
+                continue
+            for chapter in ready[: jobs - len(active)]:
+                pending.remove(chapter)
+                starting(chapter)
+                active[pool.submit(run, chapter)] = chapter
+            if not active:
+                break
+            finished_now, _ = wait(list(active), return_when=FIRST_COMPLETED)
+            for future in finished_now:
+                active.pop(future)
+                exc = future.exception()
+                if exc is not None and failure is None:
+                    failure = exc
+        if failure is not None:
+            raise failure
     except KeyboardInterrupt:
-        if current is not None:
-            record_attempt(out_dir, current.stem, "interrupted", key=current.key, settings=plan.settings)
+        if pool is not None:   # the kernels of the other threads, which Ctrl-C does not reach
+            stopping.set()
+            for chapter in active.values():
+                if chapter.stem in kernels:
+                    stop_kernel(kernels[chapter.stem])
+            wait(list(active))
+        for chapter in active.values():
+            if chapter.stem not in done:
+                note(chapter.stem, "interrupted", chapter.key)
+                (running_dir / f"{chapter.stem}.ipynb").unlink(missing_ok=True)
         raise
     finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
         if bar is not None:
             bar.close()
-        for folder in (scratch, scratch_results, scratch_meta):
-            if folder.exists():
-                shutil.rmtree(folder, ignore_errors=True)
-        with contextlib.suppress(OSError):
-            scratch.parent.rmdir()  # .running/, when nothing else is in it
+        if running_dir.is_dir():
+            for chapter in todo:
+                shutil.rmtree(running_dir / chapter.stem, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                running_dir.rmdir()  # .running/, when nothing else is in it
     if findings_page:
         write_findings_page(out_dir)
-    return done
+    return [done[c.stem] for c in plan.chapters if c.stem in done]
+
+
+def _execute_chapter(plan, chapter, scratch_root: Path, *, commit, kernel_name, timeout, log, note, started) -> Path:
+    """Execute one chapter of ``plan`` into ``generated/`` (see :func:`execute_plan`): its findings,
+    results and meta tables go to scratch folders under ``scratch_root``, committed under its key
+    (:mod:`.outputs`) just before the executed notebook replaces the old one."""
+    out_dir = plan.generated_dir
+    scratch, scratch_results, scratch_meta = (scratch_root / kind for kind in ("findings", "results", "meta"))
+    if scratch_root.exists():
+        shutil.rmtree(scratch_root)
+    scratch.mkdir(parents=True)
+    reads = {d: plan.keys.get(d) for d in chapter.depends}
+    foreign = [d for d, k in reads.items() if outputs.outputs_key(out_dir, d) != k]
+    if foreign:
+        raise ReportError(f"chapter {chapter.stem} reads the outputs of {', '.join(foreign)}, and those in "
+                          f"{out_dir.name}/ are not this build's; build without `only` (or include them)")
+    seeded = outputs.seed_inputs(out_dir, reads, scratch_meta)
+    settings = {**plan.settings, "overrides": dict(chapter.overrides)}
+    record = {"key": chapter.key, "settings": settings, "parameters": chapter.shown,
+              "depends": {d: plan.keys.get(d) for d in chapter.depends},
+              "datasets": {n: fp for n, fp in plan.fingerprints.items()
+                           if n == plan.dataset or n in _named(chapter.shown)},
+              "package": plan.package, "versions": plan.versions, "commit": commit,
+              "scheduler": plan.scheduler if "scheduler" in chapter.parameters else None}
+
+    def commit_outputs() -> None:
+        (out_dir / "findings" / f"{chapter.stem}.json").unlink(missing_ok=True)
+        outputs.commit(out_dir, chapter.stem, chapter.key, meta=scratch_meta, findings=scratch,
+                       results=scratch_results, seeded=seeded)
+
+    note(chapter.stem, "running", chapter.key)
+    # the chapter's key and its dependencies' keys: tables shared between chapters
+    # (recmetrics.report.shared) are read only under the keys of this plan
+    env = {"RECMETRICS_FINDINGS_DIR": str(scratch.resolve()), "RECMETRICS_META_RESULTS": str(scratch_meta.resolve()),
+           "RECMETRICS_RESULTS_DIR": str((out_dir / "results").resolve()), "RECMETRICS_CHAPTER": chapter.stem,
+           "RECMETRICS_CHAPTER_KEY": chapter.key, "RECMETRICS_DEPENDS": json.dumps(reads)}
+    try:
+        path = execute_notebook(chapter.source, out_dir / f"{chapter.stem}.ipynb", chapter.parameters,
+                                kernel_name=kernel_name, timeout=timeout, shown_parameters=chapter.shown,
+                                record=record, log=log, cwd=chapter.cwd, before_replace=commit_outputs, env=env,
+                                started=started)
+    except ReportError as exc:
+        note(chapter.stem, "failed", chapter.key, _one_line(exc, 200))
+        raise
+    except KeyboardInterrupt:
+        note(chapter.stem, "interrupted", chapter.key)
+        raise
+    note(chapter.stem, "ok", chapter.key)
+    log(f"executed {chapter.source.name} in {read_record(path).get('seconds', 0.0):.1f}s")
+    return path
 
 
 def _named(shown: Mapping[str, Any]) -> set[str]:
@@ -349,10 +436,11 @@ def execute_notebooks(
     force: bool = False,
     progress: bool = False,
     log: Callable[[str], None] | None = _log_default,
+    jobs: int | None = None,
 ) -> list[Path]:
     """Execute the notebooks of ``notebooks_dir`` into ``generated_dir`` (default
     ``book/generated``); return their paths. Arguments as :func:`recmetrics.report.plan.make_plan`
-    (validated before anything runs) and :func:`execute_plan`. ``only``: notebook stems (or file
+    (validated before anything runs) and :func:`execute_plan` (``jobs``). ``only``: notebook stems (or file
     names) to run. Executed notebooks that no longer have a source are removed from
     ``generated_dir`` so the book never shows a stale chapter.
     """
@@ -360,4 +448,5 @@ def execute_notebooks(
 
     plan = make_plan(profile, dataset, dataset_args=dataset_args, overrides=overrides, scheduler=scheduler,
                      notebooks_dir=notebooks_dir, generated_dir=generated_dir, only=only, kernel_name=kernel_name)
-    return execute_plan(plan, force=force, kernel_name=kernel_name, timeout=timeout, progress=progress, log=log)
+    return execute_plan(plan, force=force, kernel_name=kernel_name, timeout=timeout, progress=progress, log=log,
+                        jobs=jobs)

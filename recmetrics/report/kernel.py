@@ -10,8 +10,18 @@ papermill starts one IPython kernel per notebook with :func:`kernel_arguments`:
   static book hides what the reader came for (the metric descriptions, the guideline rules). The
   lines change how tables are displayed only, never a computed value; a notebook that sets its
   own ``pd.set_option`` keeps it.
+
+Chapters that run at the same time (``recmetrics report --jobs 2``) each need their own
+environment (their scratch folders, :mod:`.execute`): the process's ``os.environ`` is one for all,
+so each chapter's kernel is started by a kernel manager of its own that adds the chapter's
+variables to the kernel's environment (:func:`kernel_manager`) and tells who started it, so the
+report can stop it on Ctrl-C (:func:`stop_kernel`).
 """
 from __future__ import annotations
+
+import os
+import signal
+from typing import Any, Callable, Mapping
 
 #: pandas display options of the book: whole cells and columns, up to 1,000 rows
 PANDAS_DISPLAY: dict[str, object] = {
@@ -32,3 +42,37 @@ def kernel_arguments() -> list[str]:
     '--IPKernelApp.log_level=CRITICAL'
     """
     return ["--IPKernelApp.log_level=CRITICAL", f"--IPKernelApp.exec_lines={DISPLAY_SETUP}"]
+
+
+def kernel_manager(env: Mapping[str, str], started: Callable[[Any], None] | None = None) -> type:
+    """A jupyter_client kernel-manager class whose kernels get ``env`` on top of this process's
+    environment; ``started(manager)`` is called once the kernel process runs. papermill takes it as
+    ``kernel_manager_class``."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    extra = {str(k): str(v) for k, v in env.items()}
+
+    class ChapterKernelManager(AsyncKernelManager):
+        async def _async_start_kernel(self, **kw: Any) -> None:
+            kw["env"] = {**(kw.get("env") or os.environ), **extra}
+            await super()._async_start_kernel(**kw)
+            if started is not None:
+                started(self)
+
+        start_kernel = _async_start_kernel
+
+    return ChapterKernelManager
+
+
+def stop_kernel(manager: Any) -> None:
+    """Kill the kernel process group of ``manager`` (started by :func:`kernel_manager`), from any
+    thread: the chapter running in it then fails at once. A kernel already gone is ignored."""
+    provisioner = getattr(manager, "provisioner", None)
+    pid, pgid = getattr(provisioner, "pid", None), getattr(provisioner, "pgid", None)
+    try:
+        if pgid and pgid != os.getpgid(0):   # the kernel's own session (jupyter_client starts one)
+            os.killpg(pgid, signal.SIGKILL)
+        elif pid:
+            os.kill(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

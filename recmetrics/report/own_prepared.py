@@ -26,11 +26,12 @@ bit for bit (tested).
 from __future__ import annotations
 
 import os
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
+
+from ..cache import file_lock
 
 __all__ = ["prepare", "load", "source_key", "discriminative_power", "robustness", "start_robustness"]
 
@@ -169,24 +170,6 @@ def _robustness_path(key, scenarios: Sequence[str], sizes, n_samples: int, seed:
                                             "n_samples": int(n_samples), "seed": int(seed), **settings})
 
 
-@contextmanager
-def _computing(path: Path):
-    """Hold the lock of the result ``path`` (``<path>.lock``, an ``flock`` the system releases when
-    its holder ends); blocks while another process holds it."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - no flock here: each computes on its own
-        yield
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
-
-
 def _load(path: Path | None):
     from ..prepared import read_arrays
 
@@ -241,7 +224,7 @@ def robustness(study, scenarios: Sequence[str], sizes, n_samples: int, seed: int
     path = _robustness_path(study, scenarios, sizes, n_samples, seed, kw)
     got = _load(path)
     if got is None and path is not None:
-        with _computing(path):                 # a background process may be computing it: wait, then read
+        with file_lock(path):                 # a background process may be computing it: wait, then read
             got = _load(path)
             if got is None:
                 return _robustness_stored(study, scenarios, sizes, n_samples, seed, path, **kw)
@@ -281,7 +264,7 @@ def start_robustness(parameters: Mapping):
     the arithmetic mean) in a background process that stores it where :func:`robustness` reads it;
     returns the process, or ``None`` when there is nothing to start (no prepared Study, a Dask
     ``scheduler`` given, or the result already stored). The chapters run meanwhile on the other
-    core; the one that needs the result waits for it (:func:`_computing`). Values as computed in
+    core; the one that needs the result waits for it (:func:`recmetrics.cache.file_lock`). Values as computed in
     the chapter (the same function, arguments and stored form); a failed or stopped background
     process leaves the chapter to compute it."""
     import json
@@ -320,7 +303,7 @@ def _background(args: Mapping) -> None:
     prepared Study and compute (nothing when it is stored or the Study cannot be loaded)."""
     path = _robustness_path(args["source"]["prepared"], args["scenarios"], args["sizes"], args["n_samples"],
                             args["seed"], _CHAPTER_KW)
-    with _computing(path):                     # taken first: a chapter asking meanwhile waits for it
+    with file_lock(path):                     # taken first: a chapter asking meanwhile waits for it
         if _load(path) is not None:
             return
         study = load(args["source"], args["metrics"], args["cutoffs"])

@@ -432,7 +432,7 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
           book_dir: str | os.PathLike | None = None, parameters: Mapping[str, Any] | None = None,
           kernel_name: str | None = None, timeout: float | None = None, js_cache: str | os.PathLike | None = None,
           check_offline: bool = True, quiet: bool = True, execute: bool = True, scheduler: str | None = None,
-          log: Callable[[str], None] | None = _log_default) -> Path:
+          log: Callable[[str], None] | None = _log_default, jobs: int = 1) -> Path:
     """Build the own-runs book: :func:`plan`, execute its notebooks, build the site; returns the
     path of ``index.html``.
 
@@ -451,7 +451,8 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
     parameters, or after a killed build, is refused naming the chapters (:class:`ReportError`). A
     second build of the same book while one runs fails at once (:mod:`.lock`). Other arguments
     as :func:`plan` (``scheduler``: a Dask scheduler address for reading the runs and for the
-    notebooks that declare ``scheduler``) and :func:`recmetrics.report.build`.
+    notebooks that declare ``scheduler``) and :func:`recmetrics.report.build`. ``jobs``: chapters at
+    once (default 1: chapter 3's robustness study already runs beside them in a process of its own).
     """
     import tempfile
 
@@ -491,7 +492,8 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
 
                 background = start_robustness(p.parameters)   # chapter 3's study, on the other core
                 try:
-                    execute_plan(rplan, kernel_name=kernel_name, timeout=timeout, log=log, findings_page=False)
+                    execute_plan(rplan, kernel_name=kernel_name, timeout=timeout, log=log, findings_page=False,
+                                 jobs=jobs)
                 finally:
                     stop(background)
             stale = stale_chapters(generated, list(rplan.keys), rplan.settings, rplan.keys)

@@ -9,6 +9,7 @@ The result, :class:`Runs`, maps ``(system, fold)`` to runs and keeps the folds (
 """
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .. import __version__
+from ..cache import file_lock
 from ..data.qrels import Qrels
 from ..data.run import Run
 from ..errors import InputError
@@ -215,30 +217,57 @@ def run_systems(ratings, systems: Sequence[str] | None = None, split: Any = "kfo
         users = pd.unique(test["user"].to_numpy())
         return _fit_recommend(name, f, train, users, int(n), exclude_seen)
 
+    writable = cache
+
+    def save(run, path, name, f, key, times) -> None:
+        nonlocal writable
+        if not writable:
+            return
+        try:
+            save_run(run, path, metadata={**times, "system": name, "fold": f}, key=key)
+        except OSError as exc:  # a cache folder that is a file, unwritable, a full disk: go on uncached
+            import warnings
+
+            from ..cache import unwritable
+
+            warnings.warn(f"{unwritable(path, exc)}; the runs are computed without the cache", stacklevel=4)
+            writable = False
+
+    def fit_locked(name, f, path, key):
+        """One run fitted under its cache file's lock (:func:`recmetrics.cache.file_lock`): a
+        chapter running beside this one (``recmetrics report --jobs``) that needs the same run
+        waits for it, then loads it instead of fitting it again."""
+        with contextlib.ExitStack() as stack:
+            if writable:
+                with contextlib.suppress(OSError):   # an unwritable cache: fitted without it (save warns)
+                    stack.enter_context(file_lock(path, remove=True))
+                if path.exists():
+                    with contextlib.suppress(CacheError, OSError):
+                        run, extra = load_run(path, key=key)
+                        return run, {"fit_s": extra.get("fit_s", np.nan),
+                                     "recommend_s": extra.get("recommend_s", np.nan), "cached": True}
+            run, times = job(name, f)
+            save(run, path, name, f, key, times)
+        return run, {**times, "cached": False}
+
+    def saved(results):   # runs fitted elsewhere (joblib, Dask) are saved here, as they arrive
+        for (name, f, path, key), (run, times) in zip(todo, results):
+            save(run, path, name, f, key, times)
+            yield run, {**times, "cached": False}
+
     if client is not None and todo:
         from ..parallel import map_tasks
 
-        results = map_tasks(job, [(name, f) for name, f, _, _ in todo], client=client)
+        results = saved(map_tasks(job, [(name, f) for name, f, _, _ in todo], client=client))
     elif n_jobs == 1 or len(todo) <= 1:
-        results = (job(name, f) for name, f, _, _ in todo)
+        results = (fit_locked(name, f, path, key) for name, f, path, key in todo)
     else:
         from joblib import Parallel, delayed
 
-        results = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(job)(name, f) for name, f, _, _ in todo)
-    writable = cache
-    for (name, f, path, key), (run, times) in zip(todo, results):
-        if writable:
-            try:
-                save_run(run, path, metadata={**times, "system": name, "fold": f}, key=key)
-            except OSError as exc:  # a cache folder that is a file, unwritable, a full disk: go on uncached
-                import warnings
-
-                from ..cache import unwritable
-
-                warnings.warn(f"{unwritable(path, exc)}; the runs are computed without the cache", stacklevel=2)
-                writable = False
+        results = saved(Parallel(n_jobs=n_jobs, return_as="generator")(delayed(job)(name, f) for name, f, _, _ in todo))
+    for (name, f, _, _), (run, times) in zip(todo, results):
         runs[(name, f)] = run
-        rows.append({"system": name, "fold": f, **times, "cached": False})
+        rows.append({"system": name, "fold": f, **times})
         if bar is not None:
             bar.set_postfix_str(f"{name} fold {f}")
             bar.update(1)
