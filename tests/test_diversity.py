@@ -305,6 +305,31 @@ def binary_case():
     return judged, pd.Series(aspects), nd_q, nd_run
 
 
+def test_a_users_cascade_value_does_not_depend_on_the_other_users():
+    # the α-nDCG / NRBP cascade is summed per (user, aspect) from zero: a user's value is bit for bit
+    # the same alone or after other users' lists (a running sum over every user carried their rounding)
+    rng = np.random.default_rng(11)
+    items = [f"d{i}" for i in range(80)]
+    aspects = pd.Series({it: tuple(f"s{a}" for a in range(6) if rng.random() < 0.4) for it in items})
+    q = pd.DataFrame([(f"q{u}", str(it), int(rng.random() < 0.6)) for u in range(60)
+                      for it in rng.choice(items, size=25, replace=False)], columns=["user", "item", "rating"])
+    runs = {f"q{u}": [str(x) for x in rng.choice(items, size=40, replace=False)] for u in range(60)}
+
+    def values(users):
+        qrels = rm.Qrels(q[q["user"].isin(users)], threshold=1, max_rating=1)
+        judged = dv.attach_judgments(judge(rm.Run.from_lists({u: runs[u] for u in users}), qrels, depth=40,
+                                           users="all"), qrels)
+        return {m: dict(zip(judged.users, parse(m)(judged, aspects=aspects)))
+                for m in ("a-nDCG@20(alpha=0.3)", "NRBP(alpha=0.7,beta=0.9)", "ab-nDCG@20(beta=0.6,profile=test)",
+                          "ERR-IA@20(profile=test)", "EU@20(profile=test)", "RBU@20(profile=test)", "S-RR@20", "S-Recall@20")}
+
+    every = values(list(runs))
+    for u in ("q59", "q33", "q7"):
+        alone = values([u])
+        for m in alone:
+            assert alone[m][u] == every[m][u], (m, u, alone[m][u] - every[m][u])
+
+
 @pytest.mark.parametrize("alpha,beta", [(0.5, 0.5), (0.25, 0.9), (0.1, 0.3)])
 def test_ndeval_parity(binary_case, alpha, beta):
     pyndeval = pytest.importorskip("pyndeval")

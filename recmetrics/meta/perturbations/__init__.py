@@ -17,7 +17,7 @@ r"""The perturbation experiments of Parapar & Radlinski (RecSys 2021, Sec. 5), o
   (αβ-nDCG's τ between the system rankings with the full and with reduced test sets),
   :func:`robustness_summary` (Fig. 4).
 * :mod:`.fixed_lists` — Exp. 3's hot path: the shuffled lists prepared once and scored against
-  every reduced test set (``FixedLists``, ``ideal_dcg``), bit-identical to scoring them afresh.
+  every reduced test set (``FixedLists``, ``ideal_dcg``), equal to scoring them afresh up to rounding.
 
 The paper's claims (Table 1, Exps. 1-3) live with its set-up in :mod:`recmetrics.papers.parapar2021`
 (``paper_claims``, ``ASPECT_WEIGHTED``, ``SUBTOPIC``): the paper module uses this machinery, never

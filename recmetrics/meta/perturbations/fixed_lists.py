@@ -10,12 +10,18 @@ probability :math:`P(a_\phi|u,i)` of Eq. 5-6 takes one of a handful of values (�
 The cascade runs over blocks of whole lists (cache-sized), carrying the running sum from block to
 block.
 
-Every value is bit-identical to :func:`~recmetrics.metrics.diversity.alphabeta.ab_gains` over
-all the lists at once followed by ``cumsum(g * discount)`` (what :func:`.robustness` computed
-before, and the reference the tests compare with): the same operations on the same numbers in the
-same order — the cascade's running sum is ``cumsum`` over the whole sorted pair array (a block's
-sum starts from the previous block's last value), each cell's noisy-or adds its aspects in
-ascending order as ``bincount`` does over the unsorted pairs, and the DCG is the row's ``cumsum``.
+Every value equals :func:`~recmetrics.metrics.diversity.alphabeta.ab_gains` over all the lists
+at once followed by ``cumsum(g * discount)`` up to rounding (relative 1e-11, the tests' bound):
+the same operations on the same numbers, except that the cascade's running sum of logs here is one
+``cumsum`` over the whole sorted pair array (a block's sum starts from the previous block's last
+value; a log is up to -36 at β = 1, so the sum reaches 1e6 and a group's share of it keeps ~1e-12
+of relative rounding), where the metric sums each (user, aspect) from zero so that a user's value
+depends on its own list alone. The one ``cumsum`` keeps Exp. 3 at its speed (a per-group sum costs
+a pass per rank); Exp. 3 compares means over hundreds of users between shuffled systems, which
+rounding at 1e-12 does not reorder unless two means tie exactly. The values are bit-identical to
+those of the builds before the metric changed. Each cell's noisy-or adds its
+aspects in ascending order as ``bincount`` does over the unsorted pairs, and the DCG is the row's
+``cumsum``.
 :func:`ideal_dcg` stacks the β values into one greedy ideal (each user's ideal is computed on its
 own, so stacking changes nothing).
 """
@@ -124,7 +130,7 @@ class FixedLists:
             disc: np.ndarray) -> dict:
         """``{(k, β): (rows,) DCG@k}`` of αβ-nDCG's gains under the judgments ``keep`` keeps, aspect
         weights ``gamma`` (n_users, c) and ``alpha``, each β of ``betas``, ``rmax``; ``disc`` the
-        (k,) discount. Bit-identical to ``cumsum(ab_gains(...) * disc, axis=1)[:, k - 1]``."""
+        (k,) discount. ``cumsum(ab_gains(...) * disc, axis=1)[:, k - 1]`` up to rounding (module docstring)."""
         cutoffs = [int(c) for c in cutoffs]
         if not cutoffs or min(cutoffs) < 1 or max(cutoffs) > self.k:
             raise InputError(f"cut-offs must lie in 1..{self.k} (the lists' depth), got {cutoffs}")

@@ -7,7 +7,8 @@ Kendall's τ between the two system rankings for every (cut-off, β, fraction, r
 :func:`robustness_summary` its mean and standard deviation over the removals (Fig. 4). The lists
 are built once: every reduced test set re-judges the same lists (:mod:`.fixed_lists`: their pairs,
 judgments and γ cells prepared once; each set's judgments filtered from the full set's; the ideal
-of every β in one greedy pass — each value bit-identical to ``ab_gains``/``ab_ideal_gains``).
+of every β in one greedy pass — the ideal bit-identical to ``ab_ideal_gains``, the lists' DCG equal
+to ``ab_gains`` up to the rounding of one running sum, relative 1e-11).
 
 (The incompleteness scenarios of Valcarce et al. for any metric live in
 :mod:`recmetrics.meta.robustness`.)

@@ -30,7 +30,7 @@ from ..ranking import safe_div
 from ..registry import register
 from .ideal import _cached_ideal, greedy_ideal
 from .judgments import Judgments, _rmax, judgments_of
-from .lists import ListPairs, _cascade, _profiled_lists, discount, judged_pairs, list_pairs
+from .lists import ListPairs, _cascade, _profiled_lists, discount, judged_pairs, list_pairs, row_dot
 from .params import check_unit, checker
 
 
@@ -122,10 +122,10 @@ def ab_ndcg(j, k, alpha=0.005, beta=0.5, profile="train", max_rating=0.0, *, asp
     beta = check_unit("beta", beta, name)
     rmax = _rmax(j, max_rating, name)
     profile, idx, k, valid, labels, gamma = _profiled_lists(j, k, profile, aspects, train, name)
-    dcg = ab_gains(j.items[:, :k], labels, valid, gamma, alpha, beta, rmax, idx,
-                   pairs=judged_pairs(j, k, valid, idx)) @ discount(k)
-    idcg = _cached_ideal(
+    dcg = row_dot(ab_gains(j.items[:, :k], labels, valid, gamma, alpha, beta, rmax, idx,
+                           pairs=judged_pairs(j, k, valid, idx)), discount(k))
+    idcg = row_dot(_cached_ideal(
         j, "ab", (id(idx), profile, id(train) if profile == "train" else None, alpha, beta, rmax), k,
         lambda: ab_ideal_gains(judgments_of(j, idx), gamma, alpha, beta, rmax, k),
-        keep=(idx, train)) @ discount(k)
+        keep=(idx, train)), discount(k))
     return safe_div(dcg, idcg)

@@ -25,7 +25,7 @@ import numpy as np
 from ..ranking import safe_div
 from ..registry import register
 from .judgments import Judgments, _rmax, judgments_of
-from .lists import _cascade, _profiled_lists, _run_member, discount, judged_pairs
+from .lists import _cascade, _profiled_lists, _run_member, discount, judged_pairs, row_dot
 from .params import checker
 
 
@@ -61,7 +61,7 @@ def err_ia(j, k, profile="train", max_rating=0.0, *, aspects, train):
     R = _err_grade(labels, rmax).ravel()[pairs.flat]
     w = gamma[pairs.flat // k, pairs.aspect] if len(pairs.flat) else np.zeros(0)
     per_rank = _cascade(pairs, w * R, R, None, "sum")       # Σ_φ γ_φ R_kφ Π_{j<k}(1 - R_jφ)
-    return per_rank @ (1.0 / np.arange(1, k + 1))
+    return row_dot(per_rank, 1.0 / np.arange(1, k + 1))
 
 
 @register("P-IA", check=checker("P-IA"), aliases=("p_ia", "precision-ia"), params={"profile": "train"},

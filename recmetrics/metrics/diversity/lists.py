@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..gains import seg_cumsum
 from .aspects import aspect_index
 from .params import _check_profile
 from .weights import aspect_weights
@@ -33,6 +34,17 @@ def discount(n: int) -> np.ndarray:
     [1.0, 0.6309, 0.5]
     """
     return 1.0 / np.log2(np.arange(2, n + 2))
+
+
+def row_dot(m: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``m @ w`` of a (rows, k) matrix and a (k,) vector, each row summed on its own: a user's value
+    then depends on its own list only (BLAS's matrix-vector product may sum a row in another order
+    depending on how many rows there are, moving a value by 1e-16 with the other users).
+
+    >>> row_dot(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([0.5, 0.25])).tolist()
+    [1.0, 2.5]
+    """
+    return np.multiply(m, w).sum(axis=1)
 
 
 def _run_arrays(j, k):
@@ -58,13 +70,20 @@ def _profiled_lists(j, k, profile, aspects, train, name):
 
 
 def _exclusive_log_cascade(group: np.ndarray, logs: np.ndarray) -> np.ndarray:
-    """Within consecutive runs of equal ``group``, the sum of ``logs`` of the earlier elements."""
+    """Within consecutive runs of equal ``group``, the sum of ``logs`` of the earlier elements.
+
+    Each run is summed from zero (:func:`~recmetrics.metrics.gains.seg_cumsum`), so a user's value
+    depends on its own list only: a running sum over all users minus the run's start would carry
+    rounding (1e-16-1e-15) from every earlier user's list."""
     if len(logs) == 0:
         return logs
-    inc = np.cumsum(logs)
     starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-    base = np.repeat(inc[starts] - logs[starts], np.diff(np.r_[starts, len(logs)]))
-    return inc - logs - base
+    pos = np.arange(len(logs)) - np.repeat(starts, np.diff(np.r_[starts, len(logs)]))
+    inclusive = seg_cumsum(logs, pos)
+    out = np.zeros(len(logs), dtype=np.float64)
+    later = np.flatnonzero(pos > 0)
+    out[later] = inclusive[later - 1]
+    return out
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from ..registry import register
 from .aspects import aspect_index
 from .ideal import _cached_ideal, greedy_ideal
 from .judgments import Judgments, _positive_aspects, _rmax, judgments_of
-from .lists import ListPairs, _cascade, _run_arrays, discount, judged_pairs, list_pairs
+from .lists import ListPairs, _cascade, _run_arrays, discount, judged_pairs, list_pairs, row_dot
 from .params import check_unit, checker
 
 
@@ -88,10 +88,11 @@ def alpha_ndcg(j, k, alpha=0.5, max_rating=0.0, *, aspects):
     rmax = _rmax(j, max_rating, name)
     idx = aspect_index(aspects)
     k, valid, labels = _run_arrays(j, k)
-    dcg = alpha_gains(j.items[:, :k], labels, valid, alpha, rmax, idx, judged_pairs(j, k, valid, idx)) @ discount(k)
-    idcg = _cached_ideal(j, "alpha", (id(idx), alpha, rmax), k,
-                         lambda: alpha_ideal_gains(judgments_of(j, idx), alpha, rmax, k),
-                         keep=(idx,)) @ discount(k)
+    dcg = row_dot(alpha_gains(j.items[:, :k], labels, valid, alpha, rmax, idx, judged_pairs(j, k, valid, idx)),
+                  discount(k))
+    idcg = row_dot(_cached_ideal(j, "alpha", (id(idx), alpha, rmax), k,
+                                 lambda: alpha_ideal_gains(judgments_of(j, idx), alpha, rmax, k),
+                                 keep=(idx,)), discount(k))
     return safe_div(dcg, idcg)
 
 
@@ -119,6 +120,6 @@ def nrbp(j, k, alpha=0.25, beta=0.9, max_rating=0.0, *, aspects):
     idx = aspect_index(aspects)
     k, valid, labels = _run_arrays(j, k)
     g = alpha_gains(j.items[:, :k], labels, valid, alpha, rmax, idx, judged_pairs(j, k, valid, idx))
-    score = g @ (beta ** np.arange(k))
+    score = row_dot(g, beta ** np.arange(k))
     n_aspects = _positive_aspects(j, idx).sum(axis=1)
     return safe_div((1.0 - (1.0 - alpha) * beta) * score, n_aspects)

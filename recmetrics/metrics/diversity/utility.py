@@ -28,7 +28,7 @@ from ..registry import register
 from .aspects import aspect_index
 from .intent_aware import _err_grade
 from .judgments import Judgments, _rmax, judgments_of
-from .lists import _cascade, _run_arrays, judged_pairs
+from .lists import _cascade, _run_arrays, judged_pairs, row_dot
 from .params import _check_nonneg, _check_profile, check_unit, checker
 from .weights import aspect_weights
 
@@ -77,7 +77,7 @@ def _utility(j, k, idx, gamma, p, e, redundancy: float | None, rmax: float,
         g = np.divide(num, den, out=np.zeros_like(num), where=np.isfinite(den) & (num > 0))
     w = gamma[pairs.flat // k, pairs.aspect] if len(pairs.flat) else np.zeros(0)
     gain = _cascade(pairs, w * g, g if redundancy is None else redundancy * g, None, "sum")
-    return (1.0 - p) * ((gain - e * valid) @ (p ** np.arange(k)))
+    return (1.0 - p) * row_dot(gain - e * valid, p ** np.arange(k))
 
 
 @register("EU", check=checker("EU"), aliases=("expected-utility",), params={"alpha": 0.25, "e": 0.05, "p": 0.99,
