@@ -69,7 +69,9 @@ def _project(root: Path, *, sleep: float = 0.0) -> dict[str, Path]:
 
 
 def _run(project, log=None, **kw):
-    """Execute the project's notebooks (no Sphinx); return {stem: record}."""
+    """Execute the project's notebooks (no Sphinx), one at a time unless ``jobs`` says otherwise (the
+    order of the log is then the plan's); return {stem: record}."""
+    kw.setdefault("jobs", 1)
     report.execute_notebooks(kw.pop("profile", "quick"), kw.pop("dataset", "movielens-small"),
                              notebooks_dir=project["notebooks"], generated_dir=project["generated"],
                              log=log, **kw)
@@ -357,6 +359,26 @@ def test_incremental_execution_dependencies_and_force(tmp_path, kernel_env):
     assert [m.split()[1] for m in log if m.startswith("executing ")] == ["01_a.ipynb", "03_c.ipynb", "02_b.ipynb"]
 
 
+def test_chapters_start_longest_critical_path_first(monkeypatch):
+    from types import SimpleNamespace as NS
+
+    from recmetrics.report import execute, profiles
+
+    chapters = [NS(stem="02_zoo", depends=()), NS(stem="06_b", depends=()), NS(stem="07_c", depends=()),
+                NS(stem="08_d", depends=()), NS(stem="09_e", depends=("06_b", "07_c"))]
+    plan = NS(profile="paper", settings={"profile": "paper", "dataset": "movielens-small"}, chapters=chapters)
+    monkeypatch.setitem(profiles.EXPECTED_SECONDS, "paper", {"02_zoo": 340, "06_b": 140, "07_c": 170, "08_d": 110,
+                                                             "09_e": 300})
+    key = execute.start_order(plan, {})
+    # 07_c and 06_b lead to 09_e (470 and 440 s of chain) before the zoo (340 s)
+    assert [c.stem for c in sorted(chapters, key=key)] == ["07_c", "06_b", "02_zoo", "09_e", "08_d"]
+    # a chapter's own record under this profile and dataset replaces the hint; another dataset's does not
+    rec = {"settings": {"profile": "paper", "dataset": "movielens-small"}, "seconds": 900.0}
+    other = {"settings": {"profile": "paper", "dataset": "insteval"}, "seconds": 5000.0}
+    key = execute.start_order(plan, {"02_zoo": rec, "08_d": other})
+    assert [c.stem for c in sorted(chapters, key=key)] == ["02_zoo", "07_c", "06_b", "09_e", "08_d"]
+
+
 @pytest.mark.slow
 def test_independent_chapters_run_side_by_side_with_identical_results(tmp_path, kernel_env):
     # 01_a sleeps; 03_c and its reader 02_b run beside it and complete first, each with its own
@@ -367,7 +389,8 @@ def test_independent_chapters_run_side_by_side_with_identical_results(tmp_path, 
     _run(one, jobs=1)
     log: list[str] = []
     records = _run(two, log.append, jobs=2)
-    assert [m.split()[1] for m in log if m.startswith("executing ")] == ["01_a.ipynb", "03_c.ipynb", "02_b.ipynb"]
+    # the longest chain first: 03_c and its reader 02_b before 01_a (no record yet: 60 s each)
+    assert [m.split()[1] for m in log if m.startswith("executing ")] == ["03_c.ipynb", "01_a.ipynb", "02_b.ipynb"]
     gen = two["generated"]
     assert (gen / "02_b.ipynb").stat().st_mtime < (gen / "01_a.ipynb").stat().st_mtime   # b did not wait for a
     for stem in ("01_a", "02_b", "03_c"):

@@ -55,6 +55,20 @@ NOTEBOOK_PARAMETERS: dict[str, dict[str, dict[str, Any]]] = {
 }
 
 
+#: Seconds a chapter is expected to take, per profile: only to start the longest chains of chapters
+#: first when several run at once (:func:`recmetrics.report.execute.start_order`); a chapter's own
+#: last record in ``generated/`` replaces its value. Measured on movielens-small, two cores
+#: (``recmetrics report --profile P --force``, 2026-11-26; the appendix of a build lists its own).
+EXPECTED_SECONDS: dict[str, dict[str, float]] = {
+    "quick": {"01_dataset_overview": 8, "02_recommender_zoo": 8, "03_unified_accuracy_diversity": 31,
+              "04_choosing_a_metric": 17, "05_cutoffs": 14, "06_comparing_metrics": 21,
+              "07_arithmetic_vs_geometric": 31, "08_popularity_bias": 56, "09_explorers": 33},
+    "paper": {"01_dataset_overview": 5, "02_recommender_zoo": 342, "03_unified_accuracy_diversity": 299,
+              "04_choosing_a_metric": 8, "05_cutoffs": 109, "06_comparing_metrics": 138,
+              "07_arithmetic_vs_geometric": 171, "08_popularity_bias": 125, "09_explorers": 261},
+}
+
+
 def _paper_values(profile: str) -> dict[str, dict[str, Any]]:
     """The chapters' parameters derived from the papers' set-ups (:func:`recmetrics.papers.notebook_parameters`)."""
     if profile not in _PAPER_VALUES:
