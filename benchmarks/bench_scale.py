@@ -341,6 +341,7 @@ def main(argv=None):
     ap.add_argument("--save-chapters", default=None, help="write the chapters' outputs (JSON) here, to compare builds")
     ap.add_argument("--compare-chapters", default=None, help="check the chapters equal those saved by --save-chapters")
     ap.add_argument("--no-save", action="store_true", help="do not write benchmarks/results/bench_scale.json")
+    ap.add_argument("--jobs", type=int, default=None, help="chapters at once (recmetrics report --jobs; default its own)")
     ap.add_argument("-p", dest="param", action="append", default=[], help="KEY=VALUE passed to recmetrics report")
     args = ap.parse_args(argv)
     folder = Path(args.folder)
@@ -353,7 +354,7 @@ def main(argv=None):
     import recmetrics
 
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(recmetrics.__file__).parent)], check=True)
-    extra = [x for p in args.param for x in ("-p", p)]
+    extra = [x for p in args.param for x in ("-p", p)] + (["--jobs", str(args.jobs)] if args.jobs else [])
     rows, builds = [], {}
     plans = ([("local", None)] if not args.workers or args.compare_local else []) + \
         [(f"dask {w} worker{'s' if w > 1 else ''}", w) for w in args.workers]

@@ -72,25 +72,32 @@ def unwritable(path, exc: OSError) -> str:
 
 
 @contextmanager
-def file_lock(path, *, remove: bool = False) -> Iterator[None]:
+def file_lock(path, *, remove: bool = False, wait: bool = True) -> Iterator[bool]:
     """Hold the lock of the artefact ``path`` (``<path>.lock``, an ``flock`` the system releases
     when its holder ends in any way) for the ``with`` block; blocks while another process (or
     another open of it in this process) holds it. Where there is no ``flock`` each goes on alone.
 
     ``remove``: delete the lock file before releasing it, so a cache is left without them. Right
     only when the holder checks for the artefact before making it: a process that waited on the
-    removed file, or locks a new one, then finds the artefact made and reads it."""
+    removed file, or locks a new one, then finds the artefact made and reads it.
+
+    Yields whether the lock is held: always ``True`` when ``wait``; with ``wait=False`` the block
+    runs at once and gets ``False`` when another holds the lock (e.g. to do other work first)."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - no flock here
-        yield
+        yield True
         return
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o666 & ~umask())
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        yield True
         if remove:
             path.with_suffix(".lock").unlink(missing_ok=True)
     finally:

@@ -86,16 +86,17 @@ def test_cube_files_follow_the_umask(ratings, tmp_path):
 
 def test_two_builds_needing_one_run_fit_it_once(ratings, tmp_path, monkeypatch):
     # chapters running side by side (recmetrics report --jobs 2) ask for the same runs: each run is
-    # fitted under its cache file's lock, so the second caller waits and loads it, and no lock
-    # file is left in the cache
+    # fitted under its cache file's lock, so the second caller fits another one meanwhile, then
+    # waits and loads it, and no lock file is left in the cache
     import threading
 
     from recmetrics.runs import systems
 
-    fitted, real = [], systems._fit_recommend
+    fitted, by, real = [], [], systems._fit_recommend
 
     def slow_fit(name, f, *args):
         fitted.append((name, f))
+        by.append(threading.current_thread().name)
         import time
         time.sleep(0.3)            # both callers are inside run_systems while the first one fits
         return real(name, f, *args)
@@ -112,6 +113,7 @@ def test_two_builds_needing_one_run_fit_it_once(ratings, tmp_path, monkeypatch):
     for t in threads:
         t.join()
     assert sorted(fitted) == [("Pop", 0), ("Pop", 1), ("Random", 0), ("Random", 1)]   # each once
+    assert len(set(by)) == 2          # a run the other is fitting is left for last: they share the work
     cached = out[0].timings["cached"].to_numpy() | out[1].timings["cached"].to_numpy()
     assert cached.all() and (out[0].timings["cached"] ^ out[1].timings["cached"]).all()
     for key in out[0]:

@@ -156,6 +156,9 @@ def sign_flip_pvalues(x, ia, ib, *, n_permutations: int = 100_000, seed: int = 0
     ib = np.asarray(ib, dtype=np.intp)
     if ia.shape != ib.shape or ia.ndim != 1:
         raise InputError("ia and ib must be 1-d index arrays of the same length")
+    for what, idx in (("ia", ia), ("ib", ib)):
+        if len(idx) and (idx.min() < 0 or idx.max() >= x.shape[0]):
+            raise InputError(f"{what} holds a row index outside 0..{x.shape[0] - 1} (the rows of the scores)")
     n_perm = checks.positive_int(n_permutations, "n_permutations")
     seed = checks.seed(seed)
     n_jobs = checks.n_jobs(n_jobs)
@@ -220,8 +223,8 @@ def _count(xt, ia, ib, thr, total_d, alternative, exact, n_users, n_perm, seed, 
         sums[...] = prod.T                                      # system-major for the pair gathers
         sums *= 2
         sums -= total_d                                         # s @ x with s = 2 t - 1
-        np.take(sums, ia, axis=0, out=da)
-        np.take(sums, ib, axis=0, out=db)
+        np.take(sums, ia, axis=0, out=da, mode="clip")           # indices checked by the caller;
+        np.take(sums, ib, axis=0, out=db, mode="clip")           # "raise" with out= copies twice
         np.subtract(da, db, out=da)                             # permuted pair differences
         if alternative == "two-sided":
             np.abs(da, out=da)

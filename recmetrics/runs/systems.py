@@ -123,6 +123,14 @@ def _fit_recommend(spec: str, fold: int, train: pd.DataFrame, users: np.ndarray,
     return run, {"fit_s": t1 - t0, "recommend_s": t2 - t1}
 
 
+def _locked_in_turn(todo, fit_locked) -> list:
+    """The runs of ``todo``, in its order, each fitted under its lock: those another process is
+    fitting (a chapter running beside this one) are left for last and then waited for, so two
+    chapters that need the same runs share the fitting instead of one waiting at every run."""
+    out = [fit_locked(*task, wait=False) for task in todo]
+    return [fit_locked(*task) if got is None else got for task, got in zip(todo, out)]
+
+
 def run_systems(ratings, systems: Sequence[str] | None = None, split: Any = "kfold", k: int = 5, seed: int = 0,
                 n: int = 100, cache_dir=None, progress: bool = True, *, test_size: float = 0.2,
                 exclude_seen: bool = True, cache: bool = True, n_jobs: int = 1, client=None, **split_kw) -> Runs:
@@ -233,14 +241,18 @@ def run_systems(ratings, systems: Sequence[str] | None = None, split: Any = "kfo
             warnings.warn(f"{unwritable(path, exc)}; the runs are computed without the cache", stacklevel=4)
             writable = False
 
-    def fit_locked(name, f, path, key):
+    def fit_locked(name, f, path, key, wait=True):
         """One run fitted under its cache file's lock (:func:`recmetrics.cache.file_lock`): a
         chapter running beside this one (``recmetrics report --jobs``) that needs the same run
-        waits for it, then loads it instead of fitting it again."""
+        waits for it, then loads it instead of fitting it again. ``wait=False``: ``None`` at once
+        when another process holds the lock (it is fitting the run)."""
         with contextlib.ExitStack() as stack:
             if writable:
+                held = True
                 with contextlib.suppress(OSError):   # an unwritable cache: fitted without it (save warns)
-                    stack.enter_context(file_lock(path, remove=True))
+                    held = stack.enter_context(file_lock(path, remove=True, wait=wait))
+                if not held:
+                    return None
                 if path.exists():
                     with contextlib.suppress(CacheError, OSError):
                         run, extra = load_run(path, key=key)
@@ -260,7 +272,7 @@ def run_systems(ratings, systems: Sequence[str] | None = None, split: Any = "kfo
 
         results = saved(map_tasks(job, [(name, f) for name, f, _, _ in todo], client=client))
     elif n_jobs == 1 or len(todo) <= 1:
-        results = (fit_locked(name, f, path, key) for name, f, path, key in todo)
+        results = _locked_in_turn(todo, fit_locked)
     else:
         from joblib import Parallel, delayed
 

@@ -152,13 +152,13 @@ class FixedLists:
                 cb = code[p0:p1]
                 lg = logs[:n + 1]
                 lg[0] = carry
-                np.take(log_tab, cb, out=lg[1:])
+                np.take(log_tab, cb, out=lg[1:], mode="clip")          # codes index the table by construction
                 ic = np.cumsum(lg, out=inc[:n + 1])                   # the running sum over every pair
                 carry = ic[n]
                 ex = ic[1:] - lg[1:]                                  # log R: this group's earlier pairs
                 ex -= ex[first]
                 np.exp(ex, out=ex)
-                t = np.take(neg_p, cb, out=term[p0:p1])              # -(p w R) = (-p) w R, exactly
+                t = np.take(neg_p, cb, out=term[p0:p1], mode="clip")  # -(p w R) = (-p) w R, exactly
                 t *= w[p0:p1]
                 t *= ex
                 np.maximum(t, -_P_MAX, out=t)
