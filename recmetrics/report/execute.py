@@ -9,7 +9,7 @@ their record (:mod:`.state`), and only then moved into place. A chapter that fai
 logged for :func:`~recmetrics.report.state.stale_chapters`. A progress bar (tqdm, on stderr)
 counts the chapters.
 
-Independent chapters run side by side (``jobs``, default the cores: :func:`default_jobs`), each
+Independent chapters run side by side (``jobs``, default the cores: :func:`.profiles.default_jobs`), each
 in a thread of this process with a kernel of its own; a chapter starts once the chapters it reads
 completed. Each kernel gets, in its own environment (:func:`.kernel.kernel_manager`; this
 process's ``os.environ`` is never changed), ``RECMETRICS_FINDINGS_DIR`` (where :func:`recmetrics.meta.findings.save`
@@ -40,7 +40,7 @@ from .kernel import kernel_arguments, kernel_manager, stop_kernel
 from . import outputs
 from .offline import offline_outputs
 from .paths import ReportError, _log_default, repo_root
-from .profiles import hide_default_parameters, show_parameters
+from .profiles import default_jobs, hide_default_parameters, show_parameters
 from .state import RECORD_KEY, now, read_record, record_attempt
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -196,15 +196,6 @@ def remove_orphans(generated: Path, stems: set[str]) -> None:
     outputs.remove_orphans(generated, stems)
 
 
-def default_jobs() -> int:
-    """How many chapters run at once by default: the cores this process may use, at most 4."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
-    return max(1, min(cores, 4))
-
-
 def start_order(plan, old: Mapping[str, Mapping[str, Any] | None]) -> Callable[[Any], tuple]:
     """The sort key of ready chapters when several run at once: the longest *critical path* first —
     a chapter's expected seconds plus the longest chain of chapters that read it, after it — then
@@ -243,7 +234,7 @@ def execute_plan(
 ) -> list[Path]:
     """Execute the chapters of ``plan`` that changed (all with ``force``); return every chapter's path.
 
-    ``jobs`` chapters run at once (default :func:`default_jobs`), each as soon as the chapters it
+    ``jobs`` chapters run at once (default :func:`.profiles.default_jobs`), each as soon as the chapters it
     reads completed (``plan``'s dependencies), the longest critical path first (:func:`start_order`); each has its own
     scratch folders and kernel environment, so what a chapter computes does not depend on what runs
     beside it. On the first failure no chapter is started any more; those running finish, then the

@@ -37,6 +37,16 @@ PROFILE_HELP: dict[str, str] = {
              "about 25 CPU-minutes on movielens-small (34 min on two shared cores)",
 }
 
+def default_jobs() -> int:
+    """How many chapters run at once by default (``recmetrics report --jobs``): the cores this
+    process may use, at most 4."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, 4))
+
+
 #: Per-notebook overrides: ``{profile: {notebook stem: {parameter: value}}}`` (applied after
 #: :data:`PROFILES`). Notebooks added to ``notebooks/`` put their profile-specific settings here,
 #: unless a paper module of :mod:`recmetrics.papers` runs the chapter (then its set-up gives them:
@@ -51,6 +61,9 @@ NOTEBOOK_PARAMETERS: dict[str, dict[str, dict[str, Any]]] = {
     "paper": {
         "02_recommender_zoo": {"folds": 5, "systems": None},
         # chapters 03-08 take their parameters from their paper's set-up (recmetrics.papers)
+        # the explorers run last, after chapters 6 and 7 whose robustness they read, mostly alone:
+        # their robustness study on every core (threads; values identical for any n_jobs)
+        "09_explorers": {"n_jobs": default_jobs()},
     },
 }
 
