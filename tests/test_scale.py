@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from recmetrics import prepared
+from recmetrics.cache import file_lock
 from recmetrics.errors import InputError
 from recmetrics.meta import robustness as rob
 from recmetrics.meta.discriminative import discriminative_power
@@ -318,7 +319,7 @@ def test_a_chapter_waits_for_the_robustness_another_process_computes(workload, c
     direct = rob.robustness_study(*args, aggregate="arithmetic", progress=False)
     real, got = rob.robustness_study, {}
     refuse = lambda *a, **k: got.setdefault("recomputed", True)  # noqa: E731
-    with own_prepared._computing(path):                             # the other process computing
+    with file_lock(path):                                          # the other process computing
         reader = threading.Thread(target=lambda: got.update(r=own_prepared.robustness(
             *args, aggregate="arithmetic", progress=False)))
         monkeypatch.setattr(rob, "robustness_study", refuse)

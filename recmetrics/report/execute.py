@@ -201,8 +201,8 @@ def start_order(plan, old: Mapping[str, Mapping[str, Any] | None]) -> Callable[[
     a chapter's expected seconds plus the longest chain of chapters that read it, after it — then
     ``plan``'s order. Expected seconds: the chapter's last record in ``old`` (``{stem: record}``)
     when it ran under this profile and dataset, else :data:`~.profiles.EXPECTED_SECONDS` of the
-    profile, else 60. (On the paper profile plan order would start the zoo and chapter 3 first and
-    leave the explorers, which read chapters 6 and 7, alone at the end: three minutes more.)"""
+    profile, else 60. (On the paper profile plan order starts the zoo and chapter 3 first and leaves
+    the explorers, which read chapters 6 and 7, alone at the end.)"""
     from .profiles import EXPECTED_SECONDS
 
     hints = EXPECTED_SECONDS.get(plan.profile, {})
