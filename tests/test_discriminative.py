@@ -178,3 +178,15 @@ def test_same_pvalues_whatever_the_number_of_workers():
     small = _scores(3, 12, 4)
     pd.testing.assert_frame_equal(dpm.discriminative_power(small).pvalues,
                                   dpm.discriminative_power(small, n_jobs=2, chunk_size=300).pvalues)
+
+
+def test_pair_indices_outside_the_rows_raise():
+    # the pair gathers skip numpy's per-element bounds check (mode="clip"), so the indices are
+    # checked up front: a row that does not exist is an error, never a clipped, wrong pair
+    x = np.random.default_rng(0).random((3, 40))
+    for ia, ib in (([0], [3]), ([-1], [0]), ([0, 5], [1, 2])):
+        with pytest.raises(InputError, match="row index outside 0..2"):
+            dpm.sign_flip_pvalues(x, ia, ib, n_permutations=100)
+    assert np.array_equal(dpm.sign_flip_pvalues(x, [0, 1], [2, 2], n_permutations=500),
+                          [dpm.sign_flip_pvalues(x[[0, 2]], [0], [1], n_permutations=500)[0],
+                           dpm.sign_flip_pvalues(x[[1, 2]], [0], [1], n_permutations=500)[0]])
