@@ -123,6 +123,11 @@ def _fit_recommend(spec: str, fold: int, train: pd.DataFrame, users: np.ndarray,
     return run, {"fit_s": t1 - t0, "recommend_s": t2 - t1}
 
 
+def _cached_times(extra: Mapping) -> dict:
+    """The timings row of a run loaded from the cache: its original fit's times (stored with it)."""
+    return {"fit_s": extra.get("fit_s", np.nan), "recommend_s": extra.get("recommend_s", np.nan), "cached": True}
+
+
 def _locked_in_turn(todo, fit_locked) -> list:
     """The runs of ``todo``, in its order, each fitted under its lock: those another process is
     fitting (a chapter running beside this one) are left for last and then waited for, so two
@@ -213,8 +218,7 @@ def run_systems(ratings, systems: Sequence[str] | None = None, split: Any = "kfo
                 todo.append((name, f, path, key))
                 continue
             runs[(name, f)] = run
-            rows.append({"system": name, "fold": f, "fit_s": extra.get("fit_s", np.nan),
-                         "recommend_s": extra.get("recommend_s", np.nan), "cached": True})
+            rows.append({"system": name, "fold": f, **_cached_times(extra)})
             if bar is not None:
                 bar.update(1)
         else:
@@ -256,8 +260,7 @@ def run_systems(ratings, systems: Sequence[str] | None = None, split: Any = "kfo
                 if path.exists():
                     with contextlib.suppress(CacheError, OSError):
                         run, extra = load_run(path, key=key)
-                        return run, {"fit_s": extra.get("fit_s", np.nan),
-                                     "recommend_s": extra.get("recommend_s", np.nan), "cached": True}
+                        return run, _cached_times(extra)
             run, times = job(name, f)
             save(run, path, name, f, key, times)
         return run, {**times, "cached": False}
