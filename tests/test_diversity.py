@@ -321,7 +321,8 @@ def test_a_users_cascade_value_does_not_depend_on_the_other_users():
                                            users="all"), qrels)
         return {m: dict(zip(judged.users, parse(m)(judged, aspects=aspects)))
                 for m in ("a-nDCG@20(alpha=0.3)", "NRBP(alpha=0.7,beta=0.9)", "ab-nDCG@20(beta=0.6,profile=test)",
-                          "ERR-IA@20(profile=test)", "EU@20(profile=test)", "RBU@20(profile=test)", "S-RR@20", "S-Recall@20")}
+                          "ERR-IA@20(profile=test)", "EU@20(profile=test)", "RBU@20(profile=test)", "S-RR@20", "S-Recall@20",
+                          "nDCG-IA@20(profile=test)", "P-IA@20(profile=test)")}
 
     every = values(list(runs))
     for u in ("q59", "q33", "q7"):
