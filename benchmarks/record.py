@@ -47,15 +47,16 @@ def _public(arg: str) -> str:
 
 
 def save_table(name: str, title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]],
-               notes: Iterable[str] = (), argv: Sequence[str] | None = None) -> Path:
+               notes: Iterable[str] = (), argv: Sequence[str] | None = None, script: str | None = None) -> Path:
     """Write ``results/<name>.json``: title, command, UTC time, machine, recmetrics version and
-    commit, the table (``columns``, ``rows``) and ``notes``; return its path."""
+    commit, the table (``columns``, ``rows``) and ``notes``; return its path. ``script``: the
+    script's name when one script records several tables (default ``name``)."""
     import recmetrics
 
     argv = sys.argv[1:] if argv is None else list(argv)
     payload = {
         "title": title,
-        "command": " ".join(["python", f"benchmarks/{name}.py", *(shlex.quote(_public(a)) for a in argv)]),
+        "command": " ".join(["python", f"benchmarks/{script or name}.py", *(shlex.quote(_public(a)) for a in argv)]),
         "measured_at": dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
         "machine": {"CPUs": os.cpu_count(), "Python": platform.python_version(),
                     "platform": platform.platform(terse=True),
