@@ -366,3 +366,45 @@ def test_chapter_outputs_ignore_styler_ids_and_addresses(tmp_path):
     assert outputs(tmp_path / "a") == outputs(tmp_path / "b")
     (tmp_path / "b" / "x.ipynb").write_text(json.dumps(nb('<table id="T_86480"><td id="T_86480_row0">0.6</td>')))
     assert outputs(tmp_path / "a") != outputs(tmp_path / "b")
+
+
+def test_background_study_ends_with_its_killed_build(tmp_path):
+    """The background process of chapter 3's study (own_prepared.exit_with_parent) ends when the
+    build that started it is killed, instead of computing on with gigabytes in memory."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    marker = tmp_path / "child.pid"
+    child = ("import os, time; from recmetrics.report.own_prepared import exit_with_parent; "
+             f"exit_with_parent(os.getppid(), every=0.05); open({str(marker)!r}, 'w').write(str(os.getpid())); "
+             "time.sleep(120)")
+    parent = subprocess.Popen([sys.executable, "-c", f"import subprocess, sys, time; "
+                               f"subprocess.Popen([sys.executable, '-c', {child!r}]); time.sleep(120)"])
+    deadline = time.monotonic() + 60
+    while not marker.exists() or not marker.read_text():
+        assert time.monotonic() < deadline, "the child never started"
+        time.sleep(0.05)
+    pid = int(marker.read_text())
+    os.kill(pid, 0)                                   # running while its parent lives
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break                                     # gone (reaped by init)
+        if _zombie(pid):
+            break
+        assert time.monotonic() < deadline, "the background process outlived its killed parent"
+        time.sleep(0.05)
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True

@@ -312,8 +312,25 @@ def _background(args: Mapping) -> None:
                                path, n_jobs=1, progress=False, **_CHAPTER_KW)
 
 
+def exit_with_parent(parent: int, every: float = 1.0) -> None:
+    """End this process as soon as its parent ``parent`` is gone: a build killed by a signal it
+    cannot catch (SIGKILL, or SIGTERM to the build alone) must not leave its background study
+    computing for minutes with gigabytes in memory (the study's lock dies with the process, and
+    the result is only ever stored whole)."""
+    import threading
+    import time
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
 if __name__ == "__main__":
     import json
     import sys
 
+    exit_with_parent(os.getppid())
     _background(json.loads(sys.stdin.read()))
