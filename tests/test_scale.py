@@ -408,3 +408,38 @@ def _zombie(pid: int) -> bool:
             return fh.read().rsplit(")", 1)[1].split()[0] == "Z"
     except OSError:
         return True
+
+
+def test_chapter_1_comparisons_read_chapter_2s_pvalues_and_equal_its_own_tests(workload, cache, monkeypatch):
+    """own_prepared.comparisons: the permutation tests of chapter 1 are the stored discriminative power
+    of chapter 2 (one sign matrix for every metric and cut-off), and equal compare() per cut-off, bit
+    for bit; compare's pvalues= fails loudly on p-values that do not fit."""
+    from recmetrics.meta.compare import compare
+
+    qrels, runs = workload
+    p = own_runs.plan(qrels, runs, parameters={"metrics": METRICS, "cutoffs": CUTOFFS})
+    study = load_study(p.source, METRICS, CUTOFFS)
+    got = own_prepared.comparisons(study, "concat", n_permutations=700, seed=4)
+    for c in CUTOFFS:
+        scores = {m: study.scores(m, c) for m in METRICS}
+        alone = compare(scores, n_permutations=700, seed=4)
+        assert got[c].pairs.equals(alone.pairs) and got[c].means.equals(alone.means)
+    assert len(sorted((cache / "prepared").glob("*-dp-*.npz"))) == 1
+    import recmetrics.meta.discriminative as disc
+
+    monkeypatch.setattr(disc, "discriminative_power", lambda *a, **k: pytest.fail("recomputed"))
+    dp = own_prepared.discriminative_power(study, own_prepared.candidates(study), "concat", n_permutations=700,
+                                           seed=4, alpha=0.05)            # chapter 2 reads what chapter 1 stored
+    assert np.array_equal(dp["nDCG@10"].pvalues["p"], got[10].pairs.query("metric == 'nDCG'")["p"])
+    other = own_prepared.comparisons(study, "concat", test="t")              # another test: its own p-values
+    assert not other[10].pairs["p"].equals(got[10].pairs["p"])
+    scores = {m: study.scores(m, 10) for m in ["P", "nDCG"]}
+    good = {m: got[10].pairs.query("metric == @m")["p"].to_numpy() for m in scores}
+    with pytest.raises(InputError, match="each tested metric"):
+        compare(scores, n_permutations=700, seed=4, pvalues={"P": good["P"]})
+    with pytest.raises(InputError, match="permutation test's"):
+        compare(scores, test="t", pvalues=good)
+    with pytest.raises(InputError, match=r"3 p-values in \(0, 1\]"):
+        compare(scores, n_permutations=700, seed=4, pvalues={**good, "P": good["P"][:2]})
+    with pytest.raises(InputError, match=r"in \(0, 1\]"):
+        compare(scores, n_permutations=700, seed=4, pvalues={**good, "P": good["P"] * 0})

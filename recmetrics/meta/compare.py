@@ -235,7 +235,7 @@ def _resolution_warning(test, correction, n_pairs, n_users, n_permutations, alph
 def compare(scores_by_metric: Mapping | None = None, *, runs=None, qrels=None, metrics=None,
             test: str = "permutation", correction: str | None = "holm", baseline=None, alpha: float = 0.05,
             n_permutations: int = 100_000, seed: int = 0, users="relevant", better: Mapping | None = None,
-            **context) -> Comparison:
+            pvalues: Mapping | None = None, **context) -> Comparison:
     """Compare systems over metrics: ``scores_by_metric`` = ``{metric: systems × users DataFrame}``
     (users paired; a Series ``system -> value`` is a per-run metric, shown untested), or ``runs``
     (recmetrics ``Run`` objects, distinct names) + ``qrels`` + ``metrics`` evaluated with
@@ -243,7 +243,11 @@ def compare(scores_by_metric: Mapping | None = None, *, runs=None, qrels=None, m
     is applied per metric over the tested pairs (``None`` for none); ``baseline`` = a system name to
     test baseline-vs-each only. ``better``: ``{metric: "higher" | "lower" | None}`` for the names of
     ``scores_by_metric`` (default: the registered direction of a metric name, "higher" for a name
-    the registry does not know); the winner of a pair is the system better in that direction."""
+    the registry does not know); the winner of a pair is the system better in that direction.
+    ``pvalues``: ``{metric: p-values of its pairs}`` of the permutation test, already computed with
+    these ``n_permutations`` and ``seed`` (e.g. a stored discriminative power of the same scores:
+    the same paired randomisation test, hence the same p-values), in the order the pairs are listed;
+    only with ``test="permutation"``, one entry per tested metric."""
     import pandas as pd
 
     if test not in PAIRWISE_TESTS:
@@ -272,7 +276,14 @@ def compare(scores_by_metric: Mapping | None = None, *, runs=None, qrels=None, m
             raise InputError(f"metric {m!r} has systems {list(f.index)}, expected {systems}")
     tested = {m: f for m, f in frames.items() if m not in per_run}
     shared = None   # the permutation test of every metric from one sign matrix (the same p-values, once)
-    if test == "permutation" and len(tested) > 1 and (baseline is None or baseline in systems):
+    if pvalues is not None:
+        if test != "permutation":
+            raise InputError(f"pvalues are the permutation test's; test={test!r} computes its own")
+        if not isinstance(pvalues, Mapping) or set(pvalues) != set(tested):
+            raise InputError(f"pvalues must map each tested metric {sorted(map(str, tested))} to its p-values, got "
+                             f"{sorted(map(str, pvalues)) if isinstance(pvalues, Mapping) else type(pvalues).__name__}")
+        shared = [pvalues[m] for m in tested]
+    elif test == "permutation" and len(tested) > 1 and (baseline is None or baseline in systems):
         shared = permutation_pvalues(list(tested.values()), baseline, n_permutations=n_permutations, seed=seed)
     for i, (m, f) in enumerate(tested.items()):
         t = pairwise(f, test=test, correction=correction, baseline=baseline, n_permutations=n_permutations, seed=seed,

@@ -383,6 +383,9 @@ def pairwise(scores, *, test: str = "permutation", correction: str | None = "hol
     if test == "permutation":
         p = sign_flip_pvalues(x, ia, ib, n_permutations=n_permutations, seed=seed, alternative=alternative) \
             if pvalues is None else np.asarray(pvalues, dtype=np.float64)
+        if p.shape != ia.shape or not np.all((p > 0) & (p <= 1)):
+            raise InputError(f"pvalues must be {len(ia)} p-values in (0, 1], one per tested pair of {names}; "
+                             f"got shape {p.shape}")
     elif test in ("t", "wilcoxon"):
         p = np.atleast_1d(paired_test(x[ia], x[ib], test, alternative).pvalue).astype(np.float64)
     elif test == "bootstrap":

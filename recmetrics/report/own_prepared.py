@@ -33,7 +33,8 @@ import numpy as np
 
 from ..cache import file_lock
 
-__all__ = ["prepare", "load", "source_key", "discriminative_power", "robustness", "start_robustness"]
+__all__ = ["prepare", "load", "source_key", "candidates", "comparisons", "discriminative_power", "robustness",
+           "start_robustness"]
 
 
 def _folder() -> Path:
@@ -209,6 +210,41 @@ def discriminative_power(study, candidates: Sequence[str], pool: str = "concat",
                             "alpha": r.alpha, "n_permutations": r.n_permutations, "exact": r.exact,
                             "alternative": r.alternative, "seed": r.seed})
         write_arrays(path, {"results": results}, arrays)
+    return out
+
+
+def candidates(study) -> list[str]:
+    """Every metric at every cut-off of ``study`` (``"nDCG@10"``, ...): what chapter 2's
+    discriminative power tests, and so the stored result chapter 1's comparisons read."""
+    return [f"{m}@{c}" for m in study.metrics for c in study.cutoffs]
+
+
+def comparisons(study, pool: str = "concat", *, test: str = "permutation", correction: str | None = "holm",
+                alpha: float = 0.05, n_permutations: int = 100_000, seed: int = 0) -> dict:
+    """``{cut-off: Comparison}``: :func:`recmetrics.meta.compare.compare` of every metric of ``study``
+    at each cut-off. The permutation test's p-values are those of :func:`discriminative_power` over
+    :func:`candidates` (the same paired randomisation test with the same sign vectors: the same
+    p-values, bit for bit; tested), so chapters 1 and 2 compute the sign matrix once per build, for
+    every metric and cut-off together."""
+    from ..meta.compare import compare
+
+    stored = None
+    if test == "permutation":
+        stored = discriminative_power(study, candidates(study), pool, n_permutations=n_permutations, seed=seed,
+                                      alpha=alpha)
+    out = {}
+    for c in study.cutoffs:
+        scores = {m: study.scores(m, c, pool) for m in study.metrics}
+        pvalues = None
+        if stored is not None:
+            names = [str(s) for s in next(iter(scores.values())).index]
+            ia, ib = np.triu_indices(len(names), k=1)
+            pairs = ([names[i] for i in ia], [names[j] for j in ib])
+            found = {m: stored[f"{m}@{c}"].pvalues for m in study.metrics}
+            if all((list(map(str, t["a"])), list(map(str, t["b"]))) == pairs for t in found.values()):
+                pvalues = {m: t["p"].to_numpy() for m, t in found.items()}
+        out[c] = compare(scores, test=test, correction=correction, alpha=alpha, n_permutations=n_permutations,
+                         seed=seed, pvalues=pvalues)
     return out
 
 
