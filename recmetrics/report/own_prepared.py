@@ -297,10 +297,10 @@ def _robustness_stored(study, scenarios, sizes, n_samples, seed, path, **kw):
 def start_robustness(parameters: Mapping):
     """Start the robustness study of chapter 3 (``parameters``: the own-runs plan's, with
     ``source["prepared"]``, ``metrics``, ``cutoffs``, ``scenarios``, ``sizes``, ``n_samples``, ``seed``;
-    the arithmetic mean) in a background process that stores it where :func:`robustness` reads it;
-    returns the process, or ``None`` when there is nothing to start (no prepared Study, a Dask
-    ``scheduler`` given, or the result already stored). The chapters run meanwhile on the other
-    core; the one that needs the result waits for it (:func:`recmetrics.cache.file_lock`). Values as computed in
+    the arithmetic mean; ``n_jobs``, default 1: its threads) in a background process that stores it
+    where :func:`robustness` reads it; returns the process, or ``None`` when there is nothing to start
+    (no prepared Study, a Dask ``scheduler`` given, or the result already stored). The chapters run
+    meanwhile; the one that needs the result waits for it (:func:`recmetrics.cache.file_lock`). Values as computed in
     the chapter (the same function, arguments and stored form); a failed or stopped background
     process leaves the chapter to compute it."""
     import json
@@ -311,6 +311,7 @@ def start_robustness(parameters: Mapping):
     if not key or parameters.get("scheduler") or "scenarios" not in parameters:
         return None
     args = {k: parameters[k] for k in ("source", "metrics", "cutoffs", "scenarios", "sizes", "n_samples", "seed")}
+    args["n_jobs"] = int(parameters.get("n_jobs", 1))
     path = _robustness_path(key, args["scenarios"], args["sizes"], args["n_samples"], args["seed"], _CHAPTER_KW)
     if path is None or path.exists():
         return None
@@ -345,7 +346,7 @@ def _background(args: Mapping) -> None:
         study = load(args["source"], args["metrics"], args["cutoffs"])
         if study is not None:
             _robustness_stored(study, list(args["scenarios"]), args["sizes"], args["n_samples"], args["seed"],
-                               path, n_jobs=1, progress=False, **_CHAPTER_KW)
+                               path, n_jobs=int(args.get("n_jobs", 1)), progress=False, **_CHAPTER_KW)
 
 
 def exit_with_parent(parent: int, every: float = 1.0) -> None:

@@ -53,6 +53,7 @@ from ..errors import InputError, unknown_name
 from .own_sources import (METRICS, _export_inputs, _read_source, _run_files, _source_from_files,  # noqa: F401
                           example_source, export_study, load_study)
 from .paths import ReportError, _log_default, default_book_dir, default_notebooks_dir
+from .profiles import default_jobs
 
 __all__ = ["Plan", "plan", "build", "load_study", "export_study", "example_source", "describe",
            "marked_means", "pvalue_curves", "OWN_PARAMETERS", "METRICS", "LEFT_OUT", "notebooks_dir"]
@@ -64,7 +65,9 @@ __all__ = ["Plan", "plan", "build", "load_study", "export_study", "example_sourc
 #: 100% .. 1% applied to the popular items, whose paper grid stops at 80% (:func:`_grids`)
 OWN_PARAMETERS: dict[str, dict[str, Any]] = {
     "quick": {"metrics": METRICS, "n_permutations": 2000, "n_samples": 5},
-    "paper": {"metrics": METRICS, "n_permutations": 100_000, "n_samples": 50},
+    # chapter 3's robustness study (50 samples: the longest part of the build) on every core, threads
+    # sharing them with the chapters; the quick profile keeps it on one (memory: its 8 GB at ML-20M scale)
+    "paper": {"metrics": METRICS, "n_permutations": 100_000, "n_samples": 50, "n_jobs": default_jobs()},
 }
 
 
@@ -490,7 +493,7 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
             if execute:
                 from .own_prepared import start_robustness, stop
 
-                background = start_robustness(p.parameters)   # chapter 3's study, on the other core
+                background = start_robustness(p.parameters)   # chapter 3's study, beside the chapters
                 try:
                     execute_plan(rplan, kernel_name=kernel_name, timeout=timeout, log=log, findings_page=False,
                                  jobs=jobs)
