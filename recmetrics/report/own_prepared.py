@@ -15,11 +15,13 @@ new one is stored); deleting it any time only makes the next build read its file
 
 :func:`discriminative_power` and :func:`robustness` are the chapters' two long computations, stored
 under the prepared key and their parameters (``<key>-dp-<hash>.npz``, ``<key>-robustness-<hash>.npz``),
-so chapter 5 (which metric to report) reads what chapters 2 and 3 computed instead of computing it again;
-without a prepared key they compute (and store nothing). Each is computed once per key: whoever
-computes it holds an ``flock`` on ``<result>.lock`` and the others wait for it, then read. A build
-starts the robustness of chapter 3 at once in a background process (:func:`start_robustness`, on
-the second core) while chapters 1, 2 and 4 execute; chapters 3 and 5 then read it. Values are those of
+so chapter 5 (which metric to report) reads what chapters 2 and 3 computed instead of computing it again,
+and chapter 1's permutation tests are chapter 2's discriminative power (:func:`comparisons`: the same
+test, one sign matrix for every metric and cut-off); without a prepared key they compute (and store
+nothing). Each is computed once per key: whoever computes it holds an ``flock`` on ``<result>.lock``
+and the others wait for it, then read. A build starts the robustness of chapter 3 at once in a
+background process (:func:`start_robustness`: one thread, or the cores under the paper profile) while
+chapters 1, 2 and 4 execute; chapters 3 and 5 then read it. Values are those of
 :func:`recmetrics.meta.discriminative_power` and :func:`recmetrics.meta.robustness.robustness_study`,
 bit for bit (tested).
 """
