@@ -233,6 +233,9 @@ def test_the_guide_runs_after_the_meta_evaluation_chapters():
                        "09_explorers"}
     r = report.make_plan("quick", "insteval")
     assert all(r.keys[s] != p.keys[s] for s in p.keys)
+    # how a chapter computes (threads, a Dask cluster) is not what it computes: the keys stay
+    t = report.make_plan("quick", "movielens-small", overrides={"n_jobs": 2})
+    assert t.keys == p.keys and {c.parameters.get("n_jobs") for c in t.chapters} >= {2}
 
 
 def test_stale_chapters_are_named(tmp_path):

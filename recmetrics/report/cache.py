@@ -134,6 +134,17 @@ def canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=_default, separators=(",", ":"))
 
 
+#: Parameters that change how a chapter computes, never what it computes: a Dask cluster and the
+#: number of threads or processes give identical values (tested where each is used), so they stay
+#: out of the content key (a build on another machine or cluster reuses the chapters).
+EXECUTION_ONLY = ("scheduler", "n_jobs")
+
+
+def keyed(parameters: Mapping[str, Any]) -> dict[str, Any]:
+    """The parameters of a chapter that enter its content key: all but :data:`EXECUTION_ONLY`."""
+    return {k: v for k, v in parameters.items() if k not in EXECUTION_ONLY}
+
+
 def chapter_key(inputs: Mapping[str, Any]) -> str:
     """SHA-256 (hex) of ``inputs`` as JSON with sorted keys (values JSON cannot hold as ``str``)."""
     return hashlib.sha256(canonical(inputs).encode()).hexdigest()

@@ -133,7 +133,7 @@ def report_plan(own, source: Mapping, generated: Path, cwd: Path, kernel_name: s
     for nb in map(Path, own.notebooks):
         declared = set(papermill.inspect_notebook(str(nb)))
         p = {k: v for k, v in params.items() if k in declared}
-        key = cache.chapter_key({"source": cache.file_hash(nb), "parameters": p, "profile": own.profile,
+        key = cache.chapter_key({"source": cache.file_hash(nb), "parameters": cache.keyed(p), "profile": own.profile,
                                  "package": package, "versions": versions, "kernel": kernel_name, "depends": {}})
         keys[nb.stem] = key
         shown = executed_parameters(nb, p, profile=own.profile)

@@ -437,7 +437,7 @@ def make_plan(
         used = {n: fingerprints[n] for n in [dataset, *dataset_names(shown)] if n in fingerprints}
         key = cache.chapter_key({
             "source": cache.file_hash(nb_dir / f"{stem}.ipynb"),
-            "parameters": {k: v for k, v in p.items() if k != "scheduler"},  # a cluster gives identical results
+            "parameters": cache.keyed(p),     # a cluster or more threads give identical results
             "profile": profile, "datasets": used, "package": package,
             "versions": versions, "kernel": kernel_name, "depends": {d: keys[d] for d in deps},
         })
