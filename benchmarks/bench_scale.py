@@ -103,7 +103,7 @@ def workload(folder: Path, n_users: int = 138_000, n_runs: int = 10, n_items: in
     and writes the top ``depth`` (a list is shorter only when fewer distinct candidates exist)."""
     import pyarrow as pa
 
-    tag = f"u{n_users}_i{n_items}_j{n_judged:g}_d{depth}_s{seed}_v1"
+    tag = f"u{n_users}_i{n_items}_j{n_judged:g}_d{depth}_r{n_runs}_s{seed}_v1"   # the systems' grid depends on n_runs
     out = Path(folder) / tag
     out.mkdir(parents=True, exist_ok=True)
     qrels = out / "qrels.csv"
