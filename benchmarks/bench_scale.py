@@ -28,7 +28,8 @@ Usage::
     python benchmarks/bench_scale.py --runs 50 --workers 1 2 --compare-local
     python benchmarks/bench_scale.py --users 2000 --items 3000 --runs 3  # a small version (seconds)
 
-Each configuration keeps its own results file (:func:`table_name`). Never run two ML-20M-scale builds at once on a shared machine (each holds several GB).
+Each configuration keeps its own results file (:func:`table_name`). Never run two ML-20M-scale
+builds at once on a shared machine (each holds several GB).
 """
 from __future__ import annotations
 
@@ -393,7 +394,8 @@ def main(argv=None):
         sys.path.insert(0, str(Path(__file__).parent))
         from record import save_table
 
-        save_table(table_name(args.profile, len(runs), args.workers), "The own-runs book at ML-20M scale: recmetrics report --qrels Q --runs R1..RN "
+        save_table(table_name(args.profile, len(runs), args.workers),
+                   "The own-runs book at ML-20M scale: recmetrics report --qrels Q --runs R1..RN "
                    "(whole process, empty run cache)", ["build", "whole s", "CPU s", "peak GB", "per chapter (s / peak GB)"],
                    rows, [f"{lines:,} judgments of {args.users:,} users, {len(runs)} runs of top-{args.depth} lists "
                           f"({args.items:,} items, popularity-skewed); peak = summed RSS of the process tree"],
