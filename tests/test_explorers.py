@@ -117,6 +117,11 @@ def test_one_panel_equals_the_rows_of_the_full_table(study, table):
     pd.testing.assert_frame_equal(alone.reset_index(drop=True), full.reset_index(drop=True))
 
 
+def test_more_jobs_give_the_same_table(study, table):
+    """With n_jobs > 1 the permutation tests run beside the robustness study's threads: same table."""
+    pd.testing.assert_frame_equal(explorers.explorer_table(study, **KW, n_jobs=2), table)
+
+
 def test_sizes_per_scenario(study):
     t = explorers.explorer_table(study, ["P"], [5], ["arithmetic"], n_permutations=100, n_samples=2,
                                  sizes={"ratings": [1.0, 0.5], "large-users": [1.0, 0.8, 0.6]})
