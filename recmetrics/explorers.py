@@ -267,17 +267,21 @@ def explorer_table(study, metrics: Sequence[str] | None = None, cutoffs: Sequenc
     todo = [(m, c) for m, c in cells if f"{m}@{c}" not in known]
     # with more than one job the permutation tests run beside the robustness study, whose threads
     # leave part of the cores idle (both are deterministic in the seed: the values do not change)
-    with ThreadPoolExecutor(1) as beside:
-        dp_of = beside.submit(discriminative_power, panels, n_permutations=n_permutations, seed=seed, alpha=alpha) \
-            if n_jobs > 1 else None
+    beside = ThreadPoolExecutor(1) if n_jobs > 1 else None
+    dp_of = beside.submit(discriminative_power, panels, n_permutations=n_permutations, seed=seed, alpha=alpha) \
+        if beside is not None else None
+    try:
         # every mean from the same reduced test sets, drawn and scored once per grid
         studies = {sz: robustness_studies(study, aggs, scs, list(sz), n_samples, seed,
                                           metrics=list(dict.fromkeys(m for m, _ in todo)),
                                           cutoffs=list(dict.fromkeys(c for _, c in todo)), n_jobs=n_jobs,
                                           progress=progress) if todo else None
                    for sz, scs in by_grid.items()}
-        dp = dp_of.result() if dp_of is not None else \
-            discriminative_power(panels, n_permutations=n_permutations, seed=seed, alpha=alpha)
+    finally:   # an error or Ctrl-C here does not wait for the tests
+        if beside is not None:
+            beside.shutdown(wait=False)
+    dp = dp_of.result() if dp_of is not None else \
+        discriminative_power(panels, n_permutations=n_permutations, seed=seed, alpha=alpha)
     for (m, c, agg) in frames:
         r = dp[f"{m}@{c}|{agg}"]
         add(m, c, agg, "pvalue", pvalue_rows(r))
