@@ -319,7 +319,13 @@ def _geometric_evidence(f1_tau=0.1):
         tau.loc[m, m] = 1.0
     mean_tau = pd.DataFrame({"tau": [0.1 if m in ("F1", "RR") else 0.9 for m in METRICS]}, index=METRICS)
     rob = robustness({"F1": 0.3, "RR": 0.3}, scenarios=papers.get("000").SCENARIOS)
-    return {"tau_geo": tau, "mean_tau": mean_tau, "robustness_geo": rob, "robustness": rob, "n_systems": 21}
+    # τ of full test sets are estimates: the split's replicates (here τ plus noise of sd 0.02) give their spread
+    rng = np.random.default_rng(0)
+    noise = [rng.normal(0.0, 0.02, tau.shape) for _ in range(10)]
+    tau_reps = [tau + (n + n.T) / 2 * (1 - np.eye(len(METRICS))) for n in noise]
+    mean_reps = pd.DataFrame([mean_tau["tau"] + rng.normal(0.0, 0.02, len(METRICS)) for _ in range(10)])
+    return {"tau_geo": tau, "tau_geo_replicates": tau_reps, "mean_tau": mean_tau, "mean_tau_replicates": mean_reps,
+            "robustness_geo": rob, "robustness": rob, "n_systems": 21}
 
 
 def _assess(ids, results):
@@ -350,7 +356,7 @@ def test_gf1_and_gmrr_claims_are_decided_under_rec_evals_reading():
     assert _assess(["gf1-poor-correlation"], flat).verdict.iloc[0] == "disagrees"
     # the other reading's results are reported on the row, with their own verdict
     both = _assess(["gf1-poor-correlation", "gmrr-poor-correlation"],
-                   {**res, "other_reading_results": {"tau_geo": flat["tau_geo"]}})
+                   {**res, "other_reading_results": {k: flat[k] for k in ("tau_geo", "tau_geo_replicates")}})
     assert both.our_evidence.str.contains("Under trec_eval's reading:", regex=False).all()
     assert "not testable" in both.our_evidence.iloc[0] and "agrees" in both.our_evidence.iloc[1]
 
@@ -413,6 +419,24 @@ def test_per_scenario_grids_and_gf1_readings(small_study):
     assert set(agg) == {"tau_geo", "mean_tau"} and agg["tau_geo"].shape == (5, 5)
     with pytest.raises(InputError):
         experiments.system_table(small_study, 10, f1_reading="mean")
+
+
+def test_geometric_agreement_on_the_splits_replicates(small_study):
+    """``labels``: the same τ on every replicate of the split, each equal to the τ of that replicate's view."""
+    from recmetrics.meta import replicates
+    from recmetrics.papers import experiments
+
+    labels = replicates.unit_labels(small_study, 3, seed=1)
+    got = experiments.geometric_agreement(small_study, 10, reading="rec_eval", labels=labels)
+    whole = experiments.geometric_agreement(small_study, 10, reading="rec_eval")
+    pd.testing.assert_frame_equal(got["tau_geo"], whole["tau_geo"])
+    assert len(got["tau_geo_replicates"]) == 3 and got["mean_tau_replicates"].shape == (3, 5)
+    for r in range(3):
+        alone = experiments.geometric_agreement(replicates.view(small_study, labels, r), 10, reading="rec_eval")
+        pd.testing.assert_frame_equal(got["tau_geo_replicates"][r], alone["tau_geo"])
+        assert got["mean_tau_replicates"].iloc[r].tolist() == alone["mean_tau"]["tau"].tolist()
+    with pytest.raises(InputError, match="at least 2 replicates"):
+        experiments.geometric_agreement(small_study, 10, labels=np.zeros_like(labels))
 
 
 def test_rec_evals_reading_reaches_system_scores_tables_and_robustness(small_study):

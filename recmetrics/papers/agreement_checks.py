@@ -55,9 +55,10 @@ def geometric_beats_arithmetic(metrics: Sequence[str], scenario: str) -> Callabl
 
 def lowest_values(key: str, column: str, group: Sequence[str], what: str, *, exclude: Sequence[str] = ()) -> Callable:
     """``group`` has the lowest values of ``results[key][column]`` (e.g. τ between a metric's
-    arithmetic and geometric rankings); ``results[key + "_replicates"]`` (optional, replicates x
-    metrics) gives the data split's spread; the metrics in ``exclude`` are left out (a claim's
-    other half: "F1 and MRR do not" tested as F1 below every metric but MRR)."""
+    arithmetic and geometric rankings); ``results[key + "_replicates"]`` (replicates x metrics)
+    gives the data split's spread (without it the values are estimates of unknown se and decide
+    nothing); the metrics in ``exclude`` are left out (a claim's other half: "F1 and MRR do not"
+    tested as F1 below every metric but MRR)."""
     group, exclude = list(group), list(exclude)
 
     def check(results):
@@ -69,13 +70,19 @@ def lowest_values(key: str, column: str, group: Sequence[str], what: str, *, exc
         values = values.drop([m for m in exclude if m in values.index])
         reps = replicates_of(results, key)
         reps = {base_name(k): v for k, v in reps.items() if base_name(k) not in exclude} if reps else None
-        verdict, detail = _lowest(values.to_dict(), group, None, reps)
+        verdict, detail = _lowest(values.to_dict(), group, _unknown_without(reps, values.index), reps)
         rest = values.drop(group)
         return Evidence(verdict, float(values[group].max()),
                         f"{what}: {', '.join(f'{m} {values[m]:.3f}' for m in group)}; the others "
                         f"{rest.min():.3f} to {rest.max():.3f} (median {rest.median():.3f}){_spread_text(reps, group)} — "
                         f"{detail}{_tau_note(results)}")
     return check
+
+
+def _unknown_without(reps, names) -> dict | None:
+    """The se of τ-based values: a τ of full test sets is an estimate, so without the split's
+    replicates to measure its spread it is unknown (NaN: the rule decides nothing) — never exact."""
+    return None if reps else {m: float("nan") for m in names}
 
 
 def _tau_by_base(tau) -> pd.DataFrame:
@@ -91,9 +98,10 @@ def lowest_mean_correlation(key: str, group: Sequence[str], prefix: str = "G", *
                             partner: Sequence[str] = ()) -> Callable:
     """``group`` correlates worse with the other metrics than those do among themselves: each
     metric's mean τ with the metrics outside ``group`` and ``partner`` (itself excluded), lowest for
-    the group (:func:`best_of`; ``results[key + "_replicates"]``, optional, one τ matrix per data-split
-    replicate, gives the spread). ``partner``: metrics the claim excepts ("except with each other":
-    GF1's half of a claim about GF1 and GMRR leaves GMRR out), neither compared nor averaged over.
+    the group (:func:`best_of`; ``results[key + "_replicates"]``, one τ matrix per data-split
+    replicate, gives the spread; without it the τ are estimates of unknown se and decide nothing).
+    ``partner``: metrics the claim excepts ("except with each other": GF1's half of a claim about
+    GF1 and GMRR leaves GMRR out), neither compared nor averaged over.
     The τ within the group is reported, not tested. ``results[key]``: the metrics × metrics τ matrix
     (metric names, without the ``prefix`` used in the detail)."""
     group, partner = list(group), list(partner)
@@ -114,7 +122,7 @@ def lowest_mean_correlation(key: str, group: Sequence[str], prefix: str = "G", *
         if mats is not None:
             per = [means(_tau_by_base(t)) for t in mats]
             reps = {m: np.array([p[m] for p in per]) for m in mean_with_outside}
-        verdict, detail = _lowest(mean_with_outside, group, None, reps)
+        verdict, detail = _lowest(mean_with_outside, group, _unknown_without(reps, mean_with_outside), reps)
         inside = [tau.loc[a, b] for i, a in enumerate(group) for b in group[i + 1:]]
         return Evidence(verdict, float(max(mean_with_outside[m] for m in group)),
                         "mean τ with the other metrics: " + ", ".join(f"{prefix}{m} {mean_with_outside[m]:.3f}" for m in group)

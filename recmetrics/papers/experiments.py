@@ -133,12 +133,16 @@ def gf1_readings(study, cutoff: int, floors: Sequence[float | None] = (1e-5,), *
 
 
 def geometric_agreement(study, cutoff: int, *, floor: float | None = 1e-5, pool: str = "concat",
-                        f1_reading: str = "per-user", reading: str | None = None) -> dict:
+                        f1_reading: str = "per-user", reading: str | None = None, labels=None) -> dict:
     """``{"tau_geo": τ among the geometric metrics, "mean_tau": DataFrame with column tau = τ between
     each metric's arithmetic and geometric ranking}`` under one reading of GF1, one reading of the
     geometric mean's zeros (``reading``: trec_eval's, the default, or rec_eval's) and one floor (the
-    results paper 000's §7.1 claims read; metric names as in the study)."""
+    results paper 000's §7.1 claims read; metric names as in the study). ``labels``: the data split's
+    replicates (:func:`recmetrics.meta.replicates.unit_labels`); the same τ on each of them is added
+    as ``tau_geo_replicates`` (one matrix each) and ``mean_tau_replicates`` (replicates x metrics), the
+    spread the τ verdicts decide against (a τ of full test sets is an estimate)."""
     from ..meta.agreement import agreement_matrix, kendall_tau
+    from ..meta.replicates import view
 
     if reading == "rec_eval" and f1_reading != "per-user":
         raise InputError("rec_eval's GF1 is the geometric mean of per-user F1 (gm_set_F): under its reading "
@@ -147,7 +151,16 @@ def geometric_agreement(study, cutoff: int, *, floor: float | None = 1e-5, pool:
     geo = system_table(study, cutoff, method="geometric", floor=floor, pool=pool, f1_reading=f1_reading,
                        reading=reading)
     mean_tau = pd.DataFrame({"tau": {m: kendall_tau(geo[m].to_numpy(), arith[m].to_numpy()) for m in geo.columns}})
-    return {"tau_geo": agreement_matrix(geo, "tau"), "mean_tau": mean_tau}
+    out = {"tau_geo": agreement_matrix(geo, "tau"), "mean_tau": mean_tau}
+    if labels is not None:
+        n = int(np.max(labels)) + 1
+        if n < 2:
+            raise InputError(f"labels must give at least 2 replicates of the split, they give {n}")
+        per = [geometric_agreement(view(study, labels, r), cutoff, floor=floor, pool=pool, f1_reading=f1_reading,
+                                   reading=reading) for r in range(n)]
+        out["tau_geo_replicates"] = [a["tau_geo"] for a in per]
+        out["mean_tau_replicates"] = pd.DataFrame([a["mean_tau"]["tau"] for a in per]).reset_index(drop=True)
+    return out
 
 
 def hit_only_metrics(metrics: Sequence[str]) -> list[str]:
