@@ -25,7 +25,6 @@ import json
 import math
 import os
 import textwrap
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -186,8 +185,6 @@ def explorer_table(study, metrics: Sequence[str] | None = None, cutoffs: Sequenc
       ``scenarios`` — default all five — or ``{scenario: sizes}``) and ``n_samples`` samples per
       size (paper: 50). The same ``seed`` gives the same p-values and τ whichever metrics are
       computed together, so a table of one metric equals the matching rows of a larger one.
-    * ``n_jobs``: threads of the robustness study; with more than one, the permutation tests run
-      beside it (a thread of their own). The values are the same for any ``n_jobs``.
     * ``dataset``: the label of the rows (default ``study.dataset``).
     * ``known_robustness``: ``{aggregation: samples}``, the ``samples`` table of a robustness study
       another computation ran on this study with the same ``seed``, ``n_samples`` and grids (e.g.
@@ -257,7 +254,14 @@ def explorer_table(study, metrics: Sequence[str] | None = None, cutoffs: Sequenc
     frames = {(m, c, agg): pd.DataFrame(_transform(s.to_numpy(dtype=np.float64), agg, MIN_GEO_MEAN),
                                         index=s.index, columns=s.columns)
               for (m, c), s in scores.items() for agg in aggs}
-    panels = {f"{m}@{c}|{agg}": f for (m, c, agg), f in frames.items()}
+    dp = discriminative_power({f"{m}@{c}|{agg}": f for (m, c, agg), f in frames.items()},
+                              n_permutations=n_permutations, seed=seed, alpha=alpha)
+    for (m, c, agg) in frames:
+        r = dp[f"{m}@{c}|{agg}"]
+        add(m, c, agg, "pvalue", pvalue_rows(r))
+        add(m, c, agg, "summary", pd.DataFrame({
+            "label": ["DP", "significant"], "x": [float(r.n_pairs), float(alpha)],
+            "value": [r.dp, r.share_significant], "lo": np.nan, "hi": np.nan, "se": [r.dp_se, np.nan]}))
     # robustness curves: one study per aggregation (the ranking mean changes the τ) and per grid of sizes
     names = {f"{m}@{c}": (m, c) for m, c in cells}
     by_grid: dict[tuple, list[str]] = {}
@@ -265,29 +269,12 @@ def explorer_table(study, metrics: Sequence[str] | None = None, cutoffs: Sequenc
         by_grid.setdefault(tuple(sz), []).append(sc)
     known = _known_samples(known_robustness, aggs, grid, n_samples, list(names))
     todo = [(m, c) for m, c in cells if f"{m}@{c}" not in known]
-    # with more than one job the permutation tests run beside the robustness study, whose threads
-    # leave part of the cores idle (both are deterministic in the seed: the values do not change)
-    beside = ThreadPoolExecutor(1) if n_jobs > 1 else None
-    dp_of = beside.submit(discriminative_power, panels, n_permutations=n_permutations, seed=seed, alpha=alpha) \
-        if beside is not None else None
-    try:
-        # every mean from the same reduced test sets, drawn and scored once per grid
-        studies = {sz: robustness_studies(study, aggs, scs, list(sz), n_samples, seed,
-                                          metrics=list(dict.fromkeys(m for m, _ in todo)),
-                                          cutoffs=list(dict.fromkeys(c for _, c in todo)), n_jobs=n_jobs,
-                                          progress=progress) if todo else None
-                   for sz, scs in by_grid.items()}
-    finally:   # an error or Ctrl-C here does not wait for the tests
-        if beside is not None:
-            beside.shutdown(wait=False)
-    dp = dp_of.result() if dp_of is not None else \
-        discriminative_power(panels, n_permutations=n_permutations, seed=seed, alpha=alpha)
-    for (m, c, agg) in frames:
-        r = dp[f"{m}@{c}|{agg}"]
-        add(m, c, agg, "pvalue", pvalue_rows(r))
-        add(m, c, agg, "summary", pd.DataFrame({
-            "label": ["DP", "significant"], "x": [float(r.n_pairs), float(alpha)],
-            "value": [r.dp, r.share_significant], "lo": np.nan, "hi": np.nan, "se": [r.dp_se, np.nan]}))
+    # every mean from the same reduced test sets, drawn and scored once per grid
+    studies = {sz: robustness_studies(study, aggs, scs, list(sz), n_samples, seed,
+                                      metrics=list(dict.fromkeys(m for m, _ in todo)),
+                                      cutoffs=list(dict.fromkeys(c for _, c in todo)), n_jobs=n_jobs,
+                                      progress=progress) if todo else None
+               for sz, scs in by_grid.items()}
     for agg in aggs:
         summaries, areas = {}, {}
         for sz, scs in by_grid.items():

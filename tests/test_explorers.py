@@ -118,7 +118,7 @@ def test_one_panel_equals_the_rows_of_the_full_table(study, table):
 
 
 def test_more_jobs_give_the_same_table(study, table):
-    """With n_jobs > 1 the permutation tests run beside the robustness study's threads: same table."""
+    """The robustness study's threads (n_jobs) do not change a value."""
     pd.testing.assert_frame_equal(explorers.explorer_table(study, **KW, n_jobs=2), table)
 
 
