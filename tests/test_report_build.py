@@ -441,14 +441,17 @@ def test_a_failure_keeps_the_good_chapter_and_blocks_the_book(tmp_path, kernel_e
                      execute=False, log=None)
 
 
+#: first lines of a report subprocess's script: Ctrl-C's default handling, as under a terminal (a
+#: shell's background job, ``cmd &`` without job control, starts with SIGINT ignored, and Python
+#: keeps an ignored SIGINT ignored)
+_CTRL_C_AS_IN_A_TERMINAL = "import signal\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+
+
 @pytest.mark.slow
 def test_sigint_exits_130_with_one_line(tmp_path):
     project = _project(tmp_path, sleep=120)
     script = tmp_path / "run.py"
-    # Ctrl-C's default handling, as under a terminal: a shell's background job (``cmd &`` without job
-    # control) starts with SIGINT ignored, and Python keeps an ignored SIGINT ignored
-    script.write_text("import signal\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
-                      "import pathlib, sys\nimport recmetrics.report.paths as P\n"
+    script.write_text(_CTRL_C_AS_IN_A_TERMINAL + "import pathlib, sys\nimport recmetrics.report.paths as P\n"
                       "P.repo_root = lambda: pathlib.Path(sys.argv[1])\n"
                       "from recmetrics import cli\nsys.exit(cli.main(['report', '--dataset', 'movielens-small']))\n")
     env = dict(os.environ, PYTHONPATH=str(REPO), TEST_STARTED_MARKER=str(tmp_path / "started"))
@@ -576,10 +579,7 @@ def _napping_project(root: Path) -> dict[str, Path]:
 def _report_cli(project: Path, *args: str, **kw) -> subprocess.Popen:
     """``recmetrics report ARGS`` in a subprocess whose checkout is ``project``'s folder."""
     script = project["root"] / "run.py"
-    # Ctrl-C's default handling, as under a terminal: a shell's background job (``cmd &`` without job
-    # control) starts with SIGINT ignored, and Python keeps an ignored SIGINT ignored
-    script.write_text("import signal\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
-                      "import pathlib, sys\nimport recmetrics.report.paths as P\n"
+    script.write_text(_CTRL_C_AS_IN_A_TERMINAL + "import pathlib, sys\nimport recmetrics.report.paths as P\n"
                       "P.repo_root = lambda: pathlib.Path(sys.argv[1])\n"
                       "from recmetrics import cli\nsys.exit(cli.main(['report', *sys.argv[2:]]))\n")
     env = dict(os.environ, PYTHONPATH=str(REPO))
