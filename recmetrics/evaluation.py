@@ -78,7 +78,12 @@ def score_judged(judged, specs: list[MetricSpec], **context) -> np.ndarray:
                          f"ask it through rm.evaluate(...).run_values, not in a per-user score table")
     if not specs or not len(judged):
         return np.zeros((len(specs), len(judged)))
-    values = np.stack([s(judged, **context) for s in specs])
+    values = np.empty((len(specs), len(judged)))
+    for row, s in enumerate(specs):   # row by row into one array (np.stack would copy them all again)
+        v = s(judged, **context)
+        if np.shape(v) != (len(judged),):  # pragma: no cover - a kernel's contract, checked rather than broadcast
+            raise InputError(f"metric {s} gave values of shape {np.shape(v)} for {len(judged)} users")
+        values[row] = v
     for row, s in enumerate(specs):
         if s.definition.list_only:  # a description of a list that does not exist is undefined, not 0
             values[row, judged.lengths == 0] = np.nan

@@ -363,3 +363,35 @@ def test_positions_looked_up_once_serve_every_reduced_test_set(toy):
         keep = rng.random(len(qrels)) < share
         np.testing.assert_array_equal(np.where((pos >= 0) & keep[pos], ratings[pos], np.nan),
                                       qrels.mask(keep).lookup(users, items))
+
+
+def test_cut_offs_scored_together_equal_each_cut_off_alone():
+    """The ranking kernels memoise their cut-off-independent per-hit terms on the judged run
+    (:mod:`recmetrics.metrics.ranking`): every metric at several cut-offs, scored together, gives
+    each cut-off's values scored alone on a fresh judged run, bit for bit. The data reach the edges:
+    fractional and tied grades, pooled-but-unjudged labels (−1), lists shorter than the judgments
+    and than the cut-offs, a user without a list, a user whose only relevant item is below every
+    cut-off but the deepest."""
+    from recmetrics.data.run import Run
+    from recmetrics.evaluation import score_judged
+
+    rng = np.random.default_rng(5)
+    rows = []
+    for u in range(60):
+        items = rng.choice(80, size=rng.integers(1, 25), replace=False)
+        grades = rng.choice([-1.0, 0.5, 1.0, 2.5, 3.0, 4.0, 4.0, 4.5, 5.0], size=len(items))
+        rows += [(u, f"i{i}", g) for i, g in zip(items, grades)]
+    rows += [(60, "i1", 5.0), (61, "i79", 4.0)]
+    qrels = Qrels(pd.DataFrame(rows, columns=["user", "item", "rating"]), threshold=4.0, negative="unjudged")
+    lists = {u: [f"i{i}" for i in rng.permutation(80)[:rng.integers(0, 40)]] for u in range(60)}
+    lists[61] = [f"i{i}" for i in range(80)]          # its one relevant item at rank 80
+    run = Run.from_lists({u: items for u, items in lists.items() if items})
+    names = ["P", "Recall", "F1", "AP", "nDCG", "nDCG(gain=relevant)", "nDCG(dcg=exp-log2)", "DCG", "RR",
+             "ERR", "ERR(max_rating=6)", "bpref", "infAP", "infAP(unjudged=pooled)"]
+    specs = [parse(f"{m}@{k}") for m in names for k in (1, 3, 10, 50, 80)]
+    together = score_judged(judge(run, qrels, depth=80, users="all"), specs)
+    for row, spec in enumerate(specs):
+        alone = score_judged(judge(run, qrels, depth=80, users="all"), [spec])[0]
+        assert together[row].tobytes() == alone.tobytes(), spec
+    # the cut-offs do differ (the test compares something)
+    assert not np.array_equal(together[names.index("AP") * 5], together[names.index("AP") * 5 + 4])

@@ -5,13 +5,19 @@ and returns one value per user. P, Recall, AP, nDCG, RR, bpref and infAP equal t
 ``P``, ``recall``, ``map_cut``, ``ndcg_cut``, ``recip_rank``, ``bpref`` and ``infAP`` per user
 (the last three over the list truncated at ``k``), and Rprec, success_k, num_ret, num_rel and
 num_rel_ret equal the trec_eval measures of those names (m_Rprec.c, m_success.c, m_num_*.c).
+
+A kernel's per-hit term does not depend on the cut-off (the precision at a hit, its discounted gain,
+its ERR contribution, ...): it is computed once per :class:`~recmetrics.judged.Judged` and memoised
+there, so every further cut-off of the same metric costs one sum over the hits above it. The sums
+are taken over the same hits in the same order, so the values are those of scoring each cut-off
+alone, to the last bit (tested).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..errors import InputError
-from .gains import _at, _ideal, _ideal_dcg_prefix, gain_of, parse_gains, safe_div  # noqa: F401  (safe_div re-exported)
+from .gains import _at, _ideal, _ideal_dcg_prefix, _memo, gain_of, parse_gains, safe_div  # noqa: F401  (safe_div re-exported)
 from .registry import register
 
 INFAP_EPSILON = 1e-5  # trec_eval's INFAP_EPSILON
@@ -47,7 +53,7 @@ def f1(j, k):
           description="Average precision@k: mean of P@i at each relevant rank i <= k, over |R_u| (Eq. 4)")
 def average_precision(j, k):
     k = j.cut(k)
-    prec = (j.rel_before + 1.0) / (j.hits.cols + 1.0)
+    prec = _memo(j, "ap", lambda: (j.rel_before + 1.0) / (j.hits.cols + 1.0))
     return safe_div(j.per_user(prec, j.rel_top(k)), j.n_rel)
 
 
@@ -73,10 +79,15 @@ def _dcg_setup(name, gain, dcg, gains):
 def _dcg_per_user(j, k, gain, dcg) -> np.ndarray:
     kk = j.cut(k)
     h = j.hits
-    relevant_only = gain == "relevant"
-    sel = (h.cols < kk) & ((h.vals >= j.threshold) if relevant_only else (h.vals > 0))  # trec_eval: positive gains
-    g = h.vals if dcg == "log2" else np.exp2(np.maximum(h.vals, 0.0)) - 1.0
-    return j.per_user(g / np.log2(h.cols + 2.0), sel)
+
+    def terms():
+        relevant_only = gain == "relevant"
+        gained = (h.vals >= j.threshold) if relevant_only else (h.vals > 0)   # trec_eval: positive gains
+        g = h.vals if dcg == "log2" else np.exp2(np.maximum(h.vals, 0.0)) - 1.0
+        return gained, g / np.log2(h.cols + 2.0)
+
+    gained, discounted = _memo(j, ("dcg", gain, dcg), terms)
+    return j.per_user(discounted, (h.cols < kk) & gained)
 
 
 def _dcg_mapped(j, k, gains, name):
@@ -130,8 +141,8 @@ def discounted_cumulative_gain(j, k, gain="grade", dcg="log2", gains=""):
           description="Reciprocal rank of the first relevant item within the top k (Eq. 6)")
 def reciprocal_rank(j, k):
     k = j.cut(k)
-    sel = j.rel_top(k) & (j.rel_before == 0)  # the first relevant hit of each user
-    return j.per_user(1.0 / (j.hits.cols + 1.0), sel)
+    first, recip = _memo(j, "rr", lambda: (j.hit_rel & (j.rel_before == 0), 1.0 / (j.hits.cols + 1.0)))
+    return j.per_user(recip, first & (j.hits.cols < k))  # the first relevant hit of each user, if in the top k
 
 
 @register("ERR", params={"max_rating": 0.0}, perfect=None,
@@ -154,10 +165,14 @@ def expected_reciprocal_rank(j, k, max_rating=0.0):
         raise InputError(f"ERR: max_rating={max_rating:g} is below the largest grade in the judged lists ({top:g}); "
                          "the gain (2^r - 1)/2^r_max would exceed 1 (the cascade's probabilities) — give "
                          f"max_rating >= {top:g} or leave it out (the qrels' maximum rating)")
-    # negative labels (trec_eval's "pooled, unjudged") carry no gain
-    g = (np.exp2(np.maximum(h.vals, 0.0)) - 1.0) / np.exp2(rmax)
-    reach = np.exp(j.before(np.log1p(-g)))  # prod_{p<i} (1 - g_p)
-    return j.per_user(reach * g / (h.cols + 1.0), h.cols < k)
+
+    def terms():
+        # negative labels (trec_eval's "pooled, unjudged") carry no gain
+        g = (np.exp2(np.maximum(h.vals, 0.0)) - 1.0) / np.exp2(rmax)
+        reach = np.exp(j.before(np.log1p(-g)))  # prod_{p<i} (1 - g_p)
+        return reach * g / (h.cols + 1.0)
+
+    return j.per_user(_memo(j, ("err", float(rmax)), terms), h.cols < k)
 
 
 @register("bpref", trec_eval="bpref",
@@ -179,11 +194,14 @@ def bpref(j, k):
     0.0
     """
     k = j.cut(k)
-    rows = j.hits.rows
-    r = j.n_rel[rows]
-    denom = np.minimum(j.n_nonrel, j.n_rel)[rows]
-    penalty = safe_div(np.minimum(j.nonrel_before, r), denom)
-    return safe_div(j.per_user(1.0 - penalty, j.rel_top(k)), j.n_rel)
+
+    def terms():
+        rows = j.hits.rows
+        r = j.n_rel[rows]
+        denom = np.minimum(j.n_nonrel, j.n_rel)[rows]
+        return 1.0 - safe_div(np.minimum(j.nonrel_before, r), denom)
+
+    return safe_div(j.per_user(_memo(j, "bpref", terms), j.rel_top(k)), j.n_rel)
 
 
 #: readings of an unrated item for infAP: ``nonrelevant`` (trec_eval: outside the pool, so it
@@ -230,17 +248,21 @@ def inferred_ap(j, k, unjudged="nonrelevant"):
     if unjudged not in INFAP_UNJUDGED:
         raise InputError(f"infAP: unjudged must be one of {INFAP_UNJUDGED}, got {unjudged!r}")
     k = j.cut(k)
-    i = j.hits.cols.astype(np.float64)  # 0-based rank, trec_eval's j (= k − 1 of Eq. 11)
-    judged_before = j.rel_before + j.nonrel_before
-    if unjudged == "pooled":
-        pooled_before = i                              # everything above is in the pool: f = 1
-    else:
-        pooled_before = judged_before + j.unjudged_before  # negative labels: pooled but unjudged
-    with np.errstate(divide="ignore", invalid="ignore"):  # i = 0 is set to 1 below
-        # m_infap.c's operations in its order, so the values agree to the last bit
-        term = 1.0 / (i + 1.0) + (i / (i + 1.0)) * (pooled_before / i) * (
-            (j.rel_before + INFAP_EPSILON) / (judged_before + 2 * INFAP_EPSILON))
-    term = np.where(i == 0, 1.0, term)
+
+    def terms():
+        i = j.hits.cols.astype(np.float64)  # 0-based rank, trec_eval's j (= k − 1 of Eq. 11)
+        judged_before = j.rel_before + j.nonrel_before
+        if unjudged == "pooled":
+            pooled_before = i                              # everything above is in the pool: f = 1
+        else:
+            pooled_before = judged_before + j.unjudged_before  # negative labels: pooled but unjudged
+        with np.errstate(divide="ignore", invalid="ignore"):  # i = 0 is set to 1 below
+            # m_infap.c's operations in its order, so the values agree to the last bit
+            term = 1.0 / (i + 1.0) + (i / (i + 1.0)) * (pooled_before / i) * (
+                (j.rel_before + INFAP_EPSILON) / (judged_before + 2 * INFAP_EPSILON))
+        return np.where(i == 0, 1.0, term)
+
+    term = _memo(j, ("infap", unjudged), terms)
     return safe_div(j.per_user(term, j.rel_top(k)), j.n_rel)
 
 
