@@ -34,7 +34,7 @@ import pandas as pd
 from . import checks
 from .errors import InputError, unknown_name
 
-__all__ = ["AGGREGATIONS", "VIEWS", "COLUMNS", "explorer_table", "save_table", "load_tables", "leaders",
+__all__ = ["AGGREGATIONS", "VIEWS", "COLUMNS", "explorer_table", "join_tables", "save_table", "load_tables", "leaders",
            "sandbox_grid", "guide_grid", "ranking_rows", "pvalue_rows"]
 
 #: the aggregations the metric explorer offers: the mean the ranking, the tests and the robustness use
@@ -306,6 +306,31 @@ def explorer_table(study, metrics: Sequence[str] | None = None, cutoffs: Sequenc
         "n_samples": n_samples, "seed": seed, "pool": pool, "confidence": float(confidence), "alpha": float(alpha),
         "floor": MIN_GEO_MEAN}
     return table
+
+
+def join_tables(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """:func:`explorer_table` results for disjoint cells (metric, cut-off) of one study under the same
+    settings, as one table: the rows one part after the other, ``attrs["explorer"]`` listing every
+    part's metrics and cut-offs. (Chapter 9 computes its other cut-offs first, then the one chapters
+    6 and 7 may still be computing beside it.) A cell in two parts or another setting is an error."""
+    tables = list(tables)
+    if not tables:
+        raise InputError("join_tables needs at least one explorer table")
+    infos = [t.attrs.get("explorer", {}) for t in tables]
+    rest = [{k: v for k, v in i.items() if k not in ("metrics", "cutoffs")} for i in infos]
+    if any(r != rest[0] for r in rest):
+        raise InputError("join_tables: the tables were computed under different settings (or datasets)")
+    seen: set = set()
+    for t in tables:
+        cells = set(zip(t["metric"], t["cutoff"]))
+        if seen & cells:
+            m, c = sorted(seen & cells)[0]
+            raise InputError(f"join_tables: {m}@{c} is in two of the tables")
+        seen |= cells
+    out = pd.concat(tables, ignore_index=True)
+    out.attrs["explorer"] = {**infos[0], **{k: list(dict.fromkeys(v for i in infos for v in i.get(k, [])))
+                                            for k in ("metrics", "cutoffs")}}
+    return out
 
 
 def _known_samples(known, aggs, grid, n_samples, names) -> dict[str, dict[str, pd.DataFrame]]:

@@ -122,6 +122,23 @@ def test_more_jobs_give_the_same_table(study, table):
     pd.testing.assert_frame_equal(explorers.explorer_table(study, **KW, n_jobs=2), table)
 
 
+def test_tables_of_parts_joined_equal_the_table_of_every_cut_off(study, table):
+    """Chapter 9 computes its cut-offs in two parts (the one chapters 6 and 7 compute beside it last):
+    joined, the parts are the whole table's rows and settings; a cell twice or other settings fail."""
+    parts = [explorers.explorer_table(study, cutoffs=[c], **KW) for c in (10, 5)]
+    joined = explorers.join_tables(parts)
+    key = ["metric", "cutoff", "aggregation", "view", "label", "x"]
+    pd.testing.assert_frame_equal(joined.sort_values(key).reset_index(drop=True),
+                                  table.sort_values(key).reset_index(drop=True), check_exact=True)
+    assert joined.attrs["explorer"] == {**table.attrs["explorer"], "cutoffs": [10, 5]}
+    with pytest.raises(InputError, match="P@10 is in two of the tables"):
+        explorers.join_tables([parts[0], parts[0]])
+    with pytest.raises(InputError, match="different settings"):
+        explorers.join_tables([parts[0], explorers.explorer_table(study, cutoffs=[5], **{**KW, "seed": 4})])
+    with pytest.raises(InputError, match="at least one"):
+        explorers.join_tables([])
+
+
 def test_sizes_per_scenario(study):
     t = explorers.explorer_table(study, ["P"], [5], ["arithmetic"], n_permutations=100, n_samples=2,
                                  sizes={"ratings": [1.0, 0.5], "large-users": [1.0, 0.8, 0.6]})

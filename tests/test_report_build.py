@@ -28,13 +28,13 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 # ----------------------------------------------------------------------------------- helpers
-def _notebook(path: Path, parameters: str, *cells: str, depends_on=None) -> Path:
+def _notebook(path: Path, parameters: str, *cells: str, depends_on=None, reads_late=None) -> Path:
     import nbformat
 
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    if depends_on:
-        nb.metadata["recmetrics"] = {"depends_on": list(depends_on)}
+    if depends_on or reads_late:
+        nb.metadata["recmetrics"] = {k: list(v) for k, v in (("depends_on", depends_on), ("reads_late", reads_late)) if v}
     nb.cells = [nbformat.v4.new_markdown_cell(f"# {path.stem}"),
                 nbformat.v4.new_code_cell(parameters, metadata={"tags": ["parameters"]}),
                 *[nbformat.v4.new_code_cell(c) for c in cells]]
@@ -380,6 +380,53 @@ def test_chapters_start_longest_critical_path_first(monkeypatch):
     other = {"settings": {"profile": "paper", "dataset": "insteval"}, "seconds": 5000.0}
     key = execute.start_order(plan, {"02_zoo": rec, "08_d": other})
     assert [c.stem for c in sorted(chapters, key=key)] == ["02_zoo", "07_c", "06_b", "09_e", "08_d"]
+    # a reader that starts beside 06_b and 07_c (it reads them late) adds nothing to their chains but
+    # ends after them: their paths are its own 300 s, and at a tie the plan's order puts them first
+    chapters[-1].late = ("06_b", "07_c")
+    key = execute.start_order(plan, {})
+    assert [c.stem for c in sorted(chapters, key=key)] == ["02_zoo", "06_b", "07_c", "09_e", "08_d"]
+
+
+def _late_project(root: Path, sleep: float) -> dict[str, Path]:
+    """01_p sleeps ``sleep`` s then shares a table (recmetrics.report.shared; fails with fail=True);
+    02_r reads it late: it notes when it started, then waits for the table."""
+    project = _project(root)
+    for old in project["notebooks"].glob("*.ipynb"):
+        old.unlink()
+    _notebook(project["notebooks"] / "01_p.ipynb", "level = 1\nfail = False",
+              f"import time\nimport pandas as pd\nfrom recmetrics.report import shared\ntime.sleep({sleep})\n"
+              "if fail:\n    raise ValueError('asked to fail')\n"
+              "shared.share('t', pd.DataFrame({'level': [level]}), {'level': level})\nprint('P shared', level)")
+    _notebook(project["notebooks"] / "02_r.ipynb", "level = 1",
+              "import os, pathlib, time\nfrom recmetrics.report import shared\n"
+              "pathlib.Path(os.environ['RECMETRICS_RESULTS_DIR']).parent.joinpath('r-started').write_text(str(time.time()))\n"
+              "got = shared.shared('01_p', 't', {'level': level}, poll=0.2)\n"
+              "print('R reads', None if got is None else got['level'].tolist())",
+              reads_late=["01_p"])
+    return project
+
+
+@pytest.mark.slow
+def test_a_late_reader_runs_beside_its_producer_and_waits_for_its_table(tmp_path, kernel_env):
+    """Chapter 9's reads of chapters 6 and 7 (profiles.READS_LATE): the reader starts once the producer
+    started, runs beside it, and its request for the shared table waits until the producer committed
+    it; the executed chapters are those of a build one chapter at a time. A failed producer ends the
+    wait: the reader goes on without the table (it would compute it) and the build fails."""
+    one, two = _late_project(tmp_path / "one", 10), _late_project(tmp_path / "two", 10)
+    _run(one, jobs=1)
+    records = _run(two, jobs=2)
+    gen = two["generated"]
+    assert records["02_r"]["depends"] == {"01_p": records["01_p"]["key"]}
+    started = float((gen / "r-started").read_text())
+    assert started < (gen / "01_p.ipynb").stat().st_mtime - 5        # beside it, not after it
+    for stem in ("01_p", "02_r"):
+        assert _stream(gen / f"{stem}.ipynb") == _stream(one["generated"] / f"{stem}.ipynb"), stem
+    assert "R reads [1]" in _stream(gen / "02_r.ipynb")
+    with pytest.raises(report.ReportError, match="01_p.ipynb failed in cell"):
+        _run(two, overrides={"fail": True, "level": 2}, jobs=2)
+    attempts = state.read_state(gen)["attempts"]
+    assert attempts["01_p"]["status"] == "failed" and attempts["02_r"]["status"] == "ok"
+    assert "R reads None" in _stream(gen / "02_r.ipynb")
 
 
 @pytest.mark.slow

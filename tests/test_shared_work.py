@@ -8,6 +8,8 @@ redundancy family are built in one pass. Each shortcut is compared with the comp
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -304,10 +306,11 @@ def test_robustness_tables_are_named_by_their_canonical_mean():
         shared.robustness_name("median")
 
 
-def test_chapter_9_runs_after_and_is_keyed_on_chapters_6_and_7():
+def test_chapter_9_runs_beside_and_is_keyed_on_chapters_6_and_7():
     from recmetrics.report import plan, profiles
 
     assert set(profiles.DEPENDS["09_explorers"]) == {"06_comparing_metrics", "07_arithmetic_vs_geometric"}
+    assert set(profiles.READS_LATE["09_explorers"]) == set(profiles.DEPENDS["09_explorers"])   # read late
     order = plan.order_chapters(["09_explorers", "07_arithmetic_vs_geometric", "06_comparing_metrics"],
                                 profiles.DEPENDS)
     assert order.index("09_explorers") > max(order.index("06_comparing_metrics"),
@@ -395,3 +398,29 @@ def test_cut_offs_scored_together_equal_each_cut_off_alone():
         assert together[row].tobytes() == alone.tobytes(), spec
     # the cut-offs do differ (the test compares something)
     assert not np.array_equal(together[names.index("AP") * 5], together[names.index("AP") * 5 + 4])
+
+
+def test_a_late_read_stops_waiting_when_the_producer_ends_or_the_build_is_gone(tmp_path, monkeypatch):
+    """recmetrics.report.shared.shared waits for a chapter it reads late only while that chapter's attempt
+    under the planned key has not ended and the build lives (the waiting itself: test_report_build)."""
+    import json
+    import subprocess
+    import sys
+
+    from recmetrics.report import shared, state
+
+    generated = tmp_path / "generated"
+    (generated / "results").mkdir(parents=True)
+    monkeypatch.setenv("RECMETRICS_RESULTS_DIR", str(generated / "results"))
+    monkeypatch.setenv("RECMETRICS_DEPENDS", json.dumps({"06_comparing_metrics": "k6"}))
+    monkeypatch.setenv("RECMETRICS_READS_LATE", json.dumps(["06_comparing_metrics"]))
+    monkeypatch.setenv("RECMETRICS_STATE", str(generated / state.STATE_FILE))
+    monkeypatch.setenv("RECMETRICS_BUILD_PID", str(os.getpid()))
+    for status in ("failed", "interrupted", "ok"):   # ended without (this) table: computed by the reader
+        state.record_attempt(generated, "06_comparing_metrics", status, key="k6")
+        assert shared.shared("06_comparing_metrics", "robustness", {}, poll=0.01) is None
+    state.record_attempt(generated, "06_comparing_metrics", "running", key="k6")
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    monkeypatch.setenv("RECMETRICS_BUILD_PID", str(gone.pid))   # the build died while the producer ran
+    assert shared.shared("06_comparing_metrics", "robustness", {}, poll=0.01) is None

@@ -41,7 +41,7 @@ from . import outputs
 from .offline import offline_outputs
 from .paths import ReportError, _log_default, repo_root
 from .profiles import default_jobs, hide_default_parameters, show_parameters
-from .state import RECORD_KEY, now, read_record, record_attempt
+from .state import RECORD_KEY, STATE_FILE, now, read_record, record_attempt
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
@@ -201,8 +201,9 @@ def start_order(plan, old: Mapping[str, Mapping[str, Any] | None]) -> Callable[[
     a chapter's expected seconds plus the longest chain of chapters that read it, after it — then
     ``plan``'s order. Expected seconds: the chapter's last record in ``old`` (``{stem: record}``)
     when it ran under this profile and dataset, else :data:`~.profiles.EXPECTED_SECONDS` of the
-    profile, else 60. (On the paper profile plan order starts the zoo and chapter 3 first and leaves
-    the explorers, which read chapters 6 and 7, alone at the end.)"""
+    profile, else 60. A reader that may start beside a chapter (``Chapter.late``) adds nothing to its
+    chain but ends after it: the chapter's path is at least the reader's. (On the paper profile
+    chapters 6 and 7 start first, and the explorers, which read them late, as soon as both run.)"""
     from .profiles import EXPECTED_SECONDS
 
     hints = EXPECTED_SECONDS.get(plan.profile, {})
@@ -213,10 +214,12 @@ def start_order(plan, old: Mapping[str, Mapping[str, Any] | None]) -> Callable[[
         seconds = rec.get("seconds") if same else None
         return float(seconds) if isinstance(seconds, (int, float)) else float(hints.get(stem, 60.0))
 
-    readers = {c.stem: [r.stem for r in plan.chapters if c.stem in r.depends] for c in plan.chapters}
+    readers = {c.stem: [r for r in plan.chapters if c.stem in r.depends] for c in plan.chapters}
     chain: dict[str, float] = {}
     for c in reversed(plan.chapters):            # readers come later in plan order
-        chain[c.stem] = expected(c.stem) + max((chain[r] for r in readers[c.stem]), default=0.0)
+        after = [chain[r.stem] for r in readers[c.stem] if c.stem not in getattr(r, "late", ())]
+        beside = [chain[r.stem] for r in readers[c.stem] if c.stem in getattr(r, "late", ())]   # with it, ending after
+        chain[c.stem] = max(expected(c.stem) + max(after, default=0.0), max(beside, default=0.0))
     index = {c.stem: i for i, c in enumerate(plan.chapters)}
     return lambda chapter: (-chain[chapter.stem], index[chapter.stem])
 
@@ -305,7 +308,7 @@ def execute_plan(
     kernels: dict[str, Any] = {}
     stopping = threading.Event()
 
-    def started(manager, stem: str) -> None:   # a kernel started after Ctrl-C is stopped at once
+    def kernel_started(manager, stem: str) -> None:   # a kernel started after Ctrl-C is stopped at once
         kernels[stem] = manager
         if stopping.is_set():
             stop_kernel(manager)
@@ -318,19 +321,23 @@ def execute_plan(
     def run(chapter) -> Path:
         path = _execute_chapter(plan, chapter, running_dir / chapter.stem, commit=commit, kernel_name=kernel_name,
                                 timeout=timeout, log=said, note=note,
-                                started=lambda manager, stem=chapter.stem: started(manager, stem))
+                                started=lambda manager, stem=chapter.stem: kernel_started(manager, stem),
+                                late=[d for d in chapter.late if d in executing])
         finished(path)
         return path
 
     planned = {c.stem for c in plan.chapters}
+    started: set[str] = set()
+    executing = {c.stem for c in todo}   # a late read waits only for these (the others committed already)
     pending = sorted(todo, key=start_order(plan, records)) if jobs > 1 else list(todo)
     active: dict[Any, Any] = {}
     failure: BaseException | None = None
     pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="chapter") if jobs > 1 and len(todo) > 1 else None
     try:
         while pending or active:
+            # a chapter starts after the chapters it reads, or beside those it reads late once they started
             ready = [c for c in pending if failure is None
-                     and all(d in done for d in c.depends if d in planned)]
+                     and all(d in done or (d in c.late and d in started) for d in c.depends if d in planned)]
             if pool is None:   # one at a time, in this thread (Ctrl-C reaches papermill directly)
                 if not ready:
                     break
@@ -344,7 +351,10 @@ def execute_plan(
             for chapter in ready[: jobs - len(active)]:
                 pending.remove(chapter)
                 starting(chapter)
+                started.add(chapter.stem)
                 active[pool.submit(run, chapter)] = chapter
+            if ready and len(active) < jobs:
+                continue   # a chapter reading late what just started may be ready now
             if not active:
                 break
             finished_now, _ = wait(list(active), return_when=FIRST_COMPLETED)
@@ -382,21 +392,27 @@ def execute_plan(
     return [done[c.stem] for c in plan.chapters if c.stem in done]
 
 
-def _execute_chapter(plan, chapter, scratch_root: Path, *, commit, kernel_name, timeout, log, note, started) -> Path:
+def _execute_chapter(plan, chapter, scratch_root: Path, *, commit, kernel_name, timeout, log, note, started,
+                     late=()) -> Path:
     """Execute one chapter of ``plan`` into ``generated/`` (see :func:`execute_plan`): its findings,
     results and meta tables go to scratch folders under ``scratch_root``, committed under its key
-    (:mod:`.outputs`) just before the executed notebook replaces the old one."""
+    (:mod:`.outputs`) just before the executed notebook replaces the old one. ``late``: the chapters
+    it reads that are still executing beside it (it reads their shared tables when they complete,
+    :func:`recmetrics.report.shared.shared`)."""
     out_dir = plan.generated_dir
     scratch, scratch_results, scratch_meta = (scratch_root / kind for kind in ("findings", "results", "meta"))
     if scratch_root.exists():
         shutil.rmtree(scratch_root)
     scratch.mkdir(parents=True)
     reads = {d: plan.keys.get(d) for d in chapter.depends}
-    foreign = [d for d, k in reads.items() if outputs.outputs_key(out_dir, d) != k]
+    now_done = {d: k for d, k in reads.items() if d not in late}
+    foreign = [d for d, k in now_done.items() if outputs.outputs_key(out_dir, d) != k]
     if foreign:
-        raise ReportError(f"chapter {chapter.stem} reads the outputs of {', '.join(foreign)}, and those in "
-                          f"{out_dir.name}/ are not this build's; build without `only` (or include them)")
-    seeded = outputs.seed_inputs(out_dir, reads, scratch_meta)
+        message = (f"chapter {chapter.stem} reads the outputs of {', '.join(foreign)}, and those in "
+                   f"{out_dir.name}/ are not this build's; build without `only` (or include them)")
+        note(chapter.stem, "failed", chapter.key, message)   # a chapter reading this one late stops waiting
+        raise ReportError(message)
+    seeded = outputs.seed_inputs(out_dir, now_done, scratch_meta)
     settings = {**plan.settings, "overrides": dict(chapter.overrides)}
     record = {"key": chapter.key, "settings": settings, "parameters": chapter.shown,
               "depends": {d: plan.keys.get(d) for d in chapter.depends},
@@ -415,17 +431,19 @@ def _execute_chapter(plan, chapter, scratch_root: Path, *, commit, kernel_name, 
     # (recmetrics.report.shared) are read only under the keys of this plan
     env = {"RECMETRICS_FINDINGS_DIR": str(scratch.resolve()), "RECMETRICS_META_RESULTS": str(scratch_meta.resolve()),
            "RECMETRICS_RESULTS_DIR": str((out_dir / "results").resolve()), "RECMETRICS_CHAPTER": chapter.stem,
-           "RECMETRICS_CHAPTER_KEY": chapter.key, "RECMETRICS_DEPENDS": json.dumps(reads)}
+           "RECMETRICS_CHAPTER_KEY": chapter.key, "RECMETRICS_DEPENDS": json.dumps(reads),
+           "RECMETRICS_READS_LATE": json.dumps(list(late)), "RECMETRICS_STATE": str((out_dir / STATE_FILE).resolve()),
+           "RECMETRICS_BUILD_PID": str(os.getpid())}
     try:
         path = execute_notebook(chapter.source, out_dir / f"{chapter.stem}.ipynb", chapter.parameters,
                                 kernel_name=kernel_name, timeout=timeout, shown_parameters=chapter.shown,
                                 record=record, log=log, cwd=chapter.cwd, before_replace=commit_outputs, env=env,
                                 started=started)
-    except ReportError as exc:
-        note(chapter.stem, "failed", chapter.key, _one_line(exc, 200))
-        raise
     except KeyboardInterrupt:
         note(chapter.stem, "interrupted", chapter.key)
+        raise
+    except BaseException as exc:   # logged whatever it is: a chapter reading this one late stops waiting
+        note(chapter.stem, "failed", chapter.key, _one_line(exc, 200))
         raise
     note(chapter.stem, "ok", chapter.key)
     log(f"executed {chapter.source.name} in {read_record(path).get('seconds', 0.0):.1f}s")

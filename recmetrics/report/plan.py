@@ -19,7 +19,10 @@ that declares ``dataset`` but not ``dataset_args`` could not honour them, so tha
 
 The chapters run in file-name order, except that a chapter runs after the chapters it reads
 (:data:`~recmetrics.report.profiles.DEPENDS`, or ``depends_on`` in the notebook's ``recmetrics``
-metadata); a cycle is an error. Each chapter gets its content key (:mod:`.cache`).
+metadata); a cycle is an error. Of those, the ones it reads only late
+(:data:`~recmetrics.report.profiles.READS_LATE`, or ``reads_late`` in the metadata) it may run
+beside when several chapters run at once. Each chapter gets its content key (:mod:`.cache`), which
+includes the keys of every chapter it reads.
 """
 from __future__ import annotations
 
@@ -34,7 +37,7 @@ from typing import Any, Iterable, Mapping
 from ..errors import InputError, unknown_name
 from . import cache
 from .paths import ReportError, default_book_dir, default_notebooks_dir
-from .profiles import DEPENDS, PROFILES, notebook_parameters, notebook_values
+from .profiles import DEPENDS, PROFILES, READS_LATE, notebook_parameters, notebook_values
 
 #: Parameters the report sets itself (from ``--profile``, ``--dataset``, ``--dataset-arg`` and
 #: ``--scheduler``); ``-p`` cannot set them.
@@ -54,6 +57,7 @@ class Chapter:
     key: str                  # content key (:mod:`.cache`): executed again only when it changes
     overrides: dict = field(default_factory=dict)  # the -p values that change what it runs with
     cwd: Path | None = None   # the kernel's working folder (default: the notebook's folder)
+    late: tuple[str, ...] = ()  # of ``depends``, those it may start beside (profiles.READS_LATE)
 
 
 @dataclass
@@ -414,8 +418,11 @@ def make_plan(
             if name not in fingerprints:
                 fingerprints[name] = cache.dataset_fingerprint(name)
 
-    depends = {stem: tuple(DEPENDS.get(stem, ())) + tuple(
-        (nb.metadata.get("recmetrics", {}) or {}).get("depends_on", ())) for stem, nb in notebooks.items()}
+    declared_meta = {stem: nb.metadata.get("recmetrics", {}) or {} for stem, nb in notebooks.items()}
+    late_reads = {stem: tuple(READS_LATE.get(stem, ())) + tuple(m.get("reads_late", ()))
+                  for stem, m in declared_meta.items()}
+    depends = {stem: tuple(DEPENDS.get(stem, ())) + tuple(m.get("depends_on", ())) + late_reads[stem]
+               for stem, m in declared_meta.items()}
     order = order_chapters(notebooks, depends)
     package = cache.package_hash()
     versions = cache.dependency_versions()
@@ -443,6 +450,7 @@ def make_plan(
         })
         keys[stem] = key
         if wanted is None or stem in wanted:
-            chapters.append(Chapter(stem, nb_dir / f"{stem}.ipynb", p, shown, deps, key, changed))
+            chapters.append(Chapter(stem, nb_dir / f"{stem}.ipynb", p, shown, deps, key, changed,
+                                    late=tuple(d for d in dict.fromkeys(late_reads[stem]) if d in deps)))
     return Plan(profile, dataset, dataset_args, overrides, scheduler, nb_dir, generated, chapters, fingerprints,
                 package, versions, keys)

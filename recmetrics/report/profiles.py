@@ -123,6 +123,15 @@ DEPENDS: dict[str, tuple[str, ...]] = {
     "09_explorers": ("06_comparing_metrics", "07_arithmetic_vs_geometric"),
 }
 
+#: Of :data:`DEPENDS`, the chapters a reader may start beside rather than after: it needs their
+#: tables only late, after work of its own. The reader starts once they have started; when it asks
+#: for a table (:func:`recmetrics.report.shared.shared`) one of them has not committed yet, it waits
+#: for that chapter to complete, and computes the table itself if the chapter failed or shared none.
+#: The explorer computes its other cut-offs first, then reads chapters 6 and 7's cut-off.
+READS_LATE: dict[str, tuple[str, ...]] = {
+    "09_explorers": ("06_comparing_metrics", "07_arithmetic_vs_geometric"),
+}
+
 
 def notebook_parameters(
     profile: str, dataset: str, notebook: str | os.PathLike, declared: Iterable[str] | None = None

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -65,27 +66,59 @@ def share(name: str, table, settings: Mapping[str, Any]) -> Path | None:
     return out
 
 
-def shared(stem: str, name: str, settings: Mapping[str, Any]):
-    """The table chapter ``stem`` shared as ``name`` in this build, if its key and ``settings`` match; else None."""
-    import pyarrow.parquet as pq
+def shared(stem: str, name: str, settings: Mapping[str, Any], *, poll: float = 2.0):
+    """The table chapter ``stem`` shared as ``name`` in this build, if its key and ``settings`` match; else None.
 
+    When this chapter reads ``stem`` late (:data:`recmetrics.report.profiles.READS_LATE`) and ``stem``
+    is still executing beside it, this waits (checking every ``poll`` seconds) until ``stem`` has
+    committed a table under the planned key, or has ended without one (failed, interrupted, or it
+    shared none under these settings), or the build that started this kernel is gone."""
     file = _name(stem, name)
     folder = os.environ.get("RECMETRICS_RESULTS_DIR")
     try:
         expected = json.loads(os.environ.get("RECMETRICS_DEPENDS") or "{}").get(stem)
+        late = stem in json.loads(os.environ.get("RECMETRICS_READS_LATE") or "[]")
     except ValueError:
         return None
     if not folder or not expected:
         return None
     path = Path(folder) / file
+    while True:
+        found, table = _read_shared(path, expected, settings)
+        if found or not late or not _still_executing(stem, expected):
+            # a producer that ended committed its table before saying so: a last read settles it
+            return table if found else _read_shared(path, expected, settings)[1]
+        time.sleep(poll)
+
+
+def _read_shared(path: Path, expected: str, settings: Mapping[str, Any]) -> tuple[bool, Any]:
+    """``(committed under the key, table if the settings match too)``."""
+    import pyarrow.parquet as pq
+
     try:
         arrow = pq.read_table(path)
         meta = json.loads((arrow.schema.metadata or {}).get(META, b"{}"))
     except (OSError, ValueError):
-        return None
-    if meta.get("key") != expected or meta.get("settings") != canonical(settings):
-        return None
-    return arrow.to_pandas()
+        return False, None
+    if meta.get("key") != expected:
+        return False, None
+    return True, (arrow.to_pandas() if meta.get("settings") == canonical(settings) else None)
+
+
+def _still_executing(stem: str, key: str) -> bool:
+    """Whether chapter ``stem`` of this build may still commit under ``key``: the build is alive and the
+    attempts log (:mod:`recmetrics.report.state`) has no end of that attempt (ok, failed, interrupted)."""
+    from .state import read_state
+
+    try:
+        os.kill(int(os.environ.get("RECMETRICS_BUILD_PID") or 0) or os.getpid(), 0)
+    except (OSError, ValueError):
+        return False   # the build is gone: nobody will commit it
+    state_file = os.environ.get("RECMETRICS_STATE")
+    if not state_file:
+        return False
+    attempt = read_state(Path(state_file).parent).get("attempts", {}).get(stem) or {}
+    return not (attempt.get("key") == key and attempt.get("status") in ("ok", "failed", "interrupted"))
 
 
 def robustness_settings(study, *, seed: int, sizes: Mapping[str, Any], n_samples: int, aggregate: str) -> dict:
