@@ -150,7 +150,7 @@ def test_redundancy_levels_in_one_pass_equal_each_level_alone(toy, size):
         pt.perturbed_runs(ideal, "redundancy", 3, 0)
 
 
-# --------------------------------------------------------------- chapter 9 reads chapters 6 and 7
+# --------------------------------------------------------------- chapter 9 reads chapter 7
 def test_explorer_with_known_robustness_equals_the_explorer_alone(study):
     from recmetrics import explorers
 
@@ -226,12 +226,13 @@ def _build_env(monkeypatch, tmp_path, chapter=None, key=None, depends=None):
             monkeypatch.setenv(var, value)
 
 
-def test_chapter_9_reads_the_robustness_chapters_6_and_7_share_in_a_build(tmp_path, monkeypatch):
-    """Chapters 6 and 7 share their robustness studies the way their notebooks compute them (chapter 7
-    under both readings of the geometric mean's zeros, rec_eval's for its claims); chapter 9's
-    explorer, whose geometric mean is trec_eval's, finds both means and its table is the one it
-    computes alone, bit for bit. (Before: chapter 7 shared only rec_eval's reading, under the name
-    chapter 9 reads trec_eval's from, so chapter 9 recomputed the geometric study.)"""
+def test_chapter_9_reads_the_robustness_chapter_7_shares_in_a_build(tmp_path, monkeypatch):
+    """Chapter 7 shares its robustness studies the way its notebook computes them (the arithmetic mean
+    and both readings of the geometric mean's zeros, rec_eval's for its claims, from one pass; the
+    arithmetic study is chapter 6's, bit for bit); chapter 9's explorer, whose geometric mean is
+    trec_eval's, finds both means and its table is the one it computes alone, bit for bit. (Before:
+    chapter 7 shared only rec_eval's reading, under the name chapter 9 reads trec_eval's from, so
+    chapter 9 recomputed the geometric study.)"""
     from recmetrics import explorers
     from recmetrics.meta import replicates as split_replicates
     from recmetrics.metrics.aggregate import aggregate_name
@@ -246,10 +247,8 @@ def test_chapter_9_reads_the_robustness_chapters_6_and_7_share_in_a_build(tmp_pa
     producer = Study(data, systems, metrics, [10], k=2, cache=False, progress=False)
     reader = Study(data, systems, metrics, [5, 10], k=2, cache=False, progress=False)
     labels = split_replicates.unit_labels(producer, 2, 0)
-    # chapter 6 (notebook cell "robust = experiments.robustness(...)")
-    _build_env(monkeypatch, tmp_path, "06_comparing_metrics", "k6")
+    # chapter 6's study (notebook cell "robust = experiments.robustness(...)")
     robust = experiments.robustness(producer, sizes, 3, 0, cutoffs=10, replicates=labels, progress=False)
-    assert shared.share_robustness(robust.samples, producer, aggregate="arithmetic", **kw) is not None
     # chapter 7: rec_eval's reading for every metric, trec_eval's re-run for the hit-only metrics (RR)
     _build_env(monkeypatch, tmp_path, "07_arithmetic_vs_geometric", "k7")
     geo = {r: aggregate_name("geometric", r) for r in ("rec_eval", "trec_eval")}
@@ -263,16 +262,17 @@ def test_chapter_9_reads_the_robustness_chapters_6_and_7_share_in_a_build(tmp_pa
         aggregate=geo["trec_eval"], progress=False))
     _same(other.samples, alone.samples)
     _same(other.full, alone.full)
-    for reading, rob in (("rec_eval", both[geo["rec_eval"]]), ("trec_eval", other)):
-        shared.share_robustness(rob.samples, producer, aggregate=geo[reading], **kw)
+    _same(both["arithmetic"].samples, robust.samples)                 # chapter 6's study, from the same pass
+    for mean, rob in ((geo["rec_eval"], both[geo["rec_eval"]]), (geo["trec_eval"], other),
+                      ("arithmetic", both["arithmetic"])):
+        assert shared.share_robustness(rob.samples, producer, aggregate=mean, **kw) is not None
     written = sorted(p.name for p in (tmp_path / ".running" / "results").iterdir())
-    assert written == ["06_comparing_metrics--robustness-arithmetic.parquet",
+    assert written == ["07_arithmetic_vs_geometric--robustness-arithmetic.parquet",
                        "07_arithmetic_vs_geometric--robustness-geometric-rec_eval.parquet",
                        "07_arithmetic_vs_geometric--robustness-geometric.parquet"]
-    # chapter 9, keyed on both
-    _build_env(monkeypatch, tmp_path, "09_explorers", "k9", {"06_comparing_metrics": "k6",
-                                                             "07_arithmetic_vs_geometric": "k7"})
-    known = shared.shared_robustness(reader, {"arithmetic": "06_comparing_metrics",
+    # chapter 9, keyed on chapter 7
+    _build_env(monkeypatch, tmp_path, "09_explorers", "k9", {"07_arithmetic_vs_geometric": "k7"})
+    known = shared.shared_robustness(reader, {"arithmetic": "07_arithmetic_vs_geometric",
                                              "geometric": "07_arithmetic_vs_geometric"}, **kw)
     assert sorted(known) == ["arithmetic", "geometric"]
     _same(known["geometric"], other.samples)                      # trec_eval's reading, not rec_eval's
@@ -306,15 +306,13 @@ def test_robustness_tables_are_named_by_their_canonical_mean():
         shared.robustness_name("median")
 
 
-def test_chapter_9_runs_beside_and_is_keyed_on_chapters_6_and_7():
+def test_chapter_9_runs_beside_and_is_keyed_on_chapter_7():
     from recmetrics.report import plan, profiles
 
-    assert set(profiles.DEPENDS["09_explorers"]) == {"06_comparing_metrics", "07_arithmetic_vs_geometric"}
-    assert set(profiles.READS_LATE["09_explorers"]) == set(profiles.DEPENDS["09_explorers"])   # read late
+    assert profiles.DEPENDS["09_explorers"] == profiles.READS_LATE["09_explorers"] == ("07_arithmetic_vs_geometric",)
     order = plan.order_chapters(["09_explorers", "07_arithmetic_vs_geometric", "06_comparing_metrics"],
                                 profiles.DEPENDS)
-    assert order.index("09_explorers") > max(order.index("06_comparing_metrics"),
-                                              order.index("07_arithmetic_vs_geometric"))
+    assert order.index("09_explorers") > order.index("07_arithmetic_vs_geometric")
 
 
 def test_bootstrap_taus_in_one_pass_equal_kendall_tau_per_resample():

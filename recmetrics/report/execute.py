@@ -203,7 +203,7 @@ def start_order(plan, old: Mapping[str, Mapping[str, Any] | None]) -> Callable[[
     when it ran under this profile and dataset, else :data:`~.profiles.EXPECTED_SECONDS` of the
     profile, else 60. A reader that may start beside a chapter (``Chapter.late``) adds nothing to its
     chain but ends after it: the chapter's path is at least the reader's. (On the paper profile
-    chapters 6 and 7 start first, and the explorers, which read them late, as soon as both run.)"""
+    chapter 7 starts first, then the explorers, which read it late, beside it.)"""
     from .profiles import EXPECTED_SECONDS
 
     hints = EXPECTED_SECONDS.get(plan.profile, {})
@@ -348,13 +348,13 @@ def execute_plan(
                 run(chapter)
                 active.pop(None)
                 continue
-            for chapter in ready[: jobs - len(active)]:
+            if ready and len(active) < jobs:   # one at a time: a chapter reading this one late may be next
+                chapter = ready[0]
                 pending.remove(chapter)
                 starting(chapter)
                 started.add(chapter.stem)
                 active[pool.submit(run, chapter)] = chapter
-            if ready and len(active) < jobs:
-                continue   # a chapter reading late what just started may be ready now
+                continue
             if not active:
                 break
             finished_now, _ = wait(list(active), return_when=FIRST_COMPLETED)

@@ -70,15 +70,16 @@ NOTEBOOK_PARAMETERS: dict[str, dict[str, dict[str, Any]]] = {
 
 #: Seconds a chapter is expected to take, per profile: only to start the longest chains of chapters
 #: first when several run at once (:func:`recmetrics.report.execute.start_order`); a chapter's own
-#: last record in ``generated/`` replaces its value. Measured on movielens-small, two cores
-#: (``recmetrics report --profile P --force``, 2026-11-26; the appendix of a build lists its own).
+#: last record in ``generated/`` replaces its value. Measured on two cores (``recmetrics report
+#: --profile P --force``, 2026-11-26; quick: movielens-small; paper: between movielens-small's and
+#: insteval's; the appendix of a build lists its own).
 EXPECTED_SECONDS: dict[str, dict[str, float]] = {
     "quick": {"01_dataset_overview": 8, "02_recommender_zoo": 8, "03_unified_accuracy_diversity": 31,
               "04_choosing_a_metric": 17, "05_cutoffs": 14, "06_comparing_metrics": 21,
               "07_arithmetic_vs_geometric": 31, "08_popularity_bias": 56, "09_explorers": 33},
-    "paper": {"01_dataset_overview": 5, "02_recommender_zoo": 342, "03_unified_accuracy_diversity": 299,
-              "04_choosing_a_metric": 8, "05_cutoffs": 109, "06_comparing_metrics": 138,
-              "07_arithmetic_vs_geometric": 171, "08_popularity_bias": 125, "09_explorers": 261},
+    "paper": {"01_dataset_overview": 5, "02_recommender_zoo": 40, "03_unified_accuracy_diversity": 190,
+              "04_choosing_a_metric": 8, "05_cutoffs": 110, "06_comparing_metrics": 300,
+              "07_arithmetic_vs_geometric": 390, "08_popularity_bias": 130, "09_explorers": 400},
 }
 
 
@@ -118,18 +119,18 @@ def notebook_values(profile: str, stem: str) -> dict[str, Any]:
 #: can also declare its own in its metadata: ``{"recmetrics": {"depends_on": ["05_cutoffs"]}}``.
 DEPENDS: dict[str, tuple[str, ...]] = {
     "04_choosing_a_metric": ("05_cutoffs", "06_comparing_metrics", "07_arithmetic_vs_geometric"),
-    # the explorer reads the robustness studies of chapters 6 and 7 at their cut-off
-    # (recmetrics.report.shared) instead of computing them again
-    "09_explorers": ("06_comparing_metrics", "07_arithmetic_vs_geometric"),
+    # the explorer reads chapter 7's robustness studies at its cut-off, arithmetic and geometric
+    # (recmetrics.report.shared), instead of computing them again
+    "09_explorers": ("07_arithmetic_vs_geometric",),
 }
 
 #: Of :data:`DEPENDS`, the chapters a reader may start beside rather than after: it needs their
 #: tables only late, after work of its own. The reader starts once they have started; when it asks
 #: for a table (:func:`recmetrics.report.shared.shared`) one of them has not committed yet, it waits
 #: for that chapter to complete, and computes the table itself if the chapter failed or shared none.
-#: The explorer computes its other cut-offs first, then reads chapters 6 and 7's cut-off.
+#: The explorer computes its other cut-offs first, then reads chapter 7's cut-off.
 READS_LATE: dict[str, tuple[str, ...]] = {
-    "09_explorers": ("06_comparing_metrics", "07_arithmetic_vs_geometric"),
+    "09_explorers": ("07_arithmetic_vs_geometric",),
 }
 
 

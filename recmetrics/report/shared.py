@@ -1,9 +1,10 @@
 """Tables one chapter computes and a later chapter reads instead of computing them again.
 
 A chapter that others read declares nothing itself: the reader lists it in
-:data:`recmetrics.report.profiles.DEPENDS`, so the report runs it first and gives the reader a
-content key that includes the producer's (a producer executed again makes the reader execute
-again). During a build each kernel knows its own key and its dependencies' keys
+:data:`recmetrics.report.profiles.DEPENDS`, so the report runs it first (or, listed in
+:data:`~recmetrics.report.profiles.READS_LATE` too, beside the reader, whose :func:`shared` then
+waits for the table) and gives the reader a content key that includes the producer's (a producer
+executed again makes the reader execute again). During a build each kernel knows its own key and its dependencies' keys
 (``RECMETRICS_CHAPTER``, ``RECMETRICS_CHAPTER_KEY``, ``RECMETRICS_DEPENDS``, set by
 :func:`recmetrics.report.execute.execute_plan`):
 
@@ -125,7 +126,7 @@ def robustness_settings(study, *, seed: int, sizes: Mapping[str, Any], n_samples
     """What a robustness study's sample rows depend on, beyond the package (the chapter keys cover
     it): the study — its split, the content of every run (:func:`recmetrics.runs.cache.run_checksum`),
     the metrics and the relevance threshold — and the robustness study's seed, grids, samples per
-    size and mean. Chapters 6 and 7 share their robustness under it and chapter 9 reads it under
+    size and mean. Chapter 7 shares its robustness studies under it and chapter 9 reads them under
     its own: any difference means computing again. ``aggregate`` is compared as given: pass the
     canonical name (:func:`recmetrics.metrics.aggregate.aggregate_name`; :func:`share_robustness` and
     :func:`shared_robustness` do)."""
