@@ -422,3 +422,34 @@ def test_a_late_read_stops_waiting_when_the_producer_ends_or_the_build_is_gone(t
     gone.wait()
     monkeypatch.setenv("RECMETRICS_BUILD_PID", str(gone.pid))   # the build died while the producer ran
     assert shared.shared("06_comparing_metrics", "robustness", {}, poll=0.01) is None
+
+
+def test_chapter_6_reads_chapter_7s_arithmetic_study_whole(tmp_path, monkeypatch):
+    """Chapter 7 runs the arithmetic robustness study beside its geometric ones and shares it whole
+    (share_study); chapter 6, keyed on chapter 7, reads back the Robustness it would compute itself
+    (samples, full-set scores, replicate samples, grids): frame for frame, bit for bit. Other replicates
+    or another chapter key give None (chapter 6 then computes it)."""
+    from recmetrics.meta import replicates as split_replicates
+    from recmetrics.papers import experiments
+    from recmetrics.report import shared
+
+    sizes = {"ratings": [1.0, 0.5], "large-users": [1.0, 0.8, 0.5]}
+    kw = dict(seed=1, sizes=sizes, n_samples=2)
+    st = Study(simulate(40, 60, 800, seed=3), ["Pop", "Random", "ItemKNN"], ["P", "RR"], [10], k=2, cache=False,
+               progress=False)
+    labels = split_replicates.unit_labels(st, 3, 1)
+    _build_env(monkeypatch, tmp_path, "07_arithmetic_vs_geometric", "k7")
+    both = experiments.robustness_by_mean(st, sizes, 2, 1, ["geometric(rec_eval)", "arithmetic"], cutoffs=10,
+                                          replicates=labels, progress=False)
+    assert shared.share_study(both["arithmetic"], st, aggregate="arithmetic", replicates=3, **kw) is not None
+    _build_env(monkeypatch, tmp_path, "06_comparing_metrics", "k6", {"07_arithmetic_vs_geometric": "k7"})
+    got = shared.shared_study(st, "07_arithmetic_vs_geometric", aggregate="arithmetic", replicates=3, **kw)
+    alone = experiments.robustness(st, sizes, 2, 1, cutoffs=10, replicates=labels, progress=False)  # chapter 6's cell
+    _same(got.samples, alone.samples)
+    _same(got.full, alone.full)
+    _same(got.replicate_samples, alone.replicate_samples)
+    assert got.grids == alone.grids and got.tie_break == alone.tie_break
+    pd.testing.assert_frame_equal(got.summary(), alone.summary(), check_exact=True)
+    assert shared.shared_study(st, "07_arithmetic_vs_geometric", aggregate="arithmetic", replicates=2, **kw) is None
+    _build_env(monkeypatch, tmp_path, "06_comparing_metrics", "k6", {"07_arithmetic_vs_geometric": "older"})
+    assert shared.shared_study(st, "07_arithmetic_vs_geometric", aggregate="arithmetic", replicates=3, **kw) is None

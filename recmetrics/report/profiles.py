@@ -119,6 +119,8 @@ def notebook_values(profile: str, stem: str) -> dict[str, Any]:
 #: can also declare its own in its metadata: ``{"recmetrics": {"depends_on": ["05_cutoffs"]}}``.
 DEPENDS: dict[str, tuple[str, ...]] = {
     "04_choosing_a_metric": ("05_cutoffs", "06_comparing_metrics", "07_arithmetic_vs_geometric"),
+    # chapter 6 reads the arithmetic robustness study chapter 7 runs beside its geometric ones
+    "06_comparing_metrics": ("07_arithmetic_vs_geometric",),
     # the explorer reads chapter 7's robustness studies at its cut-off, arithmetic and geometric
     # (recmetrics.report.shared), instead of computing them again
     "09_explorers": ("07_arithmetic_vs_geometric",),

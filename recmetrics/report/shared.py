@@ -28,7 +28,7 @@ from typing import Any, Mapping
 from ..cache import results_dir
 
 __all__ = ["share", "shared", "canonical", "robustness_settings", "robustness_name", "share_robustness",
-           "shared_robustness"]
+           "shared_robustness", "share_study", "shared_study"]
 
 #: metadata key of a shared table's parquet file
 META = b"recmetrics-shared"
@@ -182,3 +182,48 @@ def shared_robustness(study, sources: Mapping[str, str], *, seed: int, sizes: Ma
         if table is not None:
             out[aggregate] = table
     return out
+
+
+def _study_settings(study, robust_grids, *, seed, sizes, n_samples, aggregate, replicates) -> dict:
+    return {**robustness_settings(study, seed=seed, sizes=sizes, n_samples=n_samples, aggregate=aggregate),
+            "replicates": int(replicates or 0), "grids": {str(k): [float(v) for v in g] for k, g in robust_grids.items()}}
+
+
+def share_study(robust, study, *, seed: int, sizes: Mapping[str, Any], n_samples: int, aggregate: str,
+                replicates: int = 0) -> Path | None:
+    """Leave a whole robustness study of ``study`` (:class:`~recmetrics.meta.robustness.Robustness`:
+    its samples, as :func:`share_robustness` does, its full-set scores and, run with ``replicates``
+    groups of the split, its replicate samples) for a chapter that reads it whole
+    (:func:`shared_study`); ``None`` outside a build. Chapter 7 runs the arithmetic study chapter 6
+    reports beside its geometric ones, from the same reduced test sets."""
+    from ..metrics.aggregate import aggregate_name
+
+    aggregate = aggregate_name(aggregate)
+    out = share_robustness(robust.samples, study, seed=seed, sizes=sizes, n_samples=n_samples, aggregate=aggregate)
+    settings = _study_settings(study, robust.grids, seed=seed, sizes=sizes, n_samples=n_samples,
+                               aggregate=aggregate, replicates=replicates)
+    share(robustness_name(aggregate) + "-full", robust.full, settings)
+    if robust.replicate_samples is not None:
+        share(robustness_name(aggregate) + "-replicates", robust.replicate_samples, settings)
+    return out
+
+
+def shared_study(study, stem: str, *, seed: int, sizes: Mapping[str, Any], n_samples: int, aggregate: str,
+                 replicates: int = 0):
+    """The robustness study chapter ``stem`` shared whole (:func:`share_study`) for this ``study`` and
+    these settings, as the :class:`~recmetrics.meta.robustness.Robustness` it computed (equal, frame
+    for frame, to computing it here: tested); ``None`` when it did not (then compute it)."""
+    from ..meta.robustness import Robustness, resolve_grids
+    from ..metrics.aggregate import aggregate_name
+
+    aggregate = aggregate_name(aggregate)
+    grids = {sc: tuple(g) for sc, g in resolve_grids(dict(sizes)).items()}
+    samples = shared(stem, robustness_name(aggregate),
+                     robustness_settings(study, seed=seed, sizes=sizes, n_samples=n_samples, aggregate=aggregate))
+    settings = _study_settings(study, grids, seed=seed, sizes=sizes, n_samples=n_samples, aggregate=aggregate,
+                               replicates=replicates)
+    full = shared(stem, robustness_name(aggregate) + "-full", settings)
+    reps = shared(stem, robustness_name(aggregate) + "-replicates", settings) if replicates else None
+    if samples is None or full is None or (replicates and reps is None):
+        return None
+    return Robustness(samples, full, grids=grids, tie_break="sample", replicate_samples=reps)
