@@ -344,3 +344,31 @@ def test_taus_of_many_rankings_at_once_equal_each_call():
         tau_rows(x, y, "c")
     with pytest.raises(InputError, match="one shape"):
         tau_rows(x, y[:, :3])
+
+
+def test_summary_of_some_metrics_is_their_rows_of_the_summary_of_all():
+    """A group's mean τ, std and minimum come from its own rows only: a study of some metrics summarises
+    as those metrics' rows of a larger table, bit for bit (pandas' grouped mean moved in the last bit
+    with the table's size: chapter 9's explorer read chapter 7's cut-off 0.7653333333333332 alone and
+    0.7653333333333334 beside three other cut-offs). Values against numpy's own statistics per group."""
+    import pandas as pd
+    from recmetrics.meta.robustness import Robustness
+
+    rng = np.random.default_rng(9)
+    rows = [("large-users", size, s, f"{m}@{k}", float(rng.choice([0.76, 0.78, 0.8, 0.7733333333333333, np.nan])),
+             float(rng.random()) if rng.random() > 0.1 else np.nan)
+            for size in (1.0, 0.5, 0.05) for s in range(50) for m in ("AP", "P") for k in (5, 100)]
+    samples = pd.DataFrame(rows, columns=["scenario", "size", "sample", "metric", "tau", "mean_value"])
+    every = Robustness(samples, pd.DataFrame()).summary()
+    part = Robustness(samples[samples["metric"] == "AP@100"].reset_index(drop=True), pd.DataFrame()).summary()
+    pd.testing.assert_frame_equal(part, every[every["metric"] == "AP@100"].reset_index(drop=True), check_exact=True)
+    for (size, metric), g in samples.groupby(["size", "metric"]):
+        row = every[(every["size"] == size) & (every["metric"] == metric)].iloc[0]
+        tau = g["tau"].fillna(0.0).to_numpy()
+        assert row["tau"] == pytest.approx(tau.mean(), abs=1e-15) and row["tau_min"] == tau.min()
+        assert row["tau_std"] == pytest.approx(tau.std(ddof=1), abs=1e-15)
+        assert row["mean_value"] == pytest.approx(np.nanmean(g["mean_value"]), abs=1e-15)
+        assert (row["samples"], row["undefined"]) == (len(g), g["tau"].isna().sum())
+    one = Robustness(samples.iloc[:1], pd.DataFrame()).summary()
+    assert one["samples"].tolist() == [1] and np.isnan(one["tau_std"].iloc[0])
+    assert Robustness(samples.iloc[:0], pd.DataFrame()).summary().empty

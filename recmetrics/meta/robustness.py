@@ -210,12 +210,7 @@ class Robustness:
         An undefined τ (NaN: the metric ties every system on the reduced set, so it ranks nothing)
         counts as τ = 0 — no agreement with the full ranking — so a metric that collapses at small
         sizes does not look more robust by dropping those samples; ``undefined`` says how many."""
-        samples = self.samples.assign(undefined=self.samples["tau"].isna(),
-                                      tau=self.samples["tau"].fillna(0.0))
-        g = samples.groupby(["scenario", "size", "metric"], sort=False)
-        out = g.agg(tau=("tau", "mean"), tau_std=("tau", "std"), tau_min=("tau", "min"),
-                    mean_value=("mean_value", "mean"), samples=("tau", "size"), undefined=("undefined", "sum"))
-        return out.reset_index()
+        return _summary(self.samples)
 
     def curve(self, scenario: str, value: str = "tau") -> pd.DataFrame:
         """Sizes x metrics table of the mean ``tau`` (or ``mean_value``) of one scenario."""
@@ -446,6 +441,37 @@ def robustness_studies(study, aggregates: Sequence[str], scenarios: Sequence[str
                                                           columns=names), grids=grids, tie_break=tie_break,
                                     replicate_samples=rep_samples)
     return out
+
+
+def _summary(samples: pd.DataFrame) -> pd.DataFrame:
+    """:meth:`Robustness.summary` of ``samples``: one row per (scenario, size, metric) in order of first
+    appearance. Each group's values are summed in their row order from the group's own rows only
+    (sorted stably by group, ``reduceat``), so a group's mean, std (n − 1) and minimum do not depend
+    on the other rows of the table — a study of some metrics summarises as those metrics' rows of a
+    larger one, bit for bit (pandas' grouped mean differed in the last bit with the table's size)."""
+    keys = ["scenario", "size", "metric"]
+    columns = [*keys, "tau", "tau_std", "tau_min", "mean_value", "samples", "undefined"]
+    if not len(samples):
+        return pd.DataFrame(columns=columns)
+    codes, uniques = pd.MultiIndex.from_frame(samples[keys]).factorize()
+    order = np.argsort(codes, kind="stable")
+    n = np.bincount(codes, minlength=len(uniques))
+    starts = np.concatenate([[0], np.cumsum(n)[:-1]])
+    raw = samples["tau"].to_numpy(dtype=np.float64)[order]
+    undefined = np.isnan(raw)
+    tau = np.where(undefined, 0.0, raw)
+    mean = np.add.reduceat(tau, starts) / n
+    dev = tau - np.repeat(mean, n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        std = np.sqrt(np.where(n > 1, np.add.reduceat(dev * dev, starts) / (n - 1), np.nan))
+        values = samples["mean_value"].to_numpy(dtype=np.float64)[order]
+        known = ~np.isnan(values)
+        counted = np.add.reduceat(known.astype(np.int64), starts)
+        mean_value = np.where(counted > 0, np.add.reduceat(np.where(known, values, 0.0), starts) / counted, np.nan)
+    out = uniques.to_frame(index=False)
+    out.columns = keys
+    return out.assign(tau=mean, tau_std=std, tau_min=np.minimum.reduceat(tau, starts), mean_value=mean_value,
+                      samples=n.astype(np.int64), undefined=np.add.reduceat(undefined.astype(np.int64), starts))[columns]
 
 
 def _pooled_taus(values: np.ndarray, full: np.ndarray) -> np.ndarray:

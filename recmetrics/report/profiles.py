@@ -60,10 +60,8 @@ NOTEBOOK_PARAMETERS: dict[str, dict[str, dict[str, Any]]] = {
     },
     "paper": {
         "02_recommender_zoo": {"folds": 5, "systems": None},
-        # chapters 03-08 take their parameters from their paper's set-up (recmetrics.papers)
-        # the explorers run last, after chapters 6 and 7 whose robustness they read, mostly alone:
-        # their robustness study on every core (threads; values identical for any n_jobs)
-        "09_explorers": {"n_jobs": default_jobs()},
+        # chapters 03-08 take their parameters from their paper's set-up (recmetrics.papers); the
+        # explorers run beside chapter 7, whose robustness they read late, on one core each
     },
 }
 
