@@ -4,10 +4,14 @@ Workload (generated, seeded): 6,040 users, 3,700 items, ~200k test ratings 1-5 (
 1M-rating matrix with a popularity skew), 21 runs of depth 100 with score ties.
 Metrics: P@100, Recall@100, AP@100, nDCG@100, RR, bpref, infAP (threshold 4).
 
+``--cutoffs 5,10,20,100`` times P, Recall, AP and nDCG at every cut-off given (plus RR, bpref and
+infAP), each tool computing every cut-off in one pass (recmetrics shares each kernel's per-hit terms
+across cut-offs); its table is saved as ``bench_metrics_cutoffs``.
+
 Each tool gets its native inputs built once outside the timed region (recmetrics: Run/Qrels
 objects; pytrec_eval: dicts + RelevanceEvaluator; ranx: Qrels/Run objects, warmed up once so
 numba compilation is not counted; ir_measures: dicts). Values are compared per user with
-pytrec_eval (max |diff| printed). Usage: python benchmarks/bench_metrics.py [--runs 21] [--quick]
+pytrec_eval (max |diff| printed). Usage: python benchmarks/bench_metrics.py [--runs 21] [--quick] [--cutoffs 100]
 """
 from __future__ import annotations
 
@@ -19,11 +23,8 @@ import pandas as pd
 
 import recmetrics as rm
 
-METRICS = ["P@100", "Recall@100", "AP@100", "nDCG@100", "RR", "bpref", "infAP"]
-TREC = {"P@100": "P_100", "Recall@100": "recall_100", "AP@100": "map_cut_100", "nDCG@100": "ndcg_cut_100",
-        "RR": "recip_rank", "bpref": "bpref", "infAP": "infAP"}
-RANX = {"P@100": "precision@100-l4", "Recall@100": "recall@100-l4", "AP@100": "map@100-l4",
-        "nDCG@100": "ndcg@100", "RR": "mrr-l4", "bpref": "bpref-l4"}
+TRECK = {"P": "P", "Recall": "recall", "AP": "map_cut", "nDCG": "ndcg_cut"}
+RANXK = {"P": "precision", "Recall": "recall", "AP": "map", "nDCG": "ndcg"}
 
 
 def workload(n_users=6040, n_items=3700, n_ratings=1_000_000, n_runs=21, depth=100, seed=0):
@@ -59,7 +60,14 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=21)
     ap.add_argument("--quick", action="store_true", help="1,000 users (smoke run)")
+    ap.add_argument("--cutoffs", default="100", help="cut-offs of P, Recall, AP and nDCG, e.g. 5,10,20,100")
     args = ap.parse_args()
+    cutoffs = [int(k) for k in args.cutoffs.split(",")]
+    cut = [(m, k) for m in ("P", "Recall", "AP", "nDCG") for k in cutoffs]
+    metrics = [f"{m}@{k}" for m, k in cut] + ["RR", "bpref", "infAP"]
+    trec = {**{f"{m}@{k}": f"{TRECK[m]}_{k}" for m, k in cut}, "RR": "recip_rank", "bpref": "bpref", "infAP": "infAP"}
+    ranx_names = [f"{RANXK[m]}@{k}" + ("" if m == "nDCG" else "-l4") for m, k in cut] + ["mrr-l4", "bpref-l4"]
+    one = ",".join(map(str, cutoffs))
     n_users = 1000 if args.quick else 6040
     t0 = time.perf_counter()
     test, runs = workload(n_users=n_users, n_ratings=int(1_000_000 * n_users / 6040), n_runs=args.runs)
@@ -69,7 +77,7 @@ def main():
     results = {}
 
     # recmetrics (one pass, like the peers; its per-qrels memos are filled inside the timed region)
-    t, ours = timed(lambda: [rm.evaluate(r, qrels, METRICS, users="all").per_user for r in runs])
+    t, ours = timed(lambda: [rm.evaluate(r, qrels, metrics, users="all").per_user for r in runs])
     results["recmetrics"] = t
 
     # pytrec_eval
@@ -85,18 +93,18 @@ def main():
         for uu, ii, ss in zip(f.user.tolist(), f.item.tolist(), f.score.tolist()):
             d.setdefault(str(uu), {})[str(ii)] = ss
         run_dicts.append(d)
-    measures = {"P.100", "recall.100", "map_cut.100", "ndcg_cut.100", "recip_rank", "bpref", "infAP"}
+    measures = {f"P.{one}", f"recall.{one}", f"map_cut.{one}", f"ndcg_cut.{one}", "recip_rank", "bpref", "infAP"}
     t_build, ev = timed(lambda: pytrec_eval.RelevanceEvaluator(qd, measures, relevance_level=4))
     t, theirs = timed(lambda: [ev.evaluate(d) for d in run_dicts])
     results["pytrec_eval"] = t
     worst = 0.0
     for per_user, res in zip(ours, theirs):
-        for m in METRICS:
+        for m in metrics:
             a = per_user[m].to_numpy()
-            b = np.array([res[str(uu)][TREC[m]] for uu in per_user.index])
+            b = np.array([res[str(uu)][trec[m]] for uu in per_user.index])
             worst = max(worst, float(np.abs(a - b).max()))
     print(f"parity with pytrec_eval: max |diff| over {len(runs)} runs x {len(ours[0])} users x "
-          f"{len(METRICS)} metrics = {worst:.2e}")
+          f"{len(metrics)} metrics = {worst:.2e}")
 
     # ranx (numba; no infAP)
     try:
@@ -104,9 +112,9 @@ def main():
 
         rq = ranx.Qrels(qd)
         rruns = [ranx.Run(d) for d in run_dicts]
-        ranx.evaluate(rq, rruns[0], list(RANX.values()))  # warm-up: numba compilation
-        t, _ = timed(lambda: [ranx.evaluate(rq, r, list(RANX.values()), save_results_in_run=False) for r in rruns])
-        results["ranx (6 metrics, no infAP)"] = t
+        ranx.evaluate(rq, rruns[0], ranx_names)  # warm-up: numba compilation
+        t, _ = timed(lambda: [ranx.evaluate(rq, r, ranx_names, save_results_in_run=False) for r in rruns])
+        results[f"ranx ({len(ranx_names)} metrics, no infAP)"] = t
     except Exception as exc:  # pragma: no cover - peer library issue
         print(f"ranx skipped: {exc}")
 
@@ -115,7 +123,8 @@ def main():
         import ir_measures
         from ir_measures import AP, P, R, RR, Bpref, infAP, nDCG
 
-        ms = [P(rel=4) @ 100, R(rel=4) @ 100, AP(rel=4) @ 100, nDCG @ 100, RR(rel=4), Bpref(rel=4), infAP(rel=4)]
+        ms = [*(M @ k for M in (P(rel=4), R(rel=4), AP(rel=4), nDCG) for k in cutoffs), RR(rel=4), Bpref(rel=4),
+              infAP(rel=4)]
         t, _ = timed(lambda: [list(ir_measures.iter_calc(ms, qd, d)) for d in run_dicts])
         results["ir_measures"] = t
     except Exception as exc:  # pragma: no cover
@@ -128,10 +137,11 @@ def main():
     print(f"(pytrec_eval RelevanceEvaluator construction, not counted above: {t_build:.3f}s)")
     from record import save_table
 
-    save_table("bench_metrics", "Metrics: recmetrics vs pytrec_eval, ranx, ir_measures",
+    save_table("bench_metrics" if cutoffs == [100] else "bench_metrics_cutoffs",
+               "Metrics: recmetrics vs pytrec_eval, ranx, ir_measures" + ("" if cutoffs == [100] else f" at cut-offs {one}"),
                ["tool", "seconds", "x recmetrics"], [[n, round(t, 3), round(t / base, 1)] for n, t in results.items()],
                [f"{test.user.nunique():,} users, {len(test):,} test ratings, {len(runs)} runs of depth 100 with ties; "
-                f"P@100, Recall@100, AP@100, nDCG@100, RR, bpref, infAP; one pass over the runs per tool",
+                f"{', '.join(metrics)}; one pass over the runs per tool",
                 f"max per-user |difference| to pytrec_eval: {worst:.2e}",
                 f"pytrec_eval's RelevanceEvaluator construction, not counted: {t_build:.3f} s"])
 
