@@ -143,7 +143,7 @@ def main():
                [f"{test.user.nunique():,} users, {len(test):,} test ratings, {len(runs)} runs of depth 100 with ties; "
                 f"{', '.join(metrics)}; one pass over the runs per tool",
                 f"max per-user |difference| to pytrec_eval: {worst:.2e}",
-                f"pytrec_eval's RelevanceEvaluator construction, not counted: {t_build:.3f} s"])
+                f"pytrec_eval's RelevanceEvaluator construction, not counted: {t_build:.3f} s"], script="bench_metrics")
 
 
 if __name__ == "__main__":
