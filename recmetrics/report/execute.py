@@ -401,18 +401,20 @@ def _execute_chapter(plan, chapter, scratch_root: Path, *, commit, kernel_name, 
     :func:`recmetrics.report.shared.shared`)."""
     out_dir = plan.generated_dir
     scratch, scratch_results, scratch_meta = (scratch_root / kind for kind in ("findings", "results", "meta"))
-    if scratch_root.exists():
-        shutil.rmtree(scratch_root)
-    scratch.mkdir(parents=True)
     reads = {d: plan.keys.get(d) for d in chapter.depends}
     now_done = {d: k for d, k in reads.items() if d not in late}
-    foreign = [d for d, k in now_done.items() if outputs.outputs_key(out_dir, d) != k]
-    if foreign:
-        message = (f"chapter {chapter.stem} reads the outputs of {', '.join(foreign)}, and those in "
-                   f"{out_dir.name}/ are not this build's; build without `only` (or include them)")
-        note(chapter.stem, "failed", chapter.key, message)   # a chapter reading this one late stops waiting
-        raise ReportError(message)
-    seeded = outputs.seed_inputs(out_dir, now_done, scratch_meta)
+    try:
+        if scratch_root.exists():
+            shutil.rmtree(scratch_root)
+        scratch.mkdir(parents=True)
+        foreign = [d for d, k in now_done.items() if outputs.outputs_key(out_dir, d) != k]
+        if foreign:
+            raise ReportError(f"chapter {chapter.stem} reads the outputs of {', '.join(foreign)}, and those in "
+                              f"{out_dir.name}/ are not this build's; build without `only` (or include them)")
+        seeded = outputs.seed_inputs(out_dir, now_done, scratch_meta)
+    except BaseException as exc:   # logged, so that a chapter reading this one late stops waiting
+        note(chapter.stem, "failed", chapter.key, _one_line(exc, 200))
+        raise
     settings = {**plan.settings, "overrides": dict(chapter.overrides)}
     record = {"key": chapter.key, "settings": settings, "parameters": chapter.shown,
               "depends": {d: plan.keys.get(d) for d in chapter.depends},
