@@ -311,8 +311,8 @@ def explorer_table(study, metrics: Sequence[str] | None = None, cutoffs: Sequenc
 def join_tables(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
     """:func:`explorer_table` results for disjoint cells (metric, cut-off) of one study under the same
     settings, as one table: the rows one part after the other, ``attrs["explorer"]`` listing every
-    part's metrics and cut-offs. (Chapter 9 computes its other cut-offs first, then the one chapters
-    6 and 7 may still be computing beside it.) A cell in two parts or another setting is an error."""
+    part's metrics and cut-offs. (Chapter 9 computes its other cut-offs first, then the one chapter 7
+    may still be computing beside it.) A cell in two parts or another setting is an error."""
     tables = list(tables)
     if not tables:
         raise InputError("join_tables needs at least one explorer table")

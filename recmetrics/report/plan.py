@@ -421,7 +421,7 @@ def make_plan(
     declared_meta = {stem: nb.metadata.get("recmetrics", {}) or {} for stem, nb in notebooks.items()}
     late_reads = {stem: tuple(READS_LATE.get(stem, ())) + tuple(m.get("reads_late", ()))
                   for stem, m in declared_meta.items()}
-    depends = {stem: tuple(DEPENDS.get(stem, ())) + tuple(m.get("depends_on", ())) + late_reads[stem]
+    depends = {stem: tuple(dict.fromkeys((*DEPENDS.get(stem, ()), *m.get("depends_on", ()), *late_reads[stem])))
                for stem, m in declared_meta.items()}
     order = order_chapters(notebooks, depends)
     package = cache.package_hash()
