@@ -84,7 +84,6 @@ def score_judged(judged, specs: list[MetricSpec], **context) -> np.ndarray:
         if np.shape(v) != (len(judged),):  # pragma: no cover - a kernel's contract, checked rather than broadcast
             raise InputError(f"metric {s} gave values of shape {np.shape(v)} for {len(judged)} users")
         values[row] = v
-    for row, s in enumerate(specs):
         if s.definition.list_only:  # a description of a list that does not exist is undefined, not 0
             values[row, judged.lengths == 0] = np.nan
     return values

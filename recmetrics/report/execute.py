@@ -403,6 +403,21 @@ def _execute_chapter(plan, chapter, scratch_root: Path, *, commit, kernel_name, 
     scratch, scratch_results, scratch_meta = (scratch_root / kind for kind in ("findings", "results", "meta"))
     reads = {d: plan.keys.get(d) for d in chapter.depends}
     now_done = {d: k for d, k in reads.items() if d not in late}
+    settings = {**plan.settings, "overrides": dict(chapter.overrides)}
+    record = {"key": chapter.key, "settings": settings, "parameters": chapter.shown,
+              "depends": {d: plan.keys.get(d) for d in chapter.depends},
+              "datasets": {n: fp for n, fp in plan.fingerprints.items()
+                           if n == plan.dataset or n in _named(chapter.shown)},
+              "package": plan.package, "versions": plan.versions, "commit": commit,
+              "scheduler": plan.scheduler if "scheduler" in chapter.parameters else None}
+    # the chapter's key and its dependencies' keys: tables shared between chapters
+    # (recmetrics.report.shared) are read only under the keys of this plan
+    env = {"RECMETRICS_FINDINGS_DIR": str(scratch.resolve()), "RECMETRICS_META_RESULTS": str(scratch_meta.resolve()),
+           "RECMETRICS_RESULTS_DIR": str((out_dir / "results").resolve()), "RECMETRICS_CHAPTER": chapter.stem,
+           "RECMETRICS_CHAPTER_KEY": chapter.key, "RECMETRICS_DEPENDS": json.dumps(reads),
+           "RECMETRICS_READS_LATE": json.dumps(list(late)), "RECMETRICS_STATE": str((out_dir / STATE_FILE).resolve()),
+           "RECMETRICS_BUILD_PID": str(os.getpid())}
+    # every end of the attempt is logged, from the first step on: a chapter reading this one late stops waiting
     try:
         if scratch_root.exists():
             shutil.rmtree(scratch_root)
@@ -412,31 +427,13 @@ def _execute_chapter(plan, chapter, scratch_root: Path, *, commit, kernel_name, 
             raise ReportError(f"chapter {chapter.stem} reads the outputs of {', '.join(foreign)}, and those in "
                               f"{out_dir.name}/ are not this build's; build without `only` (or include them)")
         seeded = outputs.seed_inputs(out_dir, now_done, scratch_meta)
-    except BaseException as exc:   # logged, so that a chapter reading this one late stops waiting
-        note(chapter.stem, "failed", chapter.key, _one_line(exc, 200))
-        raise
-    settings = {**plan.settings, "overrides": dict(chapter.overrides)}
-    record = {"key": chapter.key, "settings": settings, "parameters": chapter.shown,
-              "depends": {d: plan.keys.get(d) for d in chapter.depends},
-              "datasets": {n: fp for n, fp in plan.fingerprints.items()
-                           if n == plan.dataset or n in _named(chapter.shown)},
-              "package": plan.package, "versions": plan.versions, "commit": commit,
-              "scheduler": plan.scheduler if "scheduler" in chapter.parameters else None}
 
-    def commit_outputs() -> None:
-        (out_dir / "findings" / f"{chapter.stem}.json").unlink(missing_ok=True)
-        outputs.commit(out_dir, chapter.stem, chapter.key, meta=scratch_meta, findings=scratch,
-                       results=scratch_results, seeded=seeded)
+        def commit_outputs() -> None:
+            (out_dir / "findings" / f"{chapter.stem}.json").unlink(missing_ok=True)
+            outputs.commit(out_dir, chapter.stem, chapter.key, meta=scratch_meta, findings=scratch,
+                           results=scratch_results, seeded=seeded)
 
-    note(chapter.stem, "running", chapter.key)
-    # the chapter's key and its dependencies' keys: tables shared between chapters
-    # (recmetrics.report.shared) are read only under the keys of this plan
-    env = {"RECMETRICS_FINDINGS_DIR": str(scratch.resolve()), "RECMETRICS_META_RESULTS": str(scratch_meta.resolve()),
-           "RECMETRICS_RESULTS_DIR": str((out_dir / "results").resolve()), "RECMETRICS_CHAPTER": chapter.stem,
-           "RECMETRICS_CHAPTER_KEY": chapter.key, "RECMETRICS_DEPENDS": json.dumps(reads),
-           "RECMETRICS_READS_LATE": json.dumps(list(late)), "RECMETRICS_STATE": str((out_dir / STATE_FILE).resolve()),
-           "RECMETRICS_BUILD_PID": str(os.getpid())}
-    try:
+        note(chapter.stem, "running", chapter.key)
         path = execute_notebook(chapter.source, out_dir / f"{chapter.stem}.ipynb", chapter.parameters,
                                 kernel_name=kernel_name, timeout=timeout, shown_parameters=chapter.shown,
                                 record=record, log=log, cwd=chapter.cwd, before_replace=commit_outputs, env=env,
@@ -444,7 +441,7 @@ def _execute_chapter(plan, chapter, scratch_root: Path, *, commit, kernel_name, 
     except KeyboardInterrupt:
         note(chapter.stem, "interrupted", chapter.key)
         raise
-    except BaseException as exc:   # logged whatever it is: a chapter reading this one late stops waiting
+    except BaseException as exc:
         note(chapter.stem, "failed", chapter.key, _one_line(exc, 200))
         raise
     note(chapter.stem, "ok", chapter.key)

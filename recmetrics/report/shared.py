@@ -184,9 +184,10 @@ def shared_robustness(study, sources: Mapping[str, str], *, seed: int, sizes: Ma
     return out
 
 
-def _study_settings(study, robust_grids, *, seed, sizes, n_samples, aggregate, replicates) -> dict:
-    return {**robustness_settings(study, seed=seed, sizes=sizes, n_samples=n_samples, aggregate=aggregate),
-            "replicates": int(replicates or 0), "grids": {str(k): [float(v) for v in g] for k, g in robust_grids.items()}}
+def _whole(base: Mapping[str, Any], grids: Mapping[str, Any], replicates: int) -> dict:
+    """The settings of a whole study's full-set and replicate tables: its samples' settings
+    (:func:`robustness_settings`), the replicate count and the grids as run."""
+    return {**base, "replicates": int(replicates or 0), "grids": {str(k): [float(v) for v in g] for k, g in grids.items()}}
 
 
 def share_study(robust, study, *, seed: int, sizes: Mapping[str, Any], n_samples: int, aggregate: str,
@@ -199,12 +200,12 @@ def share_study(robust, study, *, seed: int, sizes: Mapping[str, Any], n_samples
     from ..metrics.aggregate import aggregate_name
 
     aggregate = aggregate_name(aggregate)
-    out = share_robustness(robust.samples, study, seed=seed, sizes=sizes, n_samples=n_samples, aggregate=aggregate)
-    settings = _study_settings(study, robust.grids, seed=seed, sizes=sizes, n_samples=n_samples,
-                               aggregate=aggregate, replicates=replicates)
-    share(robustness_name(aggregate) + "-full", robust.full, settings)
+    base = robustness_settings(study, seed=seed, sizes=sizes, n_samples=n_samples, aggregate=aggregate)
+    out = share(robustness_name(aggregate), robust.samples, base)
+    whole = _whole(base, robust.grids, replicates)
+    share(robustness_name(aggregate) + "-full", robust.full, whole)
     if robust.replicate_samples is not None:
-        share(robustness_name(aggregate) + "-replicates", robust.replicate_samples, settings)
+        share(robustness_name(aggregate) + "-replicates", robust.replicate_samples, whole)
     return out
 
 
@@ -217,13 +218,14 @@ def shared_study(study, stem: str, *, seed: int, sizes: Mapping[str, Any], n_sam
     from ..metrics.aggregate import aggregate_name
 
     aggregate = aggregate_name(aggregate)
+    base = robustness_settings(study, seed=seed, sizes=sizes, n_samples=n_samples, aggregate=aggregate)
+    samples = shared(stem, robustness_name(aggregate), base)
+    if samples is None:
+        return None
     grids = {sc: tuple(g) for sc, g in resolve_grids(dict(sizes)).items()}
-    samples = shared(stem, robustness_name(aggregate),
-                     robustness_settings(study, seed=seed, sizes=sizes, n_samples=n_samples, aggregate=aggregate))
-    settings = _study_settings(study, grids, seed=seed, sizes=sizes, n_samples=n_samples, aggregate=aggregate,
-                               replicates=replicates)
-    full = shared(stem, robustness_name(aggregate) + "-full", settings)
-    reps = shared(stem, robustness_name(aggregate) + "-replicates", settings) if replicates else None
-    if samples is None or full is None or (replicates and reps is None):
+    whole = _whole(base, grids, replicates)
+    full = shared(stem, robustness_name(aggregate) + "-full", whole)
+    reps = shared(stem, robustness_name(aggregate) + "-replicates", whole) if replicates else None
+    if full is None or (replicates and reps is None):
         return None
     return Robustness(samples, full, grids=grids, tie_break="sample", replicate_samples=reps)
