@@ -78,7 +78,11 @@ class Judged:
         return np.repeat(starts, np.diff(np.r_[starts, len(rows)]))
 
     def before(self, x: np.ndarray) -> np.ndarray:
-        """For each hit, the sum of ``x`` over the earlier hits of its row."""
+        """For each hit, the sum of ``x`` (counts: whole numbers) over the earlier hits of its row.
+
+        A running sum over every row minus the row's start, exact for whole numbers, so a hit's
+        value depends on its own row only; a sum of fractions would carry rounding from the rows
+        before it (:func:`recmetrics.metrics.gains.seg_exclusive` sums those row by row)."""
         c = np.cumsum(x, dtype=np.float64) - x
         return c - c[self._row_first] if len(c) else c
 

@@ -136,10 +136,40 @@ def mask_judged(j: Judged, hit_keep: np.ndarray, qrels: Qrels, users: np.ndarray
         sel = idx[on]
         hit_rows = np.repeat(np.arange(len(rows_kept)), n)[on]
     hits = Hits(hit_rows, j.hits.cols.take(sel), j.hits.vals.take(sel))
-    return Judged(users=j.users[rows_kept], hits=hits, lengths=j.lengths[rows_kept], in_run=j.in_run[rows_kept],
-                  n_rel=n_rel, n_nonrel=n_nonrel,
-                  depth=j.depth, threshold=j.threshold, max_rating=j.max_rating, qrels=qrels, run=j.run,
-                  run_rows=j.run_rows[rows_kept], metadata={**j.metadata, "masked": True})
+    out = Judged(users=j.users[rows_kept], hits=hits, lengths=j.lengths[rows_kept], in_run=j.in_run[rows_kept],
+                 n_rel=n_rel, n_nonrel=n_nonrel,
+                 depth=j.depth, threshold=j.threshold, max_rating=j.max_rating, qrels=qrels, run=j.run,
+                 run_rows=j.run_rows[rows_kept], metadata={**j.metadata, "masked": True})
+    out.__dict__["_qrels_rows"] = uk   # the users' rows in qrels (Judged.ideal_dcg): known, not looked up again
+    return out
+
+
+#: judged positions scored at once by :func:`score_rows`: temporaries of a few MB, which the
+#: allocator reuses from chunk to chunk (arrays of 100+ MB are mapped anew, page by page, each time)
+CHUNK_HITS = 1 << 18
+
+
+def score_rows(j: Judged, hit_keep: np.ndarray, qrels: Qrels, rows: np.ndarray, specs, *, codes: np.ndarray | None = None,
+               sources: np.ndarray | None = None, chunk: int = CHUNK_HITS) -> np.ndarray:
+    """``score_judged(mask_judged(j, hit_keep, qrels, rows, codes=codes, sources=sources), specs).T``:
+    one row of scores per user (the layout the samples gather rows from), computed over consecutive
+    blocks of ``rows`` of about ``chunk`` judged positions each. A user's scores depend on its own
+    judged positions only (every kernel sums within the user's row), so the values equal those of
+    one call, bit for bit (tested); only the memory is smaller and reused."""
+    from ..evaluation import score_judged
+
+    rows = np.asarray(rows, dtype=np.int64)
+    values = np.empty((len(rows), len(specs)))
+    if not len(rows):
+        return values
+    hits = np.searchsorted(j.hits.rows, rows, side="right") - np.searchsorted(j.hits.rows, rows)
+    total = np.cumsum(hits)
+    bounds = np.r_[0, np.searchsorted(total, np.arange(chunk, total[-1], chunk), side="right"), len(rows)]
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        if b > a:
+            values[a:b] = score_judged(mask_judged(j, hit_keep, qrels, rows[a:b], codes=codes, sources=sources),
+                                          specs).T
+    return values
 
 
 def _user_codes(judged: list, qrels: Qrels) -> list:
@@ -190,11 +220,11 @@ class _Context:
 
     @property
     def full_scores(self) -> list:
-        """Per fold, the ``(n_specs, stacked rows)`` scores on the full test set (computed once)."""
-        from ..evaluation import score_judged
-
-        if self._full is None:
-            self._full = [score_judged(j, self.specs) for j in self.stacked]
+        """Per fold, the ``(stacked rows, n_specs)`` scores (a row per user) on the full test set (computed once)."""
+        if self._full is None:   # in blocks of rows, as the samples (the whole stacked run never memoises its terms)
+            self._full = [score_rows(j, np.ones(len(fold.frame), dtype=bool), fold.qrels, np.arange(len(j)), self.specs,
+                                     codes=ucodes, sources=sources)
+                          for j, fold, ucodes, sources in zip(self.stacked, self.folds, self.row_ucodes, self.sources)]
         return self._full
 
     def sample(self, scenario: str, size: float, seed: int, aggregate: str) -> np.ndarray:
@@ -242,12 +272,10 @@ class _Context:
 
     def _fold_rows(self, f: int, scenario: str, codes, sel, base) -> tuple:
         """Fold ``f`` under one selection as ``(values, kept, cols, rows, row_values)``: which stacked
-        rows are evaluated (``kept``) and their ``(n_specs, ·)`` scores: column ``cols[r]`` of
-        ``values`` for row ``r`` (``cols`` None: ``values`` holds the kept rows in order), except the
+        rows are evaluated (``kept``) and their scores, a row of ``n_specs`` per user: row ``cols[r]``
+        of ``values`` for row ``r`` (``cols`` None: ``values`` holds the kept rows in order), except the
         ``rows`` whose scores are ``row_values`` (when not None). ``base``: an earlier selection of the
         same fold and scenario whose scores are reused for the users whose judgments it keeps alike."""
-        from ..evaluation import score_judged
-
         fold = self.folds[f]
         keep = sel if codes is None else sel[codes]
         ucodes = self.row_ucodes[f]
@@ -262,9 +290,7 @@ class _Context:
             q = _subset_qrels(fold.qrels, keep)
             kept = q.n_relevant[ucodes] > 0  # q shares the fold's user codes
             rows = np.flatnonzero(kept)
-            values = score_judged(mask_judged(j, keep, q, rows, codes=ucodes, sources=sources), self.specs) \
-                if len(rows) else np.zeros((len(self.specs), 0))
-            return values, kept, None, None, None
+            return score_rows(j, keep, q, rows, self.specs, codes=ucodes, sources=sources), kept, None, None, None
         # re-score only the rows of the users whose judgments differ from the base selection's, against
         # the kept judgments of those users only (a user's scores depend on its own judgments only)
         b_codes, b_sel, (b_values, b_kept, b_cols, _, _) = base
@@ -274,12 +300,11 @@ class _Context:
         kept = b_kept.copy()
         kept[rows] = q.n_relevant[ucodes[rows]] > 0
         rows = rows[kept[rows]]
-        row_values = score_judged(mask_judged(j, keep, q, rows, codes=ucodes, sources=sources), self.specs) \
-            if len(rows) else np.zeros((len(self.specs), 0))
+        row_values = score_rows(j, keep, q, rows, self.specs, codes=ucodes, sources=sources)
         if b_cols is None:  # the base holds its kept rows in order: map every row to its column there
             b_cols = np.maximum(np.cumsum(b_kept) - 1, 0)   # rows the base did not keep are all re-scored
-            if not b_values.shape[1]:
-                b_values = np.zeros((len(self.specs), 1))
+            if not len(b_values):
+                b_values = np.zeros((1, len(self.specs)))
         return b_values, kept, b_cols, rows, row_values
 
     def _aggregate(self, samples: list[list[tuple]], aggregate) -> list:
@@ -305,20 +330,20 @@ class _Context:
                     if reps:
                         labels.append(self.row_rep[f][at[b[c]:b[c + 1]]])
                     if cols is None:   # the kept rows in order: the system's rows are a slice
-                        parts.append(v[:, b[c]:b[c + 1]])
+                        parts.append(v[b[c]:b[c + 1]])
                         continue
                     at = at[b[c]:b[c + 1]]
-                    part = v[:, cols[at]]
+                    part = v[cols[at]]
                     if rows is not None and len(rows):   # rows re-scored for this sample (all of them kept)
                         i, j = np.searchsorted(rows, [at[0], at[-1] + 1])
                         if j > i:
-                            part[:, np.searchsorted(at, rows[i:j])] = row_values[:, i:j]
+                            part[np.searchsorted(at, rows[i:j])] = row_values[i:j]
                     parts.append(part)
                 if parts:
-                    # Fortran-ordered, as the values have always been laid out: the mean's float sums, hence
-                    # the exact ties between systems that Kendall's τ counts, do not change with this code
-                    x = np.empty((sum(p.shape[1] for p in parts), len(self.specs)))   # C: x.T is Fortran
-                    np.concatenate([p.T for p in parts], out=x)
+                    # C-ordered (x.T Fortran), as the values have always been laid out: the mean's float sums,
+                    # hence the exact ties between systems that Kendall's τ counts, do not change with this code
+                    x = np.empty((sum(len(p) for p in parts), len(self.specs)))
+                    np.concatenate(parts, out=x)
                     lab = np.concatenate(labels) if reps else None
                     for res, res_rep, (pooled, by_rep) in zip(results, results_rep,
                                                               _means(x, aggs, self.specs, lab, reps)):

@@ -24,16 +24,32 @@ def safe_div(num, den) -> np.ndarray:
 def seg_cumsum(x: np.ndarray, pos: np.ndarray) -> np.ndarray:
     """Inclusive cumulative sum of ``x`` within contiguous segments, ``pos`` being each element's
     0-based position in its segment. Each segment is summed from zero, left to right (a global
-    cumsum minus the segment's start would carry rounding from every earlier segment)."""
+    cumsum minus the segment's start would carry rounding from every earlier segment), so an
+    element's value depends on its own segment only.
+
+    One vectorised step per position: step ``p`` adds to the ``p``-th element of every segment
+    longer than ``p`` the sum before it (segments ordered by length, so they are a prefix)."""
     out = np.array(x, dtype=np.float64, copy=True)
     if len(out) == 0:
         return out
-    counts = np.bincount(pos)
-    order = np.argsort(pos, kind="stable")
-    ends = np.cumsum(counts)
-    for p in range(1, len(counts)):
-        sel = order[ends[p - 1]:ends[p]]
-        out[sel] += out[sel - 1]  # the element before is the same segment's position p - 1
+    starts = np.flatnonzero(np.asarray(pos) == 0)
+    lengths = np.diff(np.r_[starts, len(out)])
+    by_length = np.argsort(-lengths, kind="stable")
+    starts, lengths = starts[by_length], lengths[by_length]
+    longer = np.searchsorted(-lengths, -np.arange(1, int(lengths[0])), side="left")  # segments longer than p
+    for p, n in enumerate(longer, start=1):
+        at = starts[:n] + p
+        out[at] += out[at - 1]
+    return out
+
+
+def seg_exclusive(x: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """Within each segment (as :func:`seg_cumsum`), the sum of ``x`` over the earlier elements:
+    0 for a segment's first element, else the inclusive sum of the element before it."""
+    inclusive = seg_cumsum(x, pos)
+    out = np.zeros(len(inclusive), dtype=np.float64)
+    later = np.flatnonzero(np.asarray(pos) > 0)
+    out[later] = inclusive[later - 1]
     return out
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from .gains import _at, _ideal, _ideal_dcg_prefix, _memo, gain_of, parse_gains, safe_div  # noqa: F401  (safe_div re-exported)
+from .gains import _at, _ideal, _ideal_dcg_prefix, _memo, gain_of, hit_pos, parse_gains, safe_div, seg_exclusive  # noqa: F401  (safe_div re-exported)
 from .registry import register
 
 INFAP_EPSILON = 1e-5  # trec_eval's INFAP_EPSILON
@@ -169,7 +169,8 @@ def expected_reciprocal_rank(j, k, max_rating=0.0):
     def terms():
         # negative labels (trec_eval's "pooled, unjudged") carry no gain
         g = (np.exp2(np.maximum(h.vals, 0.0)) - 1.0) / np.exp2(rmax)
-        reach = np.exp(j.before(np.log1p(-g)))  # prod_{p<i} (1 - g_p)
+        # prod_{p<i} (1 - g_p), summed within the user's own hits (its value depends on its list only)
+        reach = np.exp(seg_exclusive(np.log1p(-g), hit_pos(j)))
         return reach * g / (h.cols + 1.0)
 
     return j.per_user(_memo(j, ("err", float(rmax)), terms), h.cols < k)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..gains import seg_cumsum
+from ..gains import seg_exclusive
 from .aspects import aspect_index
 from .params import _check_profile
 from .weights import aspect_weights
@@ -79,11 +79,7 @@ def _exclusive_log_cascade(group: np.ndarray, logs: np.ndarray) -> np.ndarray:
         return logs
     starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
     pos = np.arange(len(logs)) - np.repeat(starts, np.diff(np.r_[starts, len(logs)]))
-    inclusive = seg_cumsum(logs, pos)
-    out = np.zeros(len(logs), dtype=np.float64)
-    later = np.flatnonzero(pos > 0)
-    out[later] = inclusive[later - 1]
-    return out
+    return seg_exclusive(logs, pos)
 
 
 @dataclass(frozen=True)
