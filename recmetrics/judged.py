@@ -69,6 +69,11 @@ class Judged:
         return self.hits.vals >= self.threshold
 
     @cached_property
+    def hit_offsets(self) -> np.ndarray:
+        """``(n + 1,)``: row ``r``'s judged positions are ``hits[hit_offsets[r]:hit_offsets[r + 1]]``."""
+        return np.searchsorted(self.hits.rows, np.arange(len(self) + 1))
+
+    @cached_property
     def _row_first(self) -> np.ndarray:
         """For each hit, the index of the first hit of its row (hits are sorted by row)."""
         rows = self.hits.rows

@@ -129,8 +129,8 @@ def mask_judged(j: Judged, hit_keep: np.ndarray, qrels: Qrels, users: np.ndarray
         if len(rows_kept) < len(j):
             hit_rows = (np.cumsum(row_on) - 1).take(hit_rows)   # the rows' new numbers
     else:  # a few rows (or any order): gather their ranges of judged positions, in the order of the rows
-        lo = np.searchsorted(j.hits.rows, rows_kept)
-        n = np.searchsorted(j.hits.rows, rows_kept, side="right") - lo
+        lo = j.hit_offsets[rows_kept]
+        n = j.hit_offsets[rows_kept + 1] - lo
         idx = _ranges(lo, n)
         on = hit_keep[idx] if sources is None else hit_keep[sources[idx]]
         sel = idx[on]
@@ -162,8 +162,7 @@ def score_rows(j: Judged, hit_keep: np.ndarray, qrels: Qrels, rows: np.ndarray, 
     values = np.empty((len(rows), len(specs)))
     if not len(rows):
         return values
-    hits = np.searchsorted(j.hits.rows, rows, side="right") - np.searchsorted(j.hits.rows, rows)
-    total = np.cumsum(hits)
+    total = np.cumsum(j.hit_offsets[rows + 1] - j.hit_offsets[rows])   # judged positions up to each row
     bounds = np.r_[0, np.searchsorted(total, np.arange(chunk, total[-1], chunk), side="right"), len(rows)]
     for a, b in zip(bounds[:-1], bounds[1:]):
         if b > a:
@@ -342,8 +341,7 @@ class _Context:
                 if parts:
                     # C-ordered (x.T Fortran), as the values have always been laid out: the mean's float sums,
                     # hence the exact ties between systems that Kendall's τ counts, do not change with this code
-                    x = np.empty((sum(len(p) for p in parts), len(self.specs)))
-                    np.concatenate(parts, out=x)
+                    x = parts[0] if len(parts) == 1 and parts[0].flags.c_contiguous else np.concatenate(parts)
                     lab = np.concatenate(labels) if reps else None
                     for res, res_rep, (pooled, by_rep) in zip(results, results_rep,
                                                               _means(x, aggs, self.specs, lab, reps)):
