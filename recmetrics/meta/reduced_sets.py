@@ -166,8 +166,8 @@ def score_rows(j: Judged, hit_keep: np.ndarray, qrels: Qrels, rows: np.ndarray, 
     bounds = np.r_[0, np.searchsorted(total, np.arange(chunk, total[-1], chunk), side="right"), len(rows)]
     for a, b in zip(bounds[:-1], bounds[1:]):
         if b > a:
-            values[a:b] = score_judged(mask_judged(j, hit_keep, qrels, rows[a:b], codes=codes, sources=sources),
-                                          specs).T
+            masked = mask_judged(j, hit_keep, qrels, rows[a:b], codes=codes, sources=sources)
+            values[a:b] = score_judged(masked, specs).T
     return values
 
 
