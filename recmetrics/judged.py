@@ -76,11 +76,8 @@ class Judged:
     @cached_property
     def _row_first(self) -> np.ndarray:
         """For each hit, the index of the first hit of its row (hits are sorted by row)."""
-        rows = self.hits.rows
-        if not len(rows):
-            return np.zeros(0, dtype=np.int64)
-        starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
-        return np.repeat(starts, np.diff(np.r_[starts, len(rows)]))
+        starts = self.hit_offsets
+        return np.repeat(starts[:-1], np.diff(starts))
 
     def before(self, x: np.ndarray) -> np.ndarray:
         """For each hit, the sum of ``x`` (counts: whole numbers) over the earlier hits of its row.

@@ -296,6 +296,12 @@ def _robustness_stored(study, scenarios, sizes, n_samples, seed, path, **kw):
 
 
 # ------------------------------------------------------------------------------------ background
+#: the C allocator's settings of the background study (glibc reads them; others ignore them): keep
+#: the memory a sample frees for the next one instead of handing it back and faulting it in again,
+#: page by page (at ML-20M scale a quarter of the study's time, for no more peak memory: measured)
+KEEP_FREED = {"MALLOC_MMAP_MAX_": "0", "MALLOC_TRIM_THRESHOLD_": str(1 << 40)}
+
+
 def start_robustness(parameters: Mapping):
     """Start the robustness study of chapter 3 (``parameters``: the own-runs plan's, with
     ``source["prepared"]``, ``metrics``, ``cutoffs``, ``scenarios``, ``sizes``, ``n_samples``, ``seed``;
@@ -332,11 +338,6 @@ def stop(proc) -> None:
         proc.terminate()
     proc.wait()
 
-
-#: the C allocator's settings of the background study (glibc reads them; others ignore them): keep
-#: the memory a sample frees for the next one instead of handing it back and faulting it in again,
-#: page by page (at ML-20M scale a quarter of the study's time, for no more peak memory: measured)
-KEEP_FREED = {"MALLOC_MMAP_MAX_": "0", "MALLOC_TRIM_THRESHOLD_": str(1 << 40)}
 
 #: the settings chapters 3 and 5 pass to :func:`robustness` that enter its stored key
 _CHAPTER_KW = {"aggregate": "arithmetic"}
