@@ -69,3 +69,85 @@ def test_study_and_robustness_on_dask_equal_local(tmp_path):
                                        progress=False)
     assert np.array_equal(local.cube, remote.cube, equal_nan=True)
     assert r_local.samples.equals(r_remote.samples)
+
+
+class _Big:
+    """A shared argument that refuses to be pickled: forked workers must inherit it."""
+
+    def __init__(self, values):
+        self.values = values
+
+    def __reduce__(self):
+        raise AssertionError("the shared argument was pickled")
+
+
+def _use_shared(big, i):
+    import os
+
+    return float(big.values[i]), os.getpid()
+
+
+def _fails(i):
+    if i == 3:
+        raise InputError("task 3 fails")
+    return i
+
+
+def _dies(i):
+    import os
+
+    if i == 2:
+        os._exit(9)     # a worker killed (out of memory, say)
+    return i
+
+
+needs_fork = pytest.mark.skipif(not parallel._can_fork(), reason="fork is not available on this platform")
+
+
+@needs_fork
+def test_forked_workers_inherit_the_shared_argument():
+    """prefer="fork": the scatter argument is inherited, never pickled; results in task order and equal
+    to the serial ones; the work runs in other processes (2 of them)."""
+    import os
+
+    big = _Big(np.arange(40.0) ** 2)
+    tasks = [(big, i) for i in range(40)]
+    got = parallel.map_tasks(_use_shared, tasks, n_jobs=2, prefer="fork", scatter=[big])
+    assert [v for v, _ in got] == [v for v, _ in parallel.map_tasks(_use_shared, tasks)]
+    pids = {p for _, p in got}
+    assert os.getpid() not in pids and len(pids) <= 2
+    assert parallel._INHERITED == []                  # released after the call
+    with pytest.raises(AssertionError, match="pickled"):  # the guard works: without scatter it is sent
+        parallel.map_tasks(_use_shared, tasks[:2], n_jobs=2, prefer="fork")
+
+
+@needs_fork
+def test_forked_workers_fail_loudly():
+    """A task's error reaches the caller as that error; a worker that dies fails the call instead of
+    hanging it; -1 means every core."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    with pytest.raises(InputError, match="task 3 fails"):
+        parallel.map_tasks(_fails, [(i,) for i in range(6)], n_jobs=2, prefer="fork")
+    with pytest.raises(BrokenProcessPool):
+        parallel.map_tasks(_dies, [(i,) for i in range(6)], n_jobs=2, prefer="fork")
+    assert parallel.map_tasks(_fails, [(i,) for i in range(3)], n_jobs=-1, prefer="fork") == [0, 1, 2]
+    with pytest.raises(InputError, match="'threads', 'processes' or 'fork'"):
+        parallel.map_tasks(_fails, [(0,), (1,)], n_jobs=2, prefer="spawn")
+
+
+@needs_fork
+def test_robustness_on_forked_workers_equals_serial(tmp_path):
+    """The robustness study on 2 forked workers: the same samples, bit for bit, as on one."""
+    from test_recommenders import synthetic
+
+    from recmetrics import study
+    from recmetrics.meta import robustness as rb
+
+    s = study.Study(synthetic(seed=5), ["Random", "Pop", "ItemKNN(k=20)"], ["P", "nDCG", "ERR"], [5, 10], k=2,
+                    seed=0, cache_dir=tmp_path, progress=False)
+    kw = dict(scenarios=["ratings", "popular-items", "random-users"], sizes=(1.0, 0.9, 0.4), n_samples=3, seed=4,
+              progress=False)
+    serial = rb.robustness_study(s, **kw)
+    forked = rb.robustness_study(s, n_jobs=2, prefer="fork", **kw)
+    assert serial.samples.equals(forked.samples)

@@ -369,7 +369,7 @@ def test_chapter_outputs_ignore_styler_ids_and_addresses(tmp_path):
 
 
 def test_background_study_ends_with_its_killed_build(tmp_path):
-    """The background process of chapter 3's study (own_prepared.exit_with_parent) ends when the
+    """The background process of chapter 3's study (parallel.exit_with_parent) ends when the
     build that started it is killed, instead of computing on with gigabytes in memory."""
     import signal
     import subprocess
@@ -377,7 +377,7 @@ def test_background_study_ends_with_its_killed_build(tmp_path):
     import time
 
     marker = tmp_path / "child.pid"
-    child = ("import os, time; from recmetrics.report.own_prepared import exit_with_parent; "
+    child = ("import os, time; from recmetrics.parallel import exit_with_parent; "
              f"exit_with_parent(os.getppid(), every=0.05); open({str(marker)!r}, 'w').write(str(os.getpid())); "
              "time.sleep(120)")
     parent = subprocess.Popen([sys.executable, "-c", f"import subprocess, sys, time; "

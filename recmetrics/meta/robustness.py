@@ -323,8 +323,9 @@ def robustness_study(study, scenarios: Sequence[str] | str | None = None,
         The mean over users; defaults to the study's.
     n_jobs, client, prefer, progress
         Work runs through :func:`recmetrics.parallel.map_tasks` (joblib ``n_jobs``, threads by
-        default since every sample shares the judged runs, or a Dask ``client``; the study's client
-        is used when none is given).
+        default since every sample shares the judged runs; ``prefer="fork"``: processes forked from
+        this one, which inherit the judged runs and run side by side where threads mostly take
+        turns on the GIL; or a Dask ``client``; the study's client is used when none is given).
     tie_break : {"sample", "first"}
         ``"sample"``: each of the ``n_samples`` samples of popular-items / large-users orders equal
         counts by its own seeded random key, and the spread enters ``area_se``. ``"first"``: one

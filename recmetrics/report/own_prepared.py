@@ -300,12 +300,17 @@ def _robustness_stored(study, scenarios, sizes, n_samples, seed, path, **kw):
 #: the memory a sample frees for the next one instead of handing it back and faulting it in again,
 #: page by page (at ML-20M scale a quarter of the study's time, for no more peak memory: measured)
 KEEP_FREED = {"MALLOC_MMAP_MAX_": "0", "MALLOC_TRIM_THRESHOLD_": str(1 << 40)}
+#: the background study's niceness when it runs on every core (``n_jobs`` ≠ 1, the paper profile):
+#: the chapters' kernels (chapter 1's permutation tests: BLAS products on both cores) run first, so
+#: neither waits on the other's threads; with one worker the study is the build's longest line of
+#: work and keeps its priority
+BACKGROUND_NICE = 10
 
 
 def start_robustness(parameters: Mapping):
     """Start the robustness study of chapter 3 (``parameters``: the own-runs plan's, with
     ``source["prepared"]``, ``metrics``, ``cutoffs``, ``scenarios``, ``sizes``, ``n_samples``, ``seed``;
-    the arithmetic mean; ``n_jobs``, default 1: its threads) in a background process that stores it
+    the arithmetic mean; ``n_jobs``, default 1: its worker processes, forked) in a background process that stores it
     where :func:`robustness` reads it; returns the process, or ``None`` when there is nothing to start
     (no prepared Study, a Dask ``scheduler`` given, or the result already stored). The chapters run
     meanwhile; the one that needs the result waits for it (:func:`recmetrics.cache.file_lock`). Values as computed in
@@ -353,29 +358,18 @@ def _background(args: Mapping) -> None:
             return
         study = load(args["source"], args["metrics"], args["cutoffs"])
         if study is not None:
+            n_jobs = int(args.get("n_jobs", 1))
+            if n_jobs != 1:   # on every core: the chapters come first, the study takes what they leave
+                os.nice(BACKGROUND_NICE)
             _robustness_stored(study, list(args["scenarios"]), args["sizes"], args["n_samples"], args["seed"],
-                               path, n_jobs=int(args.get("n_jobs", 1)), progress=False, **_CHAPTER_KW)
-
-
-def exit_with_parent(parent: int, every: float = 1.0) -> None:
-    """End this process as soon as its parent ``parent`` is gone: a build killed by a signal it
-    cannot catch (SIGKILL, or SIGTERM to the build alone) must not leave its background study
-    computing for minutes with gigabytes in memory (the study's lock dies with the process, and
-    the result is only ever stored whole)."""
-    import threading
-    import time
-
-    def watch():
-        while os.getppid() == parent:
-            time.sleep(every)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+                               path, n_jobs=n_jobs, prefer="fork", progress=False, **_CHAPTER_KW)
 
 
 if __name__ == "__main__":
     import json
     import sys
+
+    from ..parallel import exit_with_parent
 
     exit_with_parent(os.getppid())
     _background(json.loads(sys.stdin.read()))
