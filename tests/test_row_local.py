@@ -73,3 +73,20 @@ def test_scores_in_blocks_of_rows_equal_one_call(edge, chunk):
         got = rs.score_rows(j, keep, qrels, rows, specs, chunk=chunk)
         assert got.shape == want.shape and got.tobytes() == want.tobytes()
     assert rs.score_rows(j, keep, qrels, np.zeros(0, dtype=np.int64), specs).shape == (0, len(specs))
+
+
+def test_cut_offs_in_any_order_equal_each_cut_off_alone(edge):
+    """A metric's per-hit terms are memoised across its cut-offs: the values of cut-offs asked in
+    ascending order, in descending order or in a mixed order equal those of one cut-off per fresh
+    Judged, byte for byte."""
+    qrels, lists = edge
+    run = Run.from_lists({u: items for u, items in lists.items() if items})
+    cutoffs = (1, 2, 5, 20, 37, 100)
+    fresh = {(m, k): score_judged(judge(run, qrels, depth=100, users="all"), [parse(f"{m}@{k}")])[0]
+             for m in NAMES for k in cutoffs}
+    for order in (cutoffs, cutoffs[::-1], (5, 1, 20, 2, 100, 37)):
+        j = judge(run, qrels, depth=100, users="all")
+        for m in NAMES:
+            for k in order:
+                got = score_judged(j, [parse(f"{m}@{k}")])[0]
+                assert got.tobytes() == fresh[m, k].tobytes(), (m, k, order)
