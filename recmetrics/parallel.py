@@ -6,8 +6,8 @@ tasks go through joblib's ``dask`` back-end of that client, so the scheduling is
 Locally, ``prefer="fork"`` runs the tasks in processes forked from this one, which inherit the
 large shared arguments (``scatter``) instead of receiving them: many numpy calls on blocks of a few
 MB hold the GIL between them, so threads share one core for much of the time (the robustness
-study at ML-20M scale: 1.1-1.5× on two threads, for 1.2-1.5× the CPU), while forked processes
-run side by side.
+study at ML-20M scale: 1.2-1.6× on two threads, for 1.2-1.5× the CPU), while two forked
+processes run side by side (1.75×).
 Results come back in task order; every task carries its own seed (derive them with
 :func:`task_seeds`), so the same seed gives identical results whatever the back-end or the number
 of workers.

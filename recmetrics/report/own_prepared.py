@@ -310,12 +310,13 @@ BACKGROUND_NICE = 10
 def start_robustness(parameters: Mapping):
     """Start the robustness study of chapter 3 (``parameters``: the own-runs plan's, with
     ``source["prepared"]``, ``metrics``, ``cutoffs``, ``scenarios``, ``sizes``, ``n_samples``, ``seed``;
-    the arithmetic mean; ``n_jobs``, default 1: its worker processes, forked) in a background process that stores it
-    where :func:`robustness` reads it; returns the process, or ``None`` when there is nothing to start
-    (no prepared Study, a Dask ``scheduler`` given, or the result already stored). The chapters run
-    meanwhile; the one that needs the result waits for it (:func:`recmetrics.cache.file_lock`). Values as computed in
-    the chapter (the same function, arguments and stored form); a failed or stopped background
-    process leaves the chapter to compute it."""
+    the arithmetic mean; ``n_jobs``, default 1: its worker processes, forked) in a background
+    process that stores it where :func:`robustness` reads it; returns the process, or ``None`` when
+    there is nothing to start (no prepared Study, a Dask ``scheduler`` given, or the result already
+    stored). The chapters run meanwhile; the one that needs the result waits for it
+    (:func:`recmetrics.cache.file_lock`). Values as computed in the chapter (the same function,
+    arguments and stored form); a failed or stopped background process leaves the chapter to
+    compute it."""
     import json
     import subprocess
     import sys
