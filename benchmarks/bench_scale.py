@@ -14,7 +14,8 @@ with ``w_s`` from 0 (no knowledge of the judgments: a popularity or random ranke
 Measured: the wall time of the whole command, per chapter (the ``executed X in Ns`` lines of the
 build's log) and the peak memory of the process tree (the sum of the resident set sizes of the
 command and every descendant, sampled every 0.2 s with psutil; per chapter, the peak while it
-ran), from an empty run cache and an empty book folder.
+ran; with ``--workers``, the local cluster's scheduler and worker processes too), from an empty
+run cache and an empty book folder.
 
 ``--scheduler`` runs the chapters' studies on a Dask cluster: ``--workers N`` starts a local
 ``dask.distributed.LocalCluster`` of N single-threaded worker processes for the build (``--workers
@@ -195,6 +196,8 @@ class TreeMemory(threading.Thread):
         self.proc, self.interval = psutil.Process(pid), interval
         self.peak = self.phase_peak = 0
         self.cpu_seen: dict[int, float] = {}   # user + system seconds of every process, as last sampled
+        t = self.proc.cpu_times()
+        self.cpu_before = t.user + t.system    # the root's CPU before this build (a cluster's caller ran earlier builds)
         self._halt = threading.Event()
 
     def sample(self) -> int:
@@ -219,7 +222,7 @@ class TreeMemory(threading.Thread):
         """CPU seconds of every process of the tree seen (a process ending between two samples loses
         at most ``interval`` of it): counts the workers a parent never waits for, which
         ``RUSAGE_CHILDREN`` misses."""
-        return sum(self.cpu_seen.values())
+        return sum(self.cpu_seen.values()) - self.cpu_before
 
     def run(self):
         while not self._halt.is_set():
@@ -238,12 +241,15 @@ class TreeMemory(threading.Thread):
 
 
 def build(qrels: Path, runs: list[Path], out: Path, profile: str = "quick", scheduler: str | None = None,
-          cache: Path | None = None, extra: list[str] | None = None, log=lambda msg: print(msg, flush=True)) -> dict:
+          cache: Path | None = None, extra: list[str] | None = None, log=lambda msg: print(msg, flush=True),
+          cluster_here: bool = False) -> dict:
     """Run ``recmetrics report --qrels Q --runs R... --out OUT --name bench-<OUT's name>`` (its own book
     folder, ``book/_build/runs/bench-<name>-<hash of the name>``) as a whole process from an empty run
     cache; returns ``{"wall", "cpu", "peak_mb", "chapters": {name: (seconds, peak MB)}, "index"}`` (``cpu``:
     user + system seconds of the process tree, what a shared machine does not inflate much: the larger
-    of the waited-for descendants' rusage and the tree's sampled CPU times)."""
+    of the waited-for descendants' rusage and the tree's sampled CPU times). ``cluster_here``: the
+    ``scheduler`` is a local cluster started by this process, whose workers (this process's children)
+    count in the memory and CPU measured, with the command's tree."""
     cmd = [sys.executable, "-m", "recmetrics.cli", "report", "--profile", profile, "--qrels", str(qrels),
            "--runs", *map(str, runs), "--out", str(out / "html"), "--name", f"bench-{out.name}", *(extra or [])]
     if scheduler:
@@ -254,7 +260,8 @@ def build(qrels: Path, runs: list[Path], out: Path, profile: str = "quick", sche
     cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0, started_at = time.perf_counter(), time.time()
     proc = subprocess.Popen(cmd, cwd=out, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
-    mem = TreeMemory(proc.pid)
+    # on a local cluster, its scheduler (this process) and worker processes are this process's: count them too
+    mem = TreeMemory(os.getpid() if cluster_here else proc.pid)
     mem.start()
     chapters, tail, started = {}, [], t0
     for line in proc.stdout:
@@ -365,7 +372,8 @@ def main(argv=None):
         out.mkdir(parents=True)
         cluster = local_cluster(workers) if workers else None
         try:
-            res = build(qrels, runs, out, args.profile, cluster.scheduler_address if cluster else None, extra=extra)
+            res = build(qrels, runs, out, args.profile, cluster.scheduler_address if cluster else None, extra=extra,
+                        cluster_here=cluster is not None)
         finally:
             if cluster is not None:
                 cluster.close()

@@ -306,6 +306,23 @@ def test_robustness_computed_in_the_background_is_what_the_chapter_computes(work
                                                                        if k != "prepared"}}) is None
 
 
+def test_the_background_study_on_forked_workers_equals_the_chapters(workload, cache, monkeypatch):
+    """The paper profile's background study (``n_jobs`` 2: forked workers, niced below the chapters)
+    stores the values the chapter computes alone, bit for bit."""
+    qrels, runs = workload
+    params = {"metrics": METRICS, "cutoffs": CUTOFFS, "sizes": GRIDS, "n_samples": 3, "n_jobs": 2}
+    p = own_runs.plan(qrels, runs, parameters=params)
+    proc = own_prepared.start_robustness(p.parameters)
+    assert proc is not None and proc.wait(timeout=300) == 0
+    study = load_study(p.source, METRICS, CUTOFFS)
+    direct = rob.robustness_study(study, p.parameters["scenarios"], GRIDS, 3, p.parameters["seed"],
+                                  aggregate="arithmetic", progress=False)
+    monkeypatch.setattr(rob, "robustness_study", lambda *a, **k: pytest.fail("recomputed"))
+    got = own_prepared.robustness(study, p.parameters["scenarios"], GRIDS, 3, p.parameters["seed"],
+                                  aggregate="arithmetic", n_jobs=1, client=None, progress=False)
+    assert got.samples.equals(direct.samples) and got.full.equals(direct.full)
+
+
 def test_a_chapter_waits_for_the_robustness_another_process_computes(workload, cache, monkeypatch):
     """While the result's lock is held (by the background process), the chapter's call waits, then
     reads what was stored instead of computing it again."""
