@@ -282,12 +282,14 @@ def test_the_plan_stores_the_prepared_study_once(workload, cache, monkeypatch):
     assert getattr(load_study(p.source, METRICS, CUTOFFS), "prepared_key", None) == saved[0]
 
 
-def test_robustness_computed_in_the_background_is_what_the_chapter_computes(workload, cache, monkeypatch):
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_robustness_computed_in_the_background_is_what_the_chapter_computes(workload, cache, monkeypatch, n_jobs):
     """start_robustness: chapter 3's study in another process, stored where chapters 3 and 5 read it
     (the same key as the chapters' call), values bit-identical to robustness_study in the chapter;
-    nothing started when it is stored already or there is no prepared Study."""
+    nothing started when it is stored already or there is no prepared Study. ``n_jobs`` 2 (the paper
+    profile's): on forked workers, niced below the chapters."""
     qrels, runs = workload
-    params = {"metrics": METRICS, "cutoffs": CUTOFFS, "sizes": GRIDS, "n_samples": 2}
+    params = {"metrics": METRICS, "cutoffs": CUTOFFS, "sizes": GRIDS, "n_samples": 2, "n_jobs": n_jobs}
     p = own_runs.plan(qrels, runs, parameters=params)
     assert p.parameters["scenarios"] == list(rob.SCENARIOS)
     proc = own_prepared.start_robustness(p.parameters)
@@ -304,23 +306,6 @@ def test_robustness_computed_in_the_background_is_what_the_chapter_computes(work
     assert own_prepared.start_robustness(p.parameters) is None          # stored: nothing to do
     assert own_prepared.start_robustness({**p.parameters, "source": {k: v for k, v in p.source.items()
                                                                        if k != "prepared"}}) is None
-
-
-def test_the_background_study_on_forked_workers_equals_the_chapters(workload, cache, monkeypatch):
-    """The paper profile's background study (``n_jobs`` 2: forked workers, niced below the chapters)
-    stores the values the chapter computes alone, bit for bit."""
-    qrels, runs = workload
-    params = {"metrics": METRICS, "cutoffs": CUTOFFS, "sizes": GRIDS, "n_samples": 3, "n_jobs": 2}
-    p = own_runs.plan(qrels, runs, parameters=params)
-    proc = own_prepared.start_robustness(p.parameters)
-    assert proc is not None and proc.wait(timeout=300) == 0
-    study = load_study(p.source, METRICS, CUTOFFS)
-    direct = rob.robustness_study(study, p.parameters["scenarios"], GRIDS, 3, p.parameters["seed"],
-                                  aggregate="arithmetic", progress=False)
-    monkeypatch.setattr(rob, "robustness_study", lambda *a, **k: pytest.fail("recomputed"))
-    got = own_prepared.robustness(study, p.parameters["scenarios"], GRIDS, 3, p.parameters["seed"],
-                                  aggregate="arithmetic", n_jobs=1, client=None, progress=False)
-    assert got.samples.equals(direct.samples) and got.full.equals(direct.full)
 
 
 def test_a_chapter_waits_for_the_robustness_another_process_computes(workload, cache, monkeypatch):
