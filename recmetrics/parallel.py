@@ -158,6 +158,7 @@ def _map_forked(func: Callable, tasks: list, n_jobs: int, scatter: Sequence[Any]
     joblib's count, ``-1`` = every core). ``scatter``'s objects are inherited, not pickled; a worker
     that dies (killed, out of memory) fails the call (``BrokenProcessPool``) rather than hang it."""
     import multiprocessing as mp
+    import pickle
     from concurrent.futures import ProcessPoolExecutor
     from functools import partial
 
@@ -166,6 +167,8 @@ def _map_forked(func: Callable, tasks: list, n_jobs: int, scatter: Sequence[Any]
     workers = max(1, min(len(tasks), n_jobs if n_jobs > 0 else cores + 1 + n_jobs))
     where = {id(o): i for i, o in enumerate(scatter)}
     packed = [tuple(_Inherited(where[id(a)]) if id(a) in where else a for a in t) for t in tasks]
+    for t in packed:   # what cannot be sent fails here: in the pool's feeder thread it can hang the pool's shutdown
+        pickle.dumps((func, t))
     _INHERITED = list(scatter)
     pool = ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"), initializer=exit_with_parent,
                                initargs=(os.getpid(),))
