@@ -93,13 +93,11 @@ def map_tasks(func: Callable, tasks: Sequence[tuple] | Iterable[tuple], *, n_job
         if prefer not in (None, "threads", "processes", "fork"):
             raise InputError(f"prefer must be 'threads', 'processes' or 'fork', got {prefer!r}")
         if prefer == "fork" and _can_fork():
-            for r in _map_forked(func, tasks, n_jobs, scatter or ()):
-                out.append(r)
-                if bar is not None:
-                    bar.update(1)
-            return out
-        prefer = "threads" if prefer == "fork" else prefer   # no fork on this platform: threads share the arguments
-        for r in Parallel(n_jobs=n_jobs, prefer=prefer, return_as="generator")(delayed(func)(*t) for t in tasks):
+            results = _map_forked(func, tasks, n_jobs, scatter or ())
+        else:   # where the platform cannot fork, threads share the arguments
+            results = Parallel(n_jobs=n_jobs, prefer="threads" if prefer == "fork" else prefer,
+                               return_as="generator")(delayed(func)(*t) for t in tasks)
+        for r in results:
             out.append(r)
             if bar is not None:
                 bar.update(1)
@@ -154,17 +152,18 @@ def _run_inherited(func: Callable, args: tuple):
 
 
 def _map_forked(func: Callable, tasks: list, n_jobs: int, scatter: Sequence[Any]):
-    """``func(*task)`` for each task, in order, on ``n_jobs`` processes forked from this one (negative:
-    joblib's count, ``-1`` = every core). ``scatter``'s objects are inherited, not pickled; a worker
+    """``func(*task)`` for each task, in order, on ``n_jobs`` processes forked from this one (counted as
+    joblib counts them: ``-1`` = every core). ``scatter``'s objects are inherited, not pickled; a worker
     that dies (killed, out of memory) fails the call (``BrokenProcessPool``) rather than hang it."""
     import multiprocessing as mp
     import pickle
     from concurrent.futures import ProcessPoolExecutor
     from functools import partial
 
+    from joblib import effective_n_jobs
+
     global _INHERITED
-    cores = os.cpu_count() or 1
-    workers = max(1, min(len(tasks), n_jobs if n_jobs > 0 else cores + 1 + n_jobs))
+    workers = max(1, min(len(tasks), effective_n_jobs(n_jobs)))
     where = {id(o): i for i, o in enumerate(scatter)}
     packed = [tuple(_Inherited(where[id(a)]) if id(a) in where else a for a in t) for t in tasks]
     for t in packed:   # what cannot be sent fails here: in the pool's feeder thread it can hang the pool's shutdown
