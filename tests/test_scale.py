@@ -287,13 +287,14 @@ def test_robustness_computed_in_the_background_is_what_the_chapter_computes(work
     """start_robustness: chapter 3's study in another process, stored where chapters 3 and 5 read it
     (the same key as the chapters' call), values bit-identical to robustness_study in the chapter;
     nothing started when it is stored already or there is no prepared Study. ``n_jobs`` 2 (the paper
-    profile's): on forked workers, niced below the chapters."""
+    profile's): on forked workers, niced below the chapters, in a session (scheduling group) of its own."""
     qrels, runs = workload
     params = {"metrics": METRICS, "cutoffs": CUTOFFS, "sizes": GRIDS, "n_samples": 2, "n_jobs": n_jobs}
     p = own_runs.plan(qrels, runs, parameters=params)
     assert p.parameters["scenarios"] == list(rob.SCENARIOS)
     proc = own_prepared.start_robustness(p.parameters)
-    assert proc is not None and proc.wait(timeout=300) == 0
+    assert proc is not None and os.getsid(proc.pid) == proc.pid    # leads its session: may lower its group
+    assert proc.wait(timeout=300) == 0
     assert len(list((cache / "prepared").glob("*-robustness-*.npz"))) == 1
     study = load_study(p.source, METRICS, CUTOFFS)
     direct = rob.robustness_study(study, p.parameters["scenarios"], GRIDS, 2, p.parameters["seed"],

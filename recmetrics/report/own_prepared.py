@@ -300,10 +300,11 @@ def _robustness_stored(study, scenarios, sizes, n_samples, seed, path, **kw):
 #: the memory a sample frees for the next one instead of handing it back and faulting it in again,
 #: page by page (at ML-20M scale a quarter of the study's time, for no more peak memory: measured)
 KEEP_FREED = {"MALLOC_MMAP_MAX_": "0", "MALLOC_TRIM_THRESHOLD_": str(1 << 40)}
-#: the background study's niceness when it runs on every core (``n_jobs`` ≠ 1, the paper profile):
-#: the chapters' kernels (chapter 1's permutation tests: BLAS products on both cores) run first, so
-#: neither waits on the other's threads; with one worker the study is the build's longest line of
-#: work and keeps its priority
+#: the background study's niceness (its own and its session's scheduling group's,
+#: :func:`recmetrics.parallel.lower_priority`) when it runs on every core (``n_jobs`` ≠ 1, the paper
+#: profile): the chapters' kernels (chapter 1's permutation tests: BLAS products on both cores) run
+#: first, so neither waits on the other's threads; with one worker the study is the build's longest
+#: line of work and keeps its priority
 BACKGROUND_NICE = 10
 
 
@@ -330,7 +331,8 @@ def start_robustness(parameters: Mapping):
     if path is None or path.exists():
         return None
     proc = subprocess.Popen([sys.executable, "-m", "recmetrics.report.own_prepared"], stdin=subprocess.PIPE,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **KEEP_FREED})
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **KEEP_FREED},
+                            start_new_session=True)   # its own scheduling group, which it may lower
     proc.stdin.write(json.dumps(args).encode())
     proc.stdin.close()
     return proc
@@ -361,7 +363,9 @@ def _background(args: Mapping) -> None:
         if study is not None:
             n_jobs = int(args.get("n_jobs", 1))
             if n_jobs != 1:   # on every core: the chapters come first, the study takes what they leave
-                os.nice(BACKGROUND_NICE)
+                from ..parallel import lower_priority
+
+                lower_priority(BACKGROUND_NICE)
             _robustness_stored(study, list(args["scenarios"]), args["sizes"], args["n_samples"], args["seed"],
                                path, n_jobs=n_jobs, prefer="fork", progress=False, **_CHAPTER_KW)
 
