@@ -110,10 +110,12 @@ class Judged:
         return self.before(pooled.astype(np.float64)) if pooled.any() else np.zeros(len(pooled))
 
     def rel_top(self, k: int) -> np.ndarray:
-        """Mask of the relevant hits within the top ``k`` (memoised: several metrics share it)."""
+        """Mask of the relevant hits within the top ``k`` (memoised: several metrics share it, and
+        :meth:`per_user` finds its selected positions once for all of them)."""
         memo = self.__dict__.setdefault("_rel_top", {})
         if k not in memo:
             memo[k] = self.hit_rel if k >= self.depth else self.hit_rel & (self.hits.cols < k)
+            self.__dict__.setdefault("_shared_masks", {})[id(memo[k])] = [memo[k], None]
         return memo[k]
 
     def n_rel_top(self, k: int) -> np.ndarray:
@@ -124,10 +126,21 @@ class Judged:
         return memo[k]
 
     def per_user(self, weights: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Sum ``weights`` (a scalar: count) of the hits selected by ``mask`` per user."""
-        idx = np.flatnonzero(mask)  # one pass; taking by index beats boolean indexing twice
+        """Sum ``weights`` (a scalar: count) of the hits selected by ``mask`` per user.
+
+        A mask of :meth:`rel_top` (P, Recall, AP, bpref and infAP at one cut-off share it) has its
+        positions and their rows found once; the sums are the same, bit for bit."""
+        shared = self.__dict__.get("_shared_masks", {}).get(id(mask))
+        if shared is not None and shared[0] is mask:   # the memo holds the mask, so its id is not reused
+            if shared[1] is None:
+                idx = np.flatnonzero(mask)
+                shared[1] = (idx, self.hits.rows.take(idx))
+            idx, rows = shared[1]
+        else:
+            idx = np.flatnonzero(mask)  # one pass; taking by index beats boolean indexing twice
+            rows = self.hits.rows.take(idx)
         w = np.asarray(weights, dtype=np.float64).take(idx) if np.ndim(weights) else None
-        return np.bincount(self.hits.rows.take(idx), weights=w, minlength=len(self)).astype(np.float64)
+        return np.bincount(rows, weights=w, minlength=len(self)).astype(np.float64)
 
     def ideal_dcg(self, k: int | None, relevant_only: bool = False, exp: bool = False) -> np.ndarray:
         """DCG of the ideal ranking of all the user's judgments, truncated at ``k`` (None: all);

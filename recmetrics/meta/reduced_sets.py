@@ -117,17 +117,22 @@ def mask_judged(j: Judged, hit_keep: np.ndarray, qrels: Qrels, users: np.ndarray
     known = uk >= 0
     n_rel = np.where(known, qrels.n_relevant[uk], 0)
     n_nonrel = np.where(known, qrels.n_nonrelevant[uk], 0)
-    if len(rows_kept) * 16 >= len(j) and (np.diff(rows_kept) > 0).all():
-        # most rows, ascending: one pass over every judged position (hits are sorted by row)
-        ok = hit_keep if sources is None else hit_keep.take(sources)
-        if len(rows_kept) < len(j):
-            row_on = np.zeros(len(j), dtype=bool)
-            row_on[rows_kept] = True
-            ok = ok & row_on.take(j.hits.rows)
+    span = (int(rows_kept[0]), int(rows_kept[-1]) + 1) if len(rows_kept) else (0, 0)
+    if len(rows_kept) and (span[1] - span[0]) <= 16 * len(rows_kept) and (np.diff(rows_kept) > 0).all():
+        # ascending rows, most of those in their span (a block of the samples' rows, or the whole run):
+        # one pass over the span's judged positions, which are contiguous (hits are sorted by row)
+        lo, hi = j.hit_offsets[span[0]], j.hit_offsets[span[1]]
+        ok = hit_keep[lo:hi] if sources is None else hit_keep.take(sources[lo:hi])
+        local = j.hits.rows[lo:hi] - span[0]
+        if len(rows_kept) < span[1] - span[0]:
+            row_on = np.zeros(span[1] - span[0], dtype=bool)
+            row_on[rows_kept - span[0]] = True
+            ok = ok & row_on.take(local)
         sel = np.flatnonzero(ok)
-        hit_rows = j.hits.rows.take(sel)
-        if len(rows_kept) < len(j):
+        hit_rows = local.take(sel)
+        if len(rows_kept) < span[1] - span[0]:
             hit_rows = (np.cumsum(row_on) - 1).take(hit_rows)   # the rows' new numbers
+        sel += lo
     else:  # a few rows (or any order): gather their ranges of judged positions, in the order of the rows
         lo = j.hit_offsets[rows_kept]
         n = j.hit_offsets[rows_kept + 1] - lo
