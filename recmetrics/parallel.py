@@ -145,7 +145,10 @@ def lower_priority(nice: int) -> int | None:
     study's group niced too (measured: 940 s against 340 s for 100,000 permutations). The group is
     only touched when this process leads its session (started with ``start_new_session``): lowering
     the group of the terminal it was started from would slow the user's shell too. Returns the
-    group's nice after the call (``None`` where there are no autogroups)."""
+    group's nice after the call (``None`` where there are no autogroups; nothing is done where
+    processes have no nice, as on Windows)."""
+    if not hasattr(os, "nice"):
+        return None
     os.nice(nice)
     if os.getsid(0) != os.getpid():
         return None

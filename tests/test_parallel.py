@@ -184,3 +184,12 @@ def test_lower_priority_lowers_the_session_group_only_of_a_session_leader(own_se
         assert group == 7 and text.split()[-1] == "7"
         with open(parallel.AUTOGROUP) as f:
             assert f.read() != text                     # the child's own group, not this test's
+
+
+def test_lower_priority_does_nothing_where_processes_have_no_nice(monkeypatch):
+    """Where ``os.nice`` does not exist (Windows), lower_priority changes nothing and does not fail."""
+    import os
+
+    monkeypatch.delattr(os, "nice")
+    monkeypatch.setattr(os, "getsid", lambda pid: pytest.fail("looked at the session"), raising=False)
+    assert parallel.lower_priority(10) is None
