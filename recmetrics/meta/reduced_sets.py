@@ -133,7 +133,7 @@ def mask_judged(j: Judged, hit_keep: np.ndarray, qrels: Qrels, users: np.ndarray
         if len(rows_kept) < span[1] - span[0]:
             hit_rows = (np.cumsum(row_on) - 1).take(hit_rows)   # the rows' new numbers
         sel += lo
-    else:  # a few rows (or any order): gather their ranges of judged positions, in the order of the rows
+    else:  # rows in any order, or few in their span: gather their ranges of judged positions, in their order
         lo = j.hit_offsets[rows_kept]
         n = j.hit_offsets[rows_kept + 1] - lo
         idx = _ranges(lo, n)
