@@ -22,8 +22,8 @@ nothing). Each is computed once per key: whoever computes it holds an ``flock`` 
 and the others wait for it, then read. A build starts the robustness of chapter 3 at once in a
 background process (:func:`start_robustness`: one thread, or the cores under the paper profile at a
 lower priority, :func:`recmetrics.parallel.lower_priority`) while chapters 1, 2 and 4 execute;
-chapters 3 and 5 then read it. Values are those of :func:`recmetrics.meta.discriminative_power` and :func:`recmetrics.meta.robustness.robustness_study`,
-bit for bit (tested).
+chapters 3 and 5 then read it. Values are those of :func:`recmetrics.meta.discriminative_power`
+and :func:`recmetrics.meta.robustness.robustness_study`, bit for bit (tested).
 """
 from __future__ import annotations
 
