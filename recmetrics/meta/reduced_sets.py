@@ -124,13 +124,14 @@ def mask_judged(j: Judged, hit_keep: np.ndarray, qrels: Qrels, users: np.ndarray
         lo, hi = j.hit_offsets[span[0]], j.hit_offsets[span[1]]
         ok = hit_keep[lo:hi] if sources is None else hit_keep.take(sources[lo:hi])
         local = j.hits.rows[lo:hi] - span[0]
-        if len(rows_kept) < span[1] - span[0]:
+        gaps = len(rows_kept) < span[1] - span[0]   # rows of the span left out
+        if gaps:
             row_on = np.zeros(span[1] - span[0], dtype=bool)
             row_on[rows_kept - span[0]] = True
             ok = ok & row_on.take(local)
         sel = np.flatnonzero(ok)
         hit_rows = local.take(sel)
-        if len(rows_kept) < span[1] - span[0]:
+        if gaps:
             hit_rows = (np.cumsum(row_on) - 1).take(hit_rows)   # the rows' new numbers
         sel += lo
     else:  # rows in any order, or few in their span: gather their ranges of judged positions, in their order
