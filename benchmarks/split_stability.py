@@ -1,17 +1,19 @@
 """Per-claim verdicts of books built at several split seeds, and issue 25 §1's three figures.
 
-    python benchmarks/split_stability.py 0=DIR0/findings 1=DIR1/findings 2=DIR2/findings
+    python benchmarks/split_stability.py 0=DIR0/findings 1=DIR1/findings 2=DIR2/findings [3=... ...]
 
 Each argument is ``seed=folder``: the ``findings`` folder of a build (``book/generated/findings``
 after ``recmetrics report -p seed=S``). Prints one line per claim row whose verdict is not the same
 under every seed (``--all``: every row), then the figures: claim rows, rows that agree under one
-seed and disagree under another, rows that change at all, rows decided under every seed.
+seed and disagree under another, rows that change at all, rows decided under every seed. With more
+than three seeds it also prints those figures averaged over every three of them
+(:func:`recmetrics.report.stability.expected_stability`): one triple of seeds is one draw.
 """
 import argparse
 
 import pandas as pd
 
-from recmetrics.report.stability import stability, verdicts_by_seed
+from recmetrics.report.stability import expected_stability, stability, verdicts_by_seed
 
 
 def main(argv=None):
@@ -28,6 +30,11 @@ def main(argv=None):
     print(f"\n{s['claims']} claim rows under every seed; agrees under one and disagrees under another: {s['opposite']}; "
           f"changed verdict: {s['changed']} ({s['changed_share']:.1%}); decided under every seed: "
           f"{s['decided_everywhere']} ({s['decided_share']:.1%})")
+    if v.shape[1] > 3:
+        e = expected_stability(v)
+        print(f"averaged over the {e['subsets']} triples of these {v.shape[1]} seeds: agrees under one and disagrees "
+              f"under another {e['opposite']:.2f}; changed verdict {e['changed']:.2f} ({e['changed_share']:.1%}); "
+              f"decided under every seed {e['decided_everywhere']:.2f} ({e['decided_share']:.1%})")
 
 
 if __name__ == "__main__":

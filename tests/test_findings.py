@@ -223,6 +223,23 @@ def test_split_stability_figures(tmp_path):
         verdicts_by_seed({"9": tmp_path / "nowhere"})
 
 
+def test_expected_stability_averages_every_triple_of_seeds():
+    import pandas as pd
+
+    from recmetrics.report.stability import expected_stability, stability
+
+    v = pd.DataFrame({"0": ["agrees", "agrees", "inconclusive"], "1": ["agrees", "disagrees", "inconclusive"],
+                      "2": ["agrees", "agrees", "inconclusive"], "3": ["inconclusive", "agrees", "inconclusive"]})
+    e = expected_stability(v)
+    # seeds 012: b changes (and flips); 013: a, b (flips); 023: a; 123: a, b (flips)
+    assert e["subsets"] == 4 and e["claims"] == 3
+    assert e["changed"] == (1 + 2 + 1 + 2) / 4 and e["opposite"] == (1 + 1 + 0 + 1) / 4
+    assert e["decided_everywhere"] == (2 + 1 + 1 + 1) / 4
+    assert expected_stability(v[["0", "1", "2"]]) == {**stability(v[["0", "1", "2"]]), "subsets": 1}
+    with pytest.raises(InputError, match="at least 3 seeds"):
+        expected_stability(v[["0", "1"]])
+
+
 def test_replicates_decide_when_the_monte_carlo_se_is_unknown():
     steady = {"P": [0.60, 0.61, 0.62, 0.60, 0.61], "AP": [0.50] * 5}
     unknown = {"P": fd.SE(0.0, n=5), "AP": fd.SE(0.0, n=5)}

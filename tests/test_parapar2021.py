@@ -76,14 +76,53 @@ def test_exp3_lower_beta_pairs_the_removals():
     rows = []
     for r in range(6):
         level = 0.5 + 0.1 * r                                   # removals differ a lot ...
-        for b, shift in ((0.25, 0.02), (1.0, 0.0)):             # ... β = 0.25 is 0.02 above β = 1 on each
+        for b, shift in ((0.25, 0.02 + 0.002 * (-1) ** r), (1.0, 0.0)):   # ... β = 0.25 is ~0.02 above β = 1 on each
             rows += [(100, b, f, r, level + shift) for f in (0.2, 0.5)]
     rob = pd.DataFrame(rows, columns=["cutoff", "beta", "fraction", "removal", "tau"])
     ev = verdict("exp3-lower-beta-more-robust", {"robustness": rob})
-    assert ev.verdict == "agrees" and "paired" in ev.detail
+    assert ev.verdict == "agrees" and "paired" in ev.detail and "over 6 removals" in ev.detail
     # the reverse order disagrees
     rob.loc[rob.beta == 0.25, "tau"] -= 0.04
     assert verdict("exp3-lower-beta-more-robust", {"robustness": rob}).verdict == "disagrees"
+    # the same gap on every removal: an se of 0 from 6 removals is unknown, not exact (issue 25 §2)
+    rob = rob.assign(tau=np.where(rob.beta == 0.25, rob.removal * 0.1 + 0.52, rob.removal * 0.1 + 0.5))
+    assert verdict("exp3-lower-beta-more-robust", {"robustness": rob}).verdict == "inconclusive"
+
+
+def test_exp3_lower_beta_se_from_two_removals_is_an_estimate():
+    """insteval, quick profile, seeds 0 and 2: β 0.25 − β 1 read −0.1 ± 0.015 and +0.096 ± 0.0074 over 2 removals,
+    'disagrees' and 'agrees', the se taken as exact. On 2 removals it has 1 degree of freedom (Student's t: 14 se)."""
+    rows = [(100, b, f, r, t) for r, (lo, hi) in enumerate([(0.30, 0.42), (0.36, 0.45)])
+            for b, t in ((0.25, lo), (1.0, hi)) for f in (0.2, 0.5)]
+    rob = pd.DataFrame(rows, columns=["cutoff", "beta", "fraction", "removal", "tau"])
+    ev = verdict("exp3-lower-beta-more-robust", {"robustness": rob})
+    assert ev.verdict == "inconclusive" and "over 2 removals" in ev.detail, ev.detail
+    # six removals with the same spread decide (5 degrees of freedom)
+    rows = [(100, b, f, r, t) for r, (lo, hi) in enumerate([(0.30, 0.42), (0.36, 0.45)] * 3)
+            for b, t in ((0.25, lo), (1.0, hi)) for f in (0.2, 0.5)]
+    rob = pd.DataFrame(rows, columns=["cutoff", "beta", "fraction", "removal", "tau"])
+    assert verdict("exp3-lower-beta-more-robust", {"robustness": rob}).verdict == "disagrees"
+
+
+def test_exp3_systems_drawn_once_or_per_removal():
+    """``systems="per-removal"`` shuffles a new set of systems for each removal: its first removal is
+    the one-set run's (the same draws, in the same order), the next ones differ; a wrong reading raises."""
+    from recmetrics.errors import InputError
+    from recmetrics.meta.perturbations import robustness
+
+    rng = np.random.default_rng(3)
+    aspects = {f"i{j}": tuple(a for a in "ABC" if rng.random() < 0.5) for j in range(40)}
+    test = pd.DataFrame([(u, f"i{j}", float(rng.integers(1, 6))) for u in range(30)
+                         for j in rng.choice(40, 15, replace=False)], columns=["user", "item", "rating"])
+    kw = dict(cutoffs=(5, 10), betas=(0.25, 1.0), n_systems=8, n_removals=4, fractions=(0.3, 0.6), seed=1)
+    once = robustness(test, aspects, **kw)
+    assert once.equals(robustness(test, aspects, systems="once", **kw))
+    per = robustness(test, aspects, systems="per-removal", **kw)
+    assert list(per.columns) == list(once.columns) and len(per) == len(once)
+    assert per[per.removal == 0].equals(once[once.removal == 0])
+    assert not np.array_equal(per.loc[per.removal > 0, "tau"].to_numpy(), once.loc[once.removal > 0, "tau"].to_numpy())
+    with pytest.raises(InputError, match="systems must be one of"):
+        robustness(test, aspects, systems="twice", **kw)
 
 
 # ------------------------------------------------------------------------------------ Exp. 1 and 2

@@ -96,7 +96,8 @@ SETUP = SetUp(
     cutoffs=(10, 100),
     metrics=("ab-nDCG", "a-nDCG", "S-Recall", "S-RR", "NRBP", "EU", "RBU"),
     n_samples=50,
-    options={"tie_break": ("more", "fewer"), "rbu_norm": ("scale", "aspect"), "profile": ("test",)},
+    options={"tie_break": ("more", "fewer"), "rbu_norm": ("scale", "aspect"), "profile": ("test",),
+             "systems_drawn": ("per-removal", "once")},
     notes={
         "datasets": "§5: 'the Movielens 20M collection ... 19 genres'",
         "split": "§5: 'the users preferences from a 20% random test split'",
@@ -111,6 +112,11 @@ SETUP = SetUp(
         "test": "§5.3, footnote 1: one-sided Wilcoxon signed-rank test on the paired per-user values",
         "profile": "§5.1: aspect weights by Eq. 9 over the user's ground truth (profile=test)",
         "tie_break": "§5.1 orders equally rated items 'by number of aspects' without saying in which direction",
+        "systems_drawn": "§5.4: '50 systems produced by random shuffles ... 50 different removals', without saying "
+                         "whether one set of systems serves every removal or each removal shuffles its own; with one "
+                         "set a comparison of β's decides on one draw of systems (its spread over the removals "
+                         "never sees that draw's luck), with a set per removal each removal replicates the whole "
+                         "experiment; both run (a verdict that flips with it is inconclusive)",
         "rbu_norm": "no implementation named: this package's 2^r_max (scale) or the RBU authors' code's "
                     "per-aspect top grade (aspect)",
         "fractions": "not stated (Fig. 4's x axis); the project uses 10 % .. 90 %",
@@ -128,11 +134,13 @@ SETUP = SetUp(
 
 #: the quick profile: the same design with fewer levels, systems and removals, on every test user (as the
 #: paper: a sample of 100 users changed Exp. 1-2 verdicts with the split seed, e.g. whether one user ties two
-#: swap levels under NRBP)
+#: swap levels under NRBP); Exp. 3 with 6 removals, so that
+#: the spread over the removals has 5 degrees of freedom (with 2, Student's t widens the band 7-fold and
+#: Exp. 3's comparisons could decide nothing)
 QUICK = SETUP.replace(
     n_samples=2,
     extra={**SETUP.extra, "levels": {"swap": 10, "redundancy": 10, "aspect": 5}, "n_systems": 10,
-           "n_removals": 2, "n_users": None, "fractions": (0.2, 0.5, 0.8), "betas": (0.25, 1.0),
+           "n_removals": 6, "n_users": None, "fractions": (0.2, 0.5, 0.8), "betas": (0.25, 1.0),
            "axiom_examples": 20, "n_bootstrap": 100},
 )
 
@@ -154,7 +162,7 @@ def notebook_parameters(profile: str) -> dict[str, dict]:
         "cutoff": x["exp12_cutoff"], "n_systems": x["n_systems"], "n_removals": x["n_removals"],
         "removal_fractions": list(x["fractions"]), "betas": list(x["betas"]),
         "axiom_examples": x["axiom_examples"], "tie_breaks": list(s.options["tie_break"]),
-        "n_bootstrap": x["n_bootstrap"],
+        "system_draws": list(s.options["systems_drawn"]), "n_bootstrap": x["n_bootstrap"],
     }}
 
 
@@ -448,10 +456,12 @@ def _lower_beta(r) -> Evidence:
         means = per.mean(axis=1)
         for lo, hi in zip(betas, betas[1:]):
             d = (per.loc[lo] - per.loc[hi]).dropna()
-            se = float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else None
+            # estimated from the removals: an SE on their number (Student's t; a lone removal: unknown)
+            se = SE(float(d.std(ddof=1) / np.sqrt(len(d))), n=len(d)) if len(d) > 1 else float("nan")
             v = order(float(d.mean()), 0.0, se)
             parts.append((f"{lo:g} vs {hi:g}", {1: "agrees", -1: "disagrees", 0: "inconclusive"}[v]))
-            texts.append(f"β {lo:g} − β {hi:g}: {d.mean():+.2g}" + (f" ± {se:.2g}" if se is not None else ""))
+            texts.append(f"β {lo:g} − β {hi:g}: {d.mean():+.2g}" + (f" ± {se:.2g} over {len(d)} removals"
+                                                                      if len(d) > 1 else ", one removal"))
     else:
         summ = _summary(s, raw)
         g = summ.groupby("beta")

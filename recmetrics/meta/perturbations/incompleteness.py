@@ -29,7 +29,10 @@ from .families import shuffled_runs
 from .fixed_lists import FixedLists, ideal_dcg, reduced_judgments
 from .ideal import ideal_ordering
 
-__all__ = ["proportional_removal_order", "robustness", "robustness_summary"]
+__all__ = ["proportional_removal_order", "robustness", "robustness_summary", "SYSTEM_DRAWS"]
+
+#: how Exp. 3 draws its shuffled systems (:func:`robustness` ``systems=``): one set for every removal, or a new set per removal
+SYSTEM_DRAWS = ("once", "per-removal")
 
 
 def proportional_removal_order(test: pd.DataFrame, aspects, seed=0) -> np.ndarray:
@@ -81,7 +84,7 @@ def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iter
                fractions: Iterable[float] = tuple(np.round(np.arange(0.1, 1.0, 0.1), 2)),
                size: int | None = None, users=None, n_users: int | None = None, seed=0,
                shared_permutation: bool = True, threshold: float = 4.0, max_rating: float | None = None,
-               train=None, tie_break: str = "more") -> pd.DataFrame:
+               train=None, tie_break: str = "more", systems: str = "once") -> pd.DataFrame:
     """Exp. 3: τ between αβ-nDCG's system rankings with the full and with reduced test sets.
 
     ``n_systems`` random shuffles of the users' ideal lists (cut at ``size``, default the largest
@@ -90,6 +93,15 @@ def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iter
     different seeds; every reduced test set re-judges the same lists. Returns one row per
     (cutoff, beta, fraction, removal) with τ (columns ``cutoff, beta, fraction, removal, tau``).
     ``tie_break``: the ideal ordering's tie-break (:func:`ideal_ordering`).
+
+    ``systems`` (:data:`SYSTEM_DRAWS`): ``"once"`` (default) shuffles one set of systems that every
+    removal re-judges; ``"per-removal"`` shuffles a new set for each removal (rankings with the full
+    and the reduced set still compare the same systems). Sec. 5.4 says "we use 50 systems produced
+    by random shuffles ... We produce 50 different removals and report averaged values", which
+    reads either way. The choice decides what the removals' spread measures: with one set it is the
+    removals' noise around *these* systems, and a comparison of β's (paired by removal) decides on
+    one draw of systems, whose own luck it never sees; with a set per removal every removal is an
+    independent replicate of the whole experiment, so the spread includes the draw of the systems.
 
     τ(k, β, f, r) = τ_b((mean_u αβ-nDCG@k(s, full))_s, (mean_u αβ-nDCG@k(s, reduced_{f,r}))_s)
     over the systems s (:func:`recmetrics.meta.agreement.kendall_tau`). The reduced test set
@@ -125,6 +137,8 @@ def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iter
     for f in fractions:
         if not 0.0 < f < 1.0:
             raise InputError(f"removal fractions must lie in (0, 1), got {f}")
+    if systems not in SYSTEM_DRAWS:
+        raise InputError(f"systems must be one of {SYSTEM_DRAWS}, got {systems!r}")
     alpha = check_unit("alpha", alpha, "ab-nDCG")
     for b in betas:
         check_unit("beta", b, "ab-nDCG")
@@ -134,27 +148,30 @@ def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iter
     idx = dv.aspect_index(aspects)
     eval_users = _sample_users(qrels, users, n_users, rng)
     ideal = ideal_ordering(qrels, idx, users=eval_users, tie_break=tie_break)
-    stacks = shuffled_runs(ideal, n_systems, size, rng, shared=shared_permutation)   # (S, n, size)
-    S, n, m = stacks.shape
-    if m < kmax:   # lists shorter than the cut-off: pad (positions past the lists contribute nothing)
-        stacks = np.concatenate([stacks, np.repeat(stacks[:, :, :1], kmax - m, axis=2)], axis=2)
-    items = stacks[:, :, :kmax].reshape(S * n, kmax)
-    L = np.minimum(ideal.lengths, min(size, kmax))
-    valid = np.broadcast_to(np.arange(kmax)[None, None, :] < L[None, :, None], (S, n, kmax)).reshape(S * n, kmax)
-    users_rep = np.tile(eval_users, S)
     rmax = float(qrels.max_rating)
     disc = dv.discount(kmax)
-
-    # the lists never change: each cell's judgment is looked up once in the full test set, and a
-    # reduced set (a mask of its judgments) keeps the cells whose judgment it keeps
     frame = qrels.to_frame()
-    at = np.where(valid, qrels.positions(users_rep, items), -1)
     ratings = frame["rating"].to_numpy(dtype=np.float64)
-    lists = FixedLists(items, valid, np.tile(np.arange(n), S), idx, at, ratings)
     full_jd = dv.judgments_from_qrels(qrels, eval_users, idx)
     jd_pos = qrels.positions(np.asarray(eval_users)[full_jd.row], full_jd.items[:, None])[:, 0]
 
-    def system_means(keep: np.ndarray) -> dict:
+    def draw() -> tuple:
+        """One set of shuffled systems: its lists (judged once against the full test set) and its
+        ``(n_systems,)`` means on the full set per (cut-off, β)."""
+        stacks = shuffled_runs(ideal, n_systems, size, rng, shared=shared_permutation)   # (S, n, size)
+        S, n, m = stacks.shape
+        if m < kmax:   # lists shorter than the cut-off: pad (positions past the lists contribute nothing)
+            stacks = np.concatenate([stacks, np.repeat(stacks[:, :, :1], kmax - m, axis=2)], axis=2)
+        items = stacks[:, :, :kmax].reshape(S * n, kmax)
+        L = np.minimum(ideal.lengths, min(size, kmax))
+        valid = np.broadcast_to(np.arange(kmax)[None, None, :] < L[None, :, None], (S, n, kmax)).reshape(S * n, kmax)
+        # the lists never change: each cell's judgment is looked up once in the full test set, and a
+        # reduced set (a mask of its judgments) keeps the cells whose judgment it keeps
+        at = np.where(valid, qrels.positions(np.tile(eval_users, S), items), -1)
+        lists = FixedLists(items, valid, np.tile(np.arange(n), S), idx, at, ratings)
+        return lists, S, system_means(lists, S, np.ones(len(frame), dtype=bool))
+
+    def system_means(lists, S: int, keep: np.ndarray) -> dict:
         jd = reduced_judgments(full_jd, jd_pos, keep)
         gamma = dv.profile_weights(eval_users, idx, profile, train=train, judgments=jd, threshold=qrels.threshold)
         dcg = lists.dcg(keep, gamma, alpha, betas, rmax, cutoffs, disc)
@@ -162,7 +179,7 @@ def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iter
         out = {}
         for b in betas:
             for k in cutoffs:
-                num = dcg[(k, b)].reshape(S, n)
+                num = dcg[(k, b)].reshape(S, -1)
                 den = idcg[b][:, k - 1][None, :]
                 out[(k, b)] = np.divide(num, den, out=np.zeros_like(num), where=den > 0).mean(axis=1)
         return out
@@ -171,13 +188,15 @@ def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iter
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)   # users emptied by the removal fall back to uniform γ
-        full = system_means(np.ones(len(frame), dtype=bool))
+        lists, S, full = draw()
         rows = []
         for r in range(int(n_removals)):
+            if r and systems == "per-removal":
+                lists, S, full = draw()
             rank = proportional_removal_order(frame, idx, rng)
             for f in fractions:
                 keep = rank >= int(round(f * len(frame)))
-                reduced = system_means(keep)
+                reduced = system_means(lists, S, keep)
                 for (k, b), means in reduced.items():
                     rows.append((k, b, f, r, agreement.kendall_tau(full[(k, b)], means)))
     return pd.DataFrame(rows, columns=["cutoff", "beta", "fraction", "removal", "tau"])
