@@ -317,6 +317,24 @@ def test_claims_assess_and_report_missing_results_inconclusive():
     assert findings.assess(paper.CLAIMS, {"random": wide}).set_index("id")["verdict"]["random-1r"] == "inconclusive"
 
 
+def test_identity_checks_decide_departures_as_one_family():
+    """Two 1R designs whose Random precision departs from 1/t by 2.1 se each (a true identity: chance): each
+    alone at 2 se read 'disagrees'; Holm over the two departures needs 2.28 se for the larger (issue 25 §2)."""
+    from recmetrics.meta import findings
+    from recmetrics.papers import bellogin2012 as paper
+
+    rnd = pd.DataFrame({"design": ["TI-1R-NN(n=99)", "P1R(m=10,n=99)"], "seed": [0, 0],
+                        "measured": [0.01 - 2.1 * 0.0009, 0.01 + 2.1 * 0.0009], "expected": [0.01, 0.01],
+                        "se": [0.0009, 0.0009]})
+    row = findings.assess(paper.CLAIMS, {"random": rnd}).set_index("id").loc["random-1r"]
+    assert row.verdict == "inconclusive" and "Holm over the 2 designs" in row.our_evidence, row.our_evidence
+    # one design far off (5 se) still disagrees; both within the noise with a narrow band agree
+    far = rnd.assign(measured=[0.01 - 5 * 0.0009, 0.01])
+    assert findings.assess(paper.CLAIMS, {"random": far}).set_index("id")["verdict"]["random-1r"] == "disagrees"
+    near = rnd.assign(measured=[0.0098, 0.0101])
+    assert findings.assess(paper.CLAIMS, {"random": near}).set_index("id")["verdict"]["random-1r"] == "agrees"
+
+
 def test_positive_ratio_segments():
     from recmetrics.protocols import chapter
 
