@@ -18,6 +18,11 @@ def safe_div(num, den) -> np.ndarray:
     """``num / den`` elementwise, 0 where ``den`` is not positive (the metrics' zero-denominator value)."""
     num = np.asarray(num, dtype=np.float64)
     den = np.asarray(den, dtype=np.float64)
+    if num.ndim and num.shape == den.shape:   # per-user vectors: divide all, then zero (cheaper than where=)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = num / den
+        out[~(den > 0)] = 0.0
+        return out
     return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den > 0)
 
 
