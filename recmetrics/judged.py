@@ -84,14 +84,21 @@ class Judged:
 
         A running sum over every row minus the row's start, exact for whole numbers, so a hit's
         value depends on its own row only; a sum of fractions would carry rounding from the rows
-        before it (:func:`recmetrics.metrics.gains.seg_exclusive` sums those row by row)."""
+        before it (:func:`recmetrics.metrics.gains.seg_exclusive` sums those row by row). A boolean
+        ``x`` (the hits to count) is counted in integers, converted once: the same whole numbers."""
+        if x.dtype == bool:
+            c = np.cumsum(x, dtype=np.int32 if len(x) < 2 ** 31 else np.int64)
+            c -= x
+            if len(c):
+                c -= c[self._row_first]
+            return c.astype(np.float64)
         c = np.cumsum(x, dtype=np.float64) - x
         return c - c[self._row_first] if len(c) else c
 
     @cached_property
     def rel_before(self) -> np.ndarray:
         """Relevant items ranked above each hit (same user)."""
-        return self.before(self.hit_rel.astype(np.float64))
+        return self.before(self.hit_rel)
 
     @cached_property
     def hit_nonrel(self) -> np.ndarray:
@@ -101,13 +108,13 @@ class Judged:
     @cached_property
     def nonrel_before(self) -> np.ndarray:
         """Judged non-relevant items ranked above each hit (same user)."""
-        return self.before(self.hit_nonrel.astype(np.float64))
+        return self.before(self.hit_nonrel)
 
     @cached_property
     def unjudged_before(self) -> np.ndarray:
         """Pooled-but-unjudged items (negative labels, trec_eval's RELVALUE_UNJUDGED) above each hit."""
         pooled = self.hits.vals < 0
-        return self.before(pooled.astype(np.float64)) if pooled.any() else np.zeros(len(pooled))
+        return self.before(pooled) if pooled.any() else np.zeros(len(pooled))
 
     def rel_top(self, k: int) -> np.ndarray:
         """Mask of the relevant hits within the top ``k`` (memoised: several metrics share it, and
