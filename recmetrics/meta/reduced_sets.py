@@ -55,11 +55,26 @@ class _Fold:
         by_item = scenario.endswith("items")
         codes, count = (self.icodes, len(self.item_pop)) if by_item else (self.ucodes, len(self.user_size))
         k = max(1, int(round(size * count)))
-        chosen = rng.choice(count, size=k, replace=False) if scenario.startswith("random") \
-            else self.order(scenario, rng)[:k]
-        sel = np.zeros(count, dtype=bool)
-        sel[chosen] = True
-        return codes, sel
+        if scenario.startswith("random"):
+            sel = np.zeros(count, dtype=bool)
+            sel[rng.choice(count, size=k, replace=False)] = True
+            return codes, sel
+        return codes, self.first(scenario, k, rng)
+
+    def first(self, scenario: str, k: int, rng: np.random.Generator) -> np.ndarray:
+        """Which codes ``order(scenario, rng)[:k]`` holds (a mask; the same draw from ``rng``), without
+        sorting them all: every code of a count below the ``k``-th smallest, and the codes of that
+        count first in the random order (ties by code, as :func:`numpy.lexsort` breaks them)."""
+        weight = self.item_pop if scenario.endswith("items") else self.user_size
+        key = rng.random(len(weight))
+        memo = self.__dict__.setdefault("_sorted", {})
+        if scenario not in memo:
+            memo[scenario] = np.sort(weight)
+        at = memo[scenario][k - 1]
+        sel = weight < at
+        tied = np.flatnonzero(weight == at)
+        sel[tied[np.argsort(key[tied], kind="stable")[:k - int(sel.sum())]]] = True
+        return sel
 
 
 def _subset_qrels(qrels: Qrels, keep: np.ndarray, users: np.ndarray | None = None) -> Qrels:
