@@ -133,9 +133,9 @@ def mask_judged(j: Judged, hit_keep: np.ndarray, qrels: Qrels, users: np.ndarray
     n_rel = np.where(known, qrels.n_relevant[uk], 0)
     n_nonrel = np.where(known, qrels.n_nonrelevant[uk], 0)
     span = (int(rows_kept[0]), int(rows_kept[-1]) + 1) if len(rows_kept) else (0, 0)
-    if len(rows_kept) and (span[1] - span[0]) <= 16 * len(rows_kept) and (np.diff(rows_kept) > 0).all():
-        # ascending rows, most of those in their span (a block of the samples' rows, or the whole run):
-        # one pass over the span's judged positions, which are contiguous (hits are sorted by row)
+    if len(rows_kept) and _spanned(j.hit_offsets, rows_kept, span) and (np.diff(rows_kept) > 0).all():
+        # ascending rows holding most of their span's judged positions (a block of the samples' rows, or
+        # the whole run): one pass over those positions, which are contiguous (hits are sorted by row)
         lo, hi = j.hit_offsets[span[0]], j.hit_offsets[span[1]]
         ok = hit_keep[lo:hi] if sources is None else hit_keep.take(sources[lo:hi])
         local = j.hits.rows[lo:hi] - span[0]
@@ -163,6 +163,20 @@ def mask_judged(j: Judged, hit_keep: np.ndarray, qrels: Qrels, users: np.ndarray
                  run_rows=j.run_rows[rows_kept], metadata={**j.metadata, "masked": True})
     out.__dict__["_qrels_rows"] = uk   # the users' rows in qrels (Judged.ideal_dcg): known, not looked up again
     return out
+
+
+#: :func:`mask_judged` reads the whole span of ascending rows when it holds at most this many times
+#: their judged positions (one pass over contiguous positions costs about a third of gathering each
+#: row's range; the tie-breaks of a deterministic scenario re-score a few rows spread over the run)
+SPAN_RATIO = 3
+
+
+def _spanned(offsets: np.ndarray, rows: np.ndarray, span: tuple[int, int]) -> bool:
+    """Whether the judged positions of ``rows``' span are at most :data:`SPAN_RATIO` times theirs."""
+    if span[1] - span[0] <= 2 * len(rows):   # most rows of the span: no need to count
+        return True
+    own = int((offsets[rows + 1] - offsets[rows]).sum())
+    return offsets[span[1]] - offsets[span[0]] <= SPAN_RATIO * own
 
 
 #: judged positions scored at once by :func:`score_rows`: temporaries of a few MB, which the
