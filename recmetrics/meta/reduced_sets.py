@@ -350,6 +350,7 @@ class _Context:
         aggs = (aggregate,) if isinstance(aggregate, str) else tuple(aggregate)
         out = []
         reps = self.n_replicates if self.row_rep is not None else 0
+        no_nan = self._nan_free()
         for per_fold in samples:
             results = [np.full((len(self.specs), len(self.systems)), np.nan) for _ in aggs]
             results_rep = [np.full((reps, len(self.specs), len(self.systems)), np.nan) for _ in aggs]
@@ -378,8 +379,11 @@ class _Context:
                     # hence the exact ties between systems that Kendall's τ counts, do not change with this code
                     x = parts[0] if len(parts) == 1 and parts[0].flags.c_contiguous else np.concatenate(parts)
                     lab = np.concatenate(labels) if reps else None
+                    # read from arrays without NaN (each checked once, not once per system and sample)
+                    clean = all(no_nan(v) and no_nan(rv) for (v, _, _, _, rv), (_, b) in zip(per_fold, index)
+                                if b[c + 1] > b[c])
                     for res, res_rep, (pooled, by_rep) in zip(results, results_rep,
-                                                              _means(x, aggs, self.specs, lab, reps)):
+                                                              _means(x, aggs, self.specs, lab, reps, clean)):
                         res[:, c] = pooled
                         for r, values in by_rep.items():
                             res_rep[r, :, c] = values
@@ -389,22 +393,44 @@ class _Context:
         return out
 
 
-def _means(x: np.ndarray, aggs: Sequence[str], specs, labels: np.ndarray | None = None, reps: int = 0) -> list:
+    def _nan_free(self):
+        """``no_nan(array)``: whether an array of scores (or None) has no NaN, checked once per array
+        while the arrays are alive (one call of :meth:`_aggregate`); the full test sets' once for all."""
+        seen = {id(a): (a, ok) for a, ok in self.__dict__.get("_full_clean", ())}
+
+        def no_nan(a) -> bool:
+            if a is None:
+                return True
+            got = seen.get(id(a))
+            if got is None or got[0] is not a:
+                got = seen[id(a)] = (a, not np.isnan(a).any())
+                if self._full is not None and any(a is v for v in self._full):
+                    self.__dict__.setdefault("_full_clean", []).append(got)
+            return got[1]
+        return no_nan
+
+
+def _means(x: np.ndarray, aggs: Sequence[str], specs, labels: np.ndarray | None = None, reps: int = 0,
+           clean: bool = False) -> list:
     """Per mean of ``aggs``, ``(pooled, {replicate: values})``: the ``(n_specs,)`` aggregates of the
     rows of ``x`` (units × specs, C-ordered) and of each replicate's rows (``labels``, 0..reps-1;
     a replicate without rows is left out), each bit-identical to
     ``aggregate(x[labels == r].T, mean, axis=1, metric=specs)``. The values are transformed once per
     mean (:func:`~recmetrics.metrics.aggregate.transformed`, elementwise) and a replicate's rows of
     the transform are laid out as ``x[labels == r]`` (rows sorted stably by replicate, sliced), so
-    numpy sums them in the same order."""
-    from ..metrics.aggregate import transformed, untransformed
+    numpy sums them in the same order. ``clean``: ``x`` is known to hold no NaN, so the arithmetic
+    mean's transform (the values themselves, once checked for NaN) is ``x.T`` without a check."""
+    from ..metrics.aggregate import parse_aggregate, transformed, untransformed
 
     if reps:
         order = np.argsort(labels, kind="stable")
         edges = np.searchsorted(labels[order], np.arange(reps + 1))
     out = []
     for a in aggs:
-        m, t = transformed(x.T, a, axis=1, metric=specs)
+        if clean and parse_aggregate(a)[0] == "arithmetic":
+            m, t = "arithmetic", x.T
+        else:
+            m, t = transformed(x.T, a, axis=1, metric=specs)
         by_rep = {}
         if reps:
             rows = t.T[order]
