@@ -70,8 +70,11 @@ class Judged:
 
     @cached_property
     def hit_offsets(self) -> np.ndarray:
-        """``(n + 1,)``: row ``r``'s judged positions are ``hits[hit_offsets[r]:hit_offsets[r + 1]]``."""
-        return np.searchsorted(self.hits.rows, np.arange(len(self) + 1))
+        """``(n + 1,)``: row ``r``'s judged positions are ``hits[hit_offsets[r]:hit_offsets[r + 1]]``
+        (counted per row: the hits are sorted by row, so this equals searching each row's start)."""
+        out = np.zeros(len(self) + 1, dtype=np.intp)
+        np.cumsum(np.bincount(self.hits.rows, minlength=len(self)), out=out[1:])
+        return out
 
     @cached_property
     def _row_first(self) -> np.ndarray:
