@@ -70,8 +70,11 @@ class Judged:
 
     @cached_property
     def hit_offsets(self) -> np.ndarray:
-        """``(n + 1,)``: row ``r``'s judged positions are ``hits[hit_offsets[r]:hit_offsets[r + 1]]``."""
-        return np.searchsorted(self.hits.rows, np.arange(len(self) + 1))
+        """``(n + 1,)``: row ``r``'s judged positions are ``hits[hit_offsets[r]:hit_offsets[r + 1]]``
+        (counted per row: the hits are sorted by row, so this equals searching each row's start)."""
+        out = np.zeros(len(self) + 1, dtype=np.intp)
+        np.cumsum(np.bincount(self.hits.rows, minlength=len(self)), out=out[1:])
+        return out
 
     @cached_property
     def _row_first(self) -> np.ndarray:
@@ -84,14 +87,21 @@ class Judged:
 
         A running sum over every row minus the row's start, exact for whole numbers, so a hit's
         value depends on its own row only; a sum of fractions would carry rounding from the rows
-        before it (:func:`recmetrics.metrics.gains.seg_exclusive` sums those row by row)."""
+        before it (:func:`recmetrics.metrics.gains.seg_exclusive` sums those row by row). A boolean
+        ``x`` (the hits to count) is counted in integers, converted once: the same whole numbers."""
+        if x.dtype == bool:
+            c = np.cumsum(x, dtype=np.int32 if len(x) < 2 ** 31 else np.int64)
+            c -= x
+            if len(c):
+                c -= c[self._row_first]
+            return c.astype(np.float64)
         c = np.cumsum(x, dtype=np.float64) - x
         return c - c[self._row_first] if len(c) else c
 
     @cached_property
     def rel_before(self) -> np.ndarray:
         """Relevant items ranked above each hit (same user)."""
-        return self.before(self.hit_rel.astype(np.float64))
+        return self.before(self.hit_rel)
 
     @cached_property
     def hit_nonrel(self) -> np.ndarray:
@@ -101,13 +111,13 @@ class Judged:
     @cached_property
     def nonrel_before(self) -> np.ndarray:
         """Judged non-relevant items ranked above each hit (same user)."""
-        return self.before(self.hit_nonrel.astype(np.float64))
+        return self.before(self.hit_nonrel)
 
     @cached_property
     def unjudged_before(self) -> np.ndarray:
         """Pooled-but-unjudged items (negative labels, trec_eval's RELVALUE_UNJUDGED) above each hit."""
         pooled = self.hits.vals < 0
-        return self.before(pooled.astype(np.float64)) if pooled.any() else np.zeros(len(pooled))
+        return self.before(pooled) if pooled.any() else np.zeros(len(pooled))
 
     def rel_top(self, k: int) -> np.ndarray:
         """Mask of the relevant hits within the top ``k`` (memoised: several metrics share it, and
@@ -122,8 +132,47 @@ class Judged:
         """Relevant items in the top ``k`` per user (|L^k ∩ R|; memoised)."""
         memo = self.__dict__.setdefault("_n_rel_top", {})
         if k not in memo:
-            memo[k] = self.per_user(1.0, self.rel_top(k))
+            memo[k] = self.top_sums("count", 1.0, self.hit_rel, k)
         return memo[k]
+
+    def top_sums(self, key, weights, mask: np.ndarray | None, k: int) -> np.ndarray:
+        """``per_user(weights, mask & (hits.cols < k))`` (``mask`` None: every hit), bit for bit.
+
+        Memoised per ``key``, which names ``weights`` and ``mask`` (a metric's memo key): after the
+        sums at one cut-off, a larger one continues them over the hits ranked in between
+        (``numpy.add.at`` adds a user's hits one after another in rank order, as the sum from scratch
+        does: the same additions in the same order), so the ascending cut-offs of a metric cost one
+        pass over its hits instead of one per cut-off. The array returned is kept: do not modify it."""
+        memo = self.__dict__.setdefault("_top_sums", {})
+        last = memo.get(key)
+        if last is not None and last[0] == k:
+            return last[1]
+        k0 = last[0] if last is not None and last[0] < k else 0
+        idx, rows = self._band(mask, k0, k)
+        w = np.asarray(weights, dtype=np.float64).take(idx) if np.ndim(weights) else None
+        if k0:
+            out = last[1].copy()
+            np.add.at(out, rows, 1.0 if w is None else w)
+        else:
+            out = np.bincount(rows, weights=w, minlength=len(self)).astype(np.float64)
+        memo[key] = (k, out)
+        return out
+
+    def _band(self, mask: np.ndarray | None, k0: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Positions and rows of the hits selected by ``mask`` (None: all) ranked in ``[k0, k)``;
+        memoised for :attr:`hit_rel`, which P, Recall, AP, bpref and infAP share."""
+        shared = mask is not None and mask is self.__dict__.get("hit_rel")
+        memo = self.__dict__.setdefault("_rel_bands", {}) if shared else {}
+        if (k0, k) not in memo:
+            cols = self.hits.cols
+            sel = cols < k if k < self.depth else None
+            if k0:
+                sel = cols >= k0 if sel is None else sel & (cols >= k0)
+            if mask is not None:
+                sel = mask if sel is None else sel & mask
+            idx = np.flatnonzero(sel) if sel is not None else np.arange(len(cols))
+            memo[(k0, k)] = (idx, self.hits.rows.take(idx))
+        return memo[(k0, k)]
 
     def per_user(self, weights: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Sum ``weights`` (a scalar: count) of the hits selected by ``mask`` per user.

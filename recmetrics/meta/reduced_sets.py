@@ -55,11 +55,26 @@ class _Fold:
         by_item = scenario.endswith("items")
         codes, count = (self.icodes, len(self.item_pop)) if by_item else (self.ucodes, len(self.user_size))
         k = max(1, int(round(size * count)))
-        chosen = rng.choice(count, size=k, replace=False) if scenario.startswith("random") \
-            else self.order(scenario, rng)[:k]
-        sel = np.zeros(count, dtype=bool)
-        sel[chosen] = True
-        return codes, sel
+        if scenario.startswith("random"):
+            sel = np.zeros(count, dtype=bool)
+            sel[rng.choice(count, size=k, replace=False)] = True
+            return codes, sel
+        return codes, self.first(scenario, k, rng)
+
+    def first(self, scenario: str, k: int, rng: np.random.Generator) -> np.ndarray:
+        """Which codes ``order(scenario, rng)[:k]`` holds (a mask; the same draw from ``rng``), without
+        sorting them all: every code of a count below the ``k``-th smallest, and the codes of that
+        count first in the random order (ties by code, as :func:`numpy.lexsort` breaks them)."""
+        weight = self.item_pop if scenario.endswith("items") else self.user_size
+        key = rng.random(len(weight))
+        memo = self.__dict__.setdefault("_sorted", {})
+        if scenario not in memo:
+            memo[scenario] = np.sort(weight)
+        at = memo[scenario][k - 1]
+        sel = weight < at
+        tied = np.flatnonzero(weight == at)
+        sel[tied[np.argsort(key[tied], kind="stable")[:k - int(sel.sum())]]] = True
+        return sel
 
 
 def _subset_qrels(qrels: Qrels, keep: np.ndarray, users: np.ndarray | None = None) -> Qrels:
@@ -118,9 +133,9 @@ def mask_judged(j: Judged, hit_keep: np.ndarray, qrels: Qrels, users: np.ndarray
     n_rel = np.where(known, qrels.n_relevant[uk], 0)
     n_nonrel = np.where(known, qrels.n_nonrelevant[uk], 0)
     span = (int(rows_kept[0]), int(rows_kept[-1]) + 1) if len(rows_kept) else (0, 0)
-    if len(rows_kept) and (span[1] - span[0]) <= 16 * len(rows_kept) and (np.diff(rows_kept) > 0).all():
-        # ascending rows, most of those in their span (a block of the samples' rows, or the whole run):
-        # one pass over the span's judged positions, which are contiguous (hits are sorted by row)
+    if len(rows_kept) and _spanned(j.hit_offsets, rows_kept, span) and (np.diff(rows_kept) > 0).all():
+        # ascending rows holding most of their span's judged positions (a block of the samples' rows, or
+        # the whole run): one pass over those positions, which are contiguous (hits are sorted by row)
         lo, hi = j.hit_offsets[span[0]], j.hit_offsets[span[1]]
         ok = hit_keep[lo:hi] if sources is None else hit_keep.take(sources[lo:hi])
         local = j.hits.rows[lo:hi] - span[0]
@@ -148,6 +163,20 @@ def mask_judged(j: Judged, hit_keep: np.ndarray, qrels: Qrels, users: np.ndarray
                  run_rows=j.run_rows[rows_kept], metadata={**j.metadata, "masked": True})
     out.__dict__["_qrels_rows"] = uk   # the users' rows in qrels (Judged.ideal_dcg): known, not looked up again
     return out
+
+
+#: :func:`mask_judged` reads the whole span of ascending rows when it holds at most this many times
+#: their judged positions (one pass over contiguous positions costs about a third of gathering each
+#: row's range; the tie-breaks of a deterministic scenario re-score a few rows spread over the run)
+SPAN_RATIO = 3
+
+
+def _spanned(offsets: np.ndarray, rows: np.ndarray, span: tuple[int, int]) -> bool:
+    """Whether the judged positions of ``rows``' span are at most :data:`SPAN_RATIO` times theirs."""
+    if span[1] - span[0] <= 2 * len(rows):   # most rows of the span: no need to count
+        return True
+    own = int((offsets[rows + 1] - offsets[rows]).sum())
+    return offsets[span[1]] - offsets[span[0]] <= SPAN_RATIO * own
 
 
 #: judged positions scored at once by :func:`score_rows`: temporaries of a few MB, which the
@@ -321,6 +350,7 @@ class _Context:
         aggs = (aggregate,) if isinstance(aggregate, str) else tuple(aggregate)
         out = []
         reps = self.n_replicates if self.row_rep is not None else 0
+        no_nan = self._nan_free()
         for per_fold in samples:
             results = [np.full((len(self.specs), len(self.systems)), np.nan) for _ in aggs]
             results_rep = [np.full((reps, len(self.specs), len(self.systems)), np.nan) for _ in aggs]
@@ -349,8 +379,11 @@ class _Context:
                     # hence the exact ties between systems that Kendall's τ counts, do not change with this code
                     x = parts[0] if len(parts) == 1 and parts[0].flags.c_contiguous else np.concatenate(parts)
                     lab = np.concatenate(labels) if reps else None
+                    # read from arrays without NaN (each checked once, not once per system and sample)
+                    clean = all(no_nan(v) and no_nan(rv) for (v, _, _, _, rv), (_, b) in zip(per_fold, index)
+                                if b[c + 1] > b[c])
                     for res, res_rep, (pooled, by_rep) in zip(results, results_rep,
-                                                              _means(x, aggs, self.specs, lab, reps)):
+                                                              _means(x, aggs, self.specs, lab, reps, clean)):
                         res[:, c] = pooled
                         for r, values in by_rep.items():
                             res_rep[r, :, c] = values
@@ -360,22 +393,44 @@ class _Context:
         return out
 
 
-def _means(x: np.ndarray, aggs: Sequence[str], specs, labels: np.ndarray | None = None, reps: int = 0) -> list:
+    def _nan_free(self):
+        """``no_nan(array)``: whether an array of scores (or None) has no NaN, checked once per array
+        while the arrays are alive (one call of :meth:`_aggregate`); the full test sets' once for all."""
+        seen = {id(a): (a, ok) for a, ok in self.__dict__.get("_full_clean", ())}
+
+        def no_nan(a) -> bool:
+            if a is None:
+                return True
+            got = seen.get(id(a))
+            if got is None or got[0] is not a:
+                got = seen[id(a)] = (a, not np.isnan(a).any())
+                if self._full is not None and any(a is v for v in self._full):
+                    self.__dict__.setdefault("_full_clean", []).append(got)
+            return got[1]
+        return no_nan
+
+
+def _means(x: np.ndarray, aggs: Sequence[str], specs, labels: np.ndarray | None = None, reps: int = 0,
+           clean: bool = False) -> list:
     """Per mean of ``aggs``, ``(pooled, {replicate: values})``: the ``(n_specs,)`` aggregates of the
     rows of ``x`` (units × specs, C-ordered) and of each replicate's rows (``labels``, 0..reps-1;
     a replicate without rows is left out), each bit-identical to
     ``aggregate(x[labels == r].T, mean, axis=1, metric=specs)``. The values are transformed once per
     mean (:func:`~recmetrics.metrics.aggregate.transformed`, elementwise) and a replicate's rows of
     the transform are laid out as ``x[labels == r]`` (rows sorted stably by replicate, sliced), so
-    numpy sums them in the same order."""
-    from ..metrics.aggregate import transformed, untransformed
+    numpy sums them in the same order. ``clean``: ``x`` is known to hold no NaN, so the arithmetic
+    mean's transform (the values themselves, once checked for NaN) is ``x.T`` without a check."""
+    from ..metrics.aggregate import parse_aggregate, transformed, untransformed
 
     if reps:
         order = np.argsort(labels, kind="stable")
         edges = np.searchsorted(labels[order], np.arange(reps + 1))
     out = []
     for a in aggs:
-        m, t = transformed(x.T, a, axis=1, metric=specs)
+        if clean and parse_aggregate(a)[0] == "arithmetic":
+            m, t = "arithmetic", x.T
+        else:
+            m, t = transformed(x.T, a, axis=1, metric=specs)
         by_rep = {}
         if reps:
             rows = t.T[order]

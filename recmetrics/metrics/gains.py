@@ -18,7 +18,42 @@ def safe_div(num, den) -> np.ndarray:
     """``num / den`` elementwise, 0 where ``den`` is not positive (the metrics' zero-denominator value)."""
     num = np.asarray(num, dtype=np.float64)
     den = np.asarray(den, dtype=np.float64)
+    if num.ndim and num.shape == den.shape:   # per-user vectors: divide all, then zero (cheaper than where=)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = num / den
+        out[~(den > 0)] = 0.0
+        return out
     return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den > 0)
+
+
+def _columns(pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The elements of contiguous segments (``pos``: each one's 0-based position in its segment) laid
+    out position by position: ``(perm, counts)``, ``perm`` listing the segments' first elements, then
+    their second elements, ...; the segments are ordered by length, longest first, so that the
+    ``counts[p]`` segments longer than ``p`` are a prefix of every block: element ``i`` of block ``p``
+    follows element ``i`` of block ``p - 1`` in its segment."""
+    starts = np.flatnonzero(np.asarray(pos) == 0)
+    lengths = np.diff(np.r_[starts, len(pos)])
+    key = -lengths if lengths.max() >= 2 ** 15 else (-lengths).astype(np.int16)   # small ints: a radix sort
+    by_length = np.argsort(key, kind="stable")
+    starts, lengths = starts[by_length], lengths[by_length]
+    counts = np.searchsorted(-lengths, -np.arange(int(lengths[0])), side="left")  # segments longer than p
+    return np.concatenate([starts[:n] + p for p, n in enumerate(counts)]), counts
+
+
+def _running(y: np.ndarray, counts: np.ndarray, exclusive: np.ndarray | None = None) -> None:
+    """In place, the inclusive running sums of ``y`` laid out by :func:`_columns`: block ``p`` adds
+    block ``p - 1`` (contiguous slices, no gathering); ``exclusive`` (optional): the sum before each
+    element (0 in block 0)."""
+    if exclusive is not None:
+        exclusive[:counts[0]] = 0.0
+    end = 0
+    for p in range(1, len(counts)):
+        n, prev = int(counts[p]), end
+        end += int(counts[p - 1])
+        y[end:end + n] += y[prev:prev + n]
+        if exclusive is not None:
+            exclusive[end:end + n] = y[prev:prev + n]
 
 
 def seg_cumsum(x: np.ndarray, pos: np.ndarray) -> np.ndarray:
@@ -28,28 +63,29 @@ def seg_cumsum(x: np.ndarray, pos: np.ndarray) -> np.ndarray:
     element's value depends on its own segment only.
 
     One vectorised step per position: step ``p`` adds to the ``p``-th element of every segment
-    longer than ``p`` the sum before it (segments ordered by length, so they are a prefix)."""
+    longer than ``p`` the sum before it, on the elements laid out position by position
+    (:func:`_columns`), where those are contiguous slices."""
     out = np.array(x, dtype=np.float64, copy=True)
     if len(out) == 0:
         return out
-    starts = np.flatnonzero(np.asarray(pos) == 0)
-    lengths = np.diff(np.r_[starts, len(out)])
-    by_length = np.argsort(-lengths, kind="stable")
-    starts, lengths = starts[by_length], lengths[by_length]
-    longer = np.searchsorted(-lengths, -np.arange(1, int(lengths[0])), side="left")  # segments longer than p
-    for p, n in enumerate(longer, start=1):
-        at = starts[:n] + p
-        out[at] += out[at - 1]
+    perm, counts = _columns(pos)
+    y = out[perm]
+    _running(y, counts)
+    out[perm] = y
     return out
 
 
 def seg_exclusive(x: np.ndarray, pos: np.ndarray) -> np.ndarray:
     """Within each segment (as :func:`seg_cumsum`), the sum of ``x`` over the earlier elements:
     0 for a segment's first element, else the inclusive sum of the element before it."""
-    inclusive = seg_cumsum(x, pos)
-    out = np.zeros(len(inclusive), dtype=np.float64)
-    later = np.flatnonzero(np.asarray(pos) > 0)
-    out[later] = inclusive[later - 1]
+    x = np.asarray(x, dtype=np.float64)
+    if len(x) == 0:
+        return np.zeros(0)
+    perm, counts = _columns(pos)
+    y, before = x[perm], np.empty(len(x))
+    _running(y, counts, before)
+    out = np.zeros(len(x))
+    out[perm] = before
     return out
 
 

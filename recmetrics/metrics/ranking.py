@@ -54,7 +54,7 @@ def f1(j, k):
 def average_precision(j, k):
     k = j.cut(k)
     prec = _memo(j, "ap", lambda: (j.rel_before + 1.0) / (j.hits.cols + 1.0))
-    return safe_div(j.per_user(prec, j.rel_top(k)), j.n_rel)
+    return safe_div(j.top_sums("ap", prec, j.hit_rel, k), j.n_rel)
 
 
 def dcg(gains: np.ndarray, k: int | None = None) -> np.ndarray:
@@ -87,7 +87,7 @@ def _dcg_per_user(j, k, gain, dcg) -> np.ndarray:
         return gained, g / np.log2(h.cols + 2.0)
 
     gained, discounted = _memo(j, ("dcg", gain, dcg), terms)
-    return j.per_user(discounted, (h.cols < kk) & gained)
+    return j.top_sums(("dcg", gain, dcg), discounted, gained, kk).copy()
 
 
 def _dcg_mapped(j, k, gains, name):
@@ -142,7 +142,7 @@ def discounted_cumulative_gain(j, k, gain="grade", dcg="log2", gains=""):
 def reciprocal_rank(j, k):
     k = j.cut(k)
     first, recip = _memo(j, "rr", lambda: (j.hit_rel & (j.rel_before == 0), 1.0 / (j.hits.cols + 1.0)))
-    return j.per_user(recip, first & (j.hits.cols < k))  # the first relevant hit of each user, if in the top k
+    return j.top_sums("rr", recip, first, k).copy()  # the first relevant hit of each user, if in the top k
 
 
 @register("ERR", params={"max_rating": 0.0}, perfect=None,
@@ -173,7 +173,7 @@ def expected_reciprocal_rank(j, k, max_rating=0.0):
         reach = np.exp(seg_exclusive(np.log1p(-g), hit_pos(j)))
         return reach * g / (h.cols + 1.0)
 
-    return j.per_user(_memo(j, ("err", float(rmax)), terms), h.cols < k)
+    return j.top_sums(("err", float(rmax)), _memo(j, ("err", float(rmax)), terms), None, k).copy()
 
 
 @register("bpref", trec_eval="bpref",
@@ -202,7 +202,7 @@ def bpref(j, k):
         denom = np.minimum(j.n_nonrel, j.n_rel)[rows]
         return 1.0 - safe_div(np.minimum(j.nonrel_before, r), denom)
 
-    return safe_div(j.per_user(_memo(j, "bpref", terms), j.rel_top(k)), j.n_rel)
+    return safe_div(j.top_sums("bpref", _memo(j, "bpref", terms), j.hit_rel, k), j.n_rel)
 
 
 #: readings of an unrated item for infAP: ``nonrelevant`` (trec_eval: outside the pool, so it
@@ -264,7 +264,7 @@ def inferred_ap(j, k, unjudged="nonrelevant"):
         return np.where(i == 0, 1.0, term)
 
     term = _memo(j, ("infap", unjudged), terms)
-    return safe_div(j.per_user(term, j.rel_top(k)), j.n_rel)
+    return safe_div(j.top_sums(("infap", unjudged), term, j.hit_rel, k), j.n_rel)
 
 
 # ---------------------------------------------------------------- trec_eval's counting measures
