@@ -53,7 +53,6 @@ ALPHA = 0.05
 IDENTITY_TOLERANCE = 0.25
 
 
-
 def _identities(items) -> tuple[list[str], str]:
     """Several analytic identities ``measured = expected`` checked as one family: ``items`` are
     ``(measured, expected, se)``. Per item ``disagrees`` when Holm's step-down over the departures
