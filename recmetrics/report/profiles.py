@@ -34,7 +34,7 @@ PROFILES: dict[str, dict[str, Any]] = {
 PROFILE_HELP: dict[str, str] = {
     "quick": "small settings (few systems, 2 folds, 5 samples, 2,000 permutations): the whole book in minutes",
     "paper": "the papers' settings (5 folds, the 21 systems, 50 samples, 100,000 permutations): "
-             "11 min on movielens-small, 13 on insteval (two cores, chapters side by side)",
+             "9 min on movielens-small, 10.5 on insteval (two cores, chapters side by side)",
 }
 
 def default_jobs() -> int:
