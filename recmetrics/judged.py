@@ -120,12 +120,11 @@ class Judged:
         return self.before(pooled) if pooled.any() else np.zeros(len(pooled))
 
     def rel_top(self, k: int) -> np.ndarray:
-        """Mask of the relevant hits within the top ``k`` (memoised: several metrics share it, and
-        :meth:`per_user` finds its selected positions once for all of them)."""
+        """Mask of the relevant hits within the top ``k`` (memoised: several metrics share it; the
+        ranking metrics' sums read the same hits through :meth:`top_sums`)."""
         memo = self.__dict__.setdefault("_rel_top", {})
         if k not in memo:
             memo[k] = self.hit_rel if k >= self.depth else self.hit_rel & (self.hits.cols < k)
-            self.__dict__.setdefault("_shared_masks", {})[id(memo[k])] = [memo[k], None]
         return memo[k]
 
     def n_rel_top(self, k: int) -> np.ndarray:
@@ -175,19 +174,10 @@ class Judged:
         return memo[(k0, k)]
 
     def per_user(self, weights: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Sum ``weights`` (a scalar: count) of the hits selected by ``mask`` per user.
-
-        A mask of :meth:`rel_top` (P, Recall, AP, bpref and infAP at one cut-off share it) has its
-        positions and their rows found once; the sums are the same, bit for bit."""
-        shared = self.__dict__.get("_shared_masks", {}).get(id(mask))
-        if shared is not None and shared[0] is mask:   # the memo holds the mask, so its id is not reused
-            if shared[1] is None:
-                idx = np.flatnonzero(mask)
-                shared[1] = (idx, self.hits.rows.take(idx))
-            idx, rows = shared[1]
-        else:
-            idx = np.flatnonzero(mask)  # one pass; taking by index beats boolean indexing twice
-            rows = self.hits.rows.take(idx)
+        """Sum ``weights`` (a scalar: count) of the hits selected by ``mask`` per user (the ranking
+        metrics' sums at a cut-off go through :meth:`top_sums`, which shares the relevant hits' positions)."""
+        idx = np.flatnonzero(mask)  # one pass; taking by index beats boolean indexing twice
+        rows = self.hits.rows.take(idx)
         w = np.asarray(weights, dtype=np.float64).take(idx) if np.ndim(weights) else None
         return np.bincount(rows, weights=w, minlength=len(self)).astype(np.float64)
 
