@@ -111,13 +111,15 @@ def test_deviations_name_every_difference():
                                  "n_samples": 50, "n_permutations": 100_000, "cutoffs": list(s.cutoffs),
                                  "robustness_sizes": s.robustness_sizes, "pool": ["concat", "mean"]}) == []
     dev = papers.deviations(s, {"dataset": "movielens-small", "systems": ["Random", "Pop", "UserKNN"],
-                                "n_samples": 5, "n_permutations": 2000, "split": "kfold",
+                                "n_samples": 5, "n_permutations": 2000, "split": "kfold", "repeats": 3,
                                 "robustness_sizes": {"popular-items": [1.0, 0.5, 0.01]}, "pool": ["sum"]})
     text = "\n".join(dev)
     assert "movielens-small" in text and "2 of the paper's 21" in text and "not in the paper: UserKNN" in text
     assert "samples per size: 5 (the paper: 50)" in text and "permutations: 2,000 (the paper: 100,000)" in text
     assert "popular-items grid: 1 → 0.01, 3 sizes (the paper: 1 → 0.8 in steps of 0.01, 21 sizes)" in text
     assert "split: kfold" in text and "pool: sum" in text
+    assert "split drawn 3 times, every statistic averaged over the partitions (the paper: 1)" in text
+    assert not any("drawn" in d for d in papers.deviations(s, {"repeats": 1}))
     assert "scenarios not run: ratings" in text
     with pytest.raises(InputError):
         papers.deviations(s, ["dataset"])

@@ -685,3 +685,13 @@ def test_no_local_path_in_any_published_file(built_book):
         [m for family in guidelines.FAMILIES for m in guidelines.family_metrics(family, k)], tables)
     shutil.rmtree(tables)
     assert guidelines.measured_note(measured) in guide
+
+
+def test_a_repeated_split_is_named_in_the_set_up_and_a_single_one_is_not():
+    from recmetrics.report.findings_page import _setup
+    from recmetrics.report.reference_pages import context_text
+
+    assert "split drawn 3 times" in _setup({"folds": 2, "repeats": 3}, {})
+    assert _setup({}, {"folds": 2, "repeats": 1}) == ["2 folds"]
+    assert context_text({"folds": 6, "repeats": 3}) == "6 folds, split drawn 3 times"
+    assert context_text({"folds": 2, "repeats": 1}) == "2 folds"

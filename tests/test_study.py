@@ -291,3 +291,47 @@ def test_study_reexports_the_runs_module_and_old_pickles_load(small_study):
     assert old != blob
     back = pickle.loads(old)
     assert isinstance(back, runs.Runs) and list(back) == list(small_study[0].runs)
+
+
+def test_repeated_splits_draw_independent_partitions_and_key_the_cache(data, tmp_path):
+    from recmetrics.runs import make_folds
+    from recmetrics.runs.folds import repeat_seed
+
+    once, p1 = make_folds(data, k=2, seed=4)
+    thrice, p3 = make_folds(data, k=2, seed=4, repeats=3)
+    assert "repeats" not in p1 and p3["repeats"] == 3 and len(thrice) == 6
+    for (tr_a, te_a), (tr_b, te_b) in zip(once, thrice[:2]):        # repetition 0 is the plain split
+        assert tr_a.equals(tr_b) and te_a.equals(te_b)
+    keys = [frozenset(zip(te.user, te.item)) for _, te in thrice]
+    for r in range(3):                                               # each repetition covers every rating once
+        assert len(keys[2 * r] | keys[2 * r + 1]) == len(data) and not keys[2 * r] & keys[2 * r + 1]
+    assert keys[0] != keys[2] and keys[2] != keys[4]                 # and is another partition
+    seeds = {repeat_seed(s, r) for s in range(3) for r in range(3)}
+    assert len(seeds) == 9                                           # seeds 0-2 share no repetition
+    hold, _ = make_folds(data, "holdout", test_size=0.3, seed=1, repeats=2)
+    assert len(hold) == 2 and not hold[0][1].equals(hold[1][1])
+    runs = study.run_systems(data, ["Pop"], k=2, seed=4, repeats=3, n=5, cache_dir=tmp_path, progress=False)
+    assert runs.n_folds == 6 and runs.params["split"]["repeats"] == 3
+    st = study.Study(data, ["Pop", "Random"], ["P"], [5], k=2, seed=4, repeats=2, cache_dir=tmp_path, progress=False)
+    assert st.n_folds == 4 and st._cube_key() != study.Study(data, ["Pop", "Random"], ["P"], [5], k=2, seed=4,
+                                                               cache_dir=tmp_path, progress=False)._cube_key()
+
+
+@pytest.mark.parametrize("kw, words", [
+    ({"repeats": 0}, "repeats must be a positive integer"),
+    ({"repeats": 1.5}, "repeats must be a positive integer"),
+    ({"repeats": True}, "repeats must be a positive integer"),
+    ({"split": "temporal", "cut_quantile": 0.8, "repeats": 2}, "draws nothing"),
+])
+def test_repeated_split_bad_input(data, kw, words):
+    from recmetrics.runs import make_folds
+
+    with pytest.raises(InputError, match=words):
+        make_folds(data.assign(timestamp=np.arange(len(data))), **kw)
+
+
+def test_repeats_of_given_folds_are_refused(data):
+    from recmetrics.runs import make_folds
+
+    with pytest.raises(InputError, match="folds are given"):
+        make_folds(None, rm.splits.kfold(data, k=2, seed=0), repeats=2)

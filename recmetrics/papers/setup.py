@@ -70,7 +70,8 @@ class SetUp:
 
     Fields: ``paper`` (id, as in ``/papers``), ``citation``; ``datasets`` (project dataset names
     of the paper's collections); ``systems`` (spec strings); ``split`` (``"holdout"`` or
-    ``"kfold"``), ``folds``, ``test_size``; ``cutoffs``; ``threshold`` (ratings ≥ it are relevant);
+    ``"kfold"``), ``folds``, ``test_size``, ``repeats`` (how many independent partitions the split
+    is drawn as, :func:`recmetrics.runs.make_folds`; the papers draw theirs once); ``cutoffs``; ``threshold`` (ratings ≥ it are relevant);
     ``metrics`` (metric names as the project's Study takes them); ``robustness_sizes`` (``{scenario: grid of shares}``, 1.0 =
     the full test set); ``n_samples`` (random samples per size), ``n_permutations`` (permutation
     test); ``aggregates`` (means the paper reports); ``designs`` (evaluation designs, e.g. the
@@ -87,6 +88,7 @@ class SetUp:
     split: str | None = None
     folds: int | None = None
     test_size: float | None = None
+    repeats: int | None = 1
     cutoffs: tuple[int, ...] | None = None
     threshold: float | None = None
     metrics: tuple[str, ...] | None = None
@@ -117,7 +119,7 @@ def _names(systems) -> list[str]:
 def deviations(setup: SetUp, ran: Mapping[str, Any]) -> list[str]:
     """Where a run's settings ``ran`` differ from the paper's ``setup``, one line each.
 
-    ``ran`` may hold any of ``dataset``, ``systems``, ``split``, ``folds``, ``test_size``,
+    ``ran`` may hold any of ``dataset``, ``systems``, ``split``, ``folds``, ``test_size``, ``repeats``,
     ``cutoffs``, ``threshold``, ``metrics``, ``robustness_sizes`` (``{scenario: sizes}``),
     ``n_samples``, ``n_permutations``, ``designs`` and the keys of ``setup.options``; a key missing
     from ``ran``, or that the paper does not state (``None``), is not compared. An empty list means
@@ -148,6 +150,9 @@ def deviations(setup: SetUp, ran: Mapping[str, Any]) -> list[str]:
     if has("test_size") and setup.test_size is not None and setup.split == ran.get("split", setup.split) \
             and not math.isclose(float(ran["test_size"]), setup.test_size):
         out.append(f"test size: {ran['test_size']} (the paper: {setup.test_size})")
+    if has("repeats") and setup.repeats is not None and int(ran["repeats"]) != setup.repeats:
+        out.append(f"split drawn {int(ran['repeats'])} times, every statistic averaged over the partitions "
+                   f"(the paper: {setup.repeats})")
     if has("cutoffs") and setup.cutoffs is not None:
         mine = [int(c) for c in ([ran["cutoffs"]] if isinstance(ran["cutoffs"], int) else ran["cutoffs"])]
         if mine != list(setup.cutoffs):

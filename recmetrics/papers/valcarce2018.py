@@ -66,6 +66,7 @@ SETUP = SetUp(
         "datasets": "§5 Datasets, Table 2",
         "systems": "§5 Recommender Systems (21 techniques)",
         "split": "§5: 80% of each user's ratings for training, the rest for test",
+        "repeats": "§5: one split, drawn once",
         "cutoffs": "§6 and Fig. 1: 5, 10, 20, ..., 100",
         "threshold": "§5: τ = 4",
         "metrics": "§3: P, Recall, AP, nDCG, RR, bpref, infAP",
@@ -152,7 +153,7 @@ def notebook_parameters(profile: str) -> dict[str, dict]:
     s = _profile(profile, SETUP, QUICK)
     return {"05_cutoffs": {
         "systems": None if s.systems == SETUP.systems else list(s.systems),
-        "split": s.split, "folds": s.folds, "test_size": s.test_size,
+        "split": s.split, "folds": s.folds, "repeats": s.repeats, "test_size": s.test_size,
         "metrics": list(s.metrics), "infap": s.options["infap"][0], "cutoff_grid": list(s.cutoffs), "focus": s.extra["focus"],
         "robustness_sizes": {k: list(v) for k, v in s.robustness_sizes.items()},
         "n_samples": s.n_samples, "n_permutations": s.n_permutations, "pools": list(s.options["pool"]),

@@ -85,6 +85,7 @@ SETUP = SetUp(
         "datasets": "§5.1, Table 2",
         "systems": "§5.3: 21 recommenders",
         "split": "§5.1: standard 5-fold cross-validation, random splits",
+        "repeats": "§5.1: one cross-validation, drawn once",
         "cutoffs": "§6: 'in the following experiments we use cut-offs of n=100'",
         "threshold": "§3.2: τ = 4",
         "metrics": "§3.2: P, Recall, F1, AP, NDCG, RR, ERR, Bpref, InfAP",
@@ -225,7 +226,7 @@ def notebook_parameters(profile: str) -> dict[str, dict]:
     s = _profile(profile, SETUP, QUICK)
     common = {
         "systems": None if s.systems == SETUP.systems else list(s.systems),
-        "split": s.split, "folds": s.folds, "metrics": list(s.metrics), "infap": s.options["infap"][0], "cutoff": s.extra["cutoff"],
+        "split": s.split, "folds": s.folds, "repeats": s.repeats, "metrics": list(s.metrics), "infap": s.options["infap"][0], "cutoff": s.extra["cutoff"],
         "robustness_sizes": {k: list(v) for k, v in s.robustness_sizes.items()},
         "n_samples": s.n_samples, "n_permutations": s.n_permutations, "pools": list(s.options["pool"]),
     }

@@ -71,6 +71,7 @@ def paper_key(paper: Any) -> str:
 _SETUP = (
     (("systems", "n_systems"), ("n_systems", "systems"), "{} systems"),
     (("folds",), ("folds",), "{} folds"),
+    (("repeats",), ("repeats",), "split drawn {} times"),   # repeated cross-validation or holdout (shown above 1)
     (("samples", "n_samples"), ("n_samples", "n_removals"), "{} samples"),
     (("permutations", "n_permutations"), ("n_permutations",), "{} permutations"),
     (("users",), ("users", "n_users"), "{} users"),
@@ -180,6 +181,8 @@ def _setup(row: Mapping[str, Any], params: Mapping[str, Any]) -> list[str]:
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         if isinstance(value, int) and not isinstance(value, bool):
+            if "drawn" in label and value == 1:     # a split drawn once is the usual case: nothing to say
+                continue
             text = label.format(f"{value:,}")
             shown.append(text[:-1] if value == 1 and text.endswith("s") else text)   # "1 fold"
     return shown

@@ -33,6 +33,9 @@ def context_text(context, generated_dir: str | os.PathLike | None = None) -> str
         n = context.get(key)
         if isinstance(n, int) and not isinstance(n, bool):
             parts.append(f"{n:,} {one if n == 1 else many}")
+    repeats = context.get("repeats")
+    if isinstance(repeats, int) and not isinstance(repeats, bool) and repeats > 1:
+        parts.append(f"split drawn {repeats} times")
     if context.get("pool"):
         parts.append(f"`{context['pool']}` pooling")
     chapter = context.get("chapter")
