@@ -11,6 +11,15 @@ Three seeds are one draw: whether a row on the edge of its decision moves under 
 so comparing two designs on one triple compares noise (a count of 10 against 13 changed rows is
 within it). With more seeds built, :func:`expected_stability` averages the figures over every
 triple of them (a U-statistic: the figures three independent seeds give, on average).
+
+What moves that average on the quick book of movielens-small (seeds 0-5; each variant re-ran only the
+chapters it touches, the others' findings kept): 10.8 of 93 rows change as built; 10.9 with 20 samples
+per robustness size instead of 5; 10.5 with the split of chapters 5-7 drawn 3 times
+(:func:`recmetrics.runs.make_folds` ``repeats``); 10.3 with 10 systems instead of 6 in chapters 5-7;
+10.0 with chapter 8 on all 610 users instead of 300. Each variant moves *which* rows change more than
+how many: the rows on the edge of a 2-se decision are the claims whose effect is about the size of
+its noise on 610 users, and none of these knobs shrinks that noise enough (halving it needs about
+four times the data).
 """
 from __future__ import annotations
 
