@@ -118,7 +118,7 @@ def test_deviations_name_every_difference():
     assert "samples per size: 5 (the paper: 50)" in text and "permutations: 2,000 (the paper: 100,000)" in text
     assert "popular-items grid: 1 → 0.01, 3 sizes (the paper: 1 → 0.8 in steps of 0.01, 21 sizes)" in text
     assert "split: kfold" in text and "pool: sum" in text
-    assert "split drawn 3 times, every statistic averaged over the partitions (the paper: 1)" in text
+    assert "split drawn 3 times (the paper: 1)" in text
     assert not any("drawn" in d for d in papers.deviations(s, {"repeats": 1}))
     assert "scenarios not run: ratings" in text
     with pytest.raises(InputError):

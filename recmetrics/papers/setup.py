@@ -71,7 +71,8 @@ class SetUp:
     Fields: ``paper`` (id, as in ``/papers``), ``citation``; ``datasets`` (project dataset names
     of the paper's collections); ``systems`` (spec strings); ``split`` (``"holdout"`` or
     ``"kfold"``), ``folds``, ``test_size``, ``repeats`` (how many independent partitions the split
-    is drawn as, :func:`recmetrics.runs.make_folds`; the papers draw theirs once); ``cutoffs``; ``threshold`` (ratings ≥ it are relevant);
+    is drawn as, :func:`recmetrics.runs.make_folds`; the papers draw theirs once); ``cutoffs``;
+    ``threshold`` (ratings ≥ it are relevant);
     ``metrics`` (metric names as the project's Study takes them); ``robustness_sizes`` (``{scenario: grid of shares}``, 1.0 =
     the full test set); ``n_samples`` (random samples per size), ``n_permutations`` (permutation
     test); ``aggregates`` (means the paper reports); ``designs`` (evaluation designs, e.g. the
@@ -151,8 +152,7 @@ def deviations(setup: SetUp, ran: Mapping[str, Any]) -> list[str]:
             and not math.isclose(float(ran["test_size"]), setup.test_size):
         out.append(f"test size: {ran['test_size']} (the paper: {setup.test_size})")
     if has("repeats") and setup.repeats is not None and int(ran["repeats"]) != setup.repeats:
-        out.append(f"split drawn {int(ran['repeats'])} times, every statistic averaged over the partitions "
-                   f"(the paper: {setup.repeats})")
+        out.append(f"split drawn {int(ran['repeats'])} times (the paper: {setup.repeats})")
     if has("cutoffs") and setup.cutoffs is not None:
         mine = [int(c) for c in ([ran["cutoffs"]] if isinstance(ran["cutoffs"], int) else ran["cutoffs"])]
         if mine != list(setup.cutoffs):

@@ -80,15 +80,15 @@ def make_folds(ratings, split: Any = "kfold", *, k: int = 5, seed: Any = 0, test
     repeats : how many independent partitions of the data the split is drawn as (repeated
         cross-validation or repeated holdout; Bouckaert & Frank 2004): the folds of every repetition
         follow one another (``repeats * k`` folds for k-fold), repetition ``r`` drawn with
-        :func:`repeat_seed` ``(seed, r)``. A verdict then averages over several partitions, so it
-        changes less when the seed draws others. 1 (the default) is the plain split, with the same
+        :func:`repeat_seed` ``(seed, r)``. A statistic then averages over several partitions, so
+        less of its spread is which ratings one partition holds out. 1 (the default) is the plain split, with the same
         folds and cache keys as without the argument. A user's units in different repetitions share
         test ratings: a test that takes ``(fold, user)`` units as independent (discriminative power
         under ``pool="concat"``) gains power it does not have, so pool ``"mean"`` (one unit per
         user) with repetitions. Measured on the quick book of movielens-small at split seeds 0-5
         (chapters 5-7 drawn 3 times, ``benchmarks/split_stability.py``): 10.5 of 93 verdicts change
-        between three seeds on average, against 10.8 with one draw, and DP under ``concat`` sinks to
-        the Monte Carlo floor; the profiles draw once, as the papers do.
+        between three seeds on average, against 10.8 with one draw (no steadier), and DP under
+        ``concat`` sinks to the Monte Carlo floor; the profiles draw once, as the papers do.
 
     Returns
     -------
