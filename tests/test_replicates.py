@@ -146,3 +146,11 @@ def test_replicate_means_from_one_transform_equal_each_group_alone(n_specs):
             want = aggregate(x[labels == r].T, a, axis=1, metric=specs)
             assert values.tobytes() == want.tobytes(), (a, r)
     assert rs._means(x, ["arithmetic"], specs)[0][1] == {}
+
+
+def test_folds_of_a_repeated_split_are_not_replicates(tmp_path):
+    repeated = study.Study(synthetic(seed=3), ["Pop", "Random"], ["P"], [10], k=2, seed=0, repeats=2,
+                           cache_dir=tmp_path, progress=False)
+    with pytest.raises(InputError, match="share test ratings"):
+        rp.unit_labels(repeated, scheme="folds")
+    assert rp.unit_labels(repeated, 4, seed=0).shape == (4, len(repeated.users))   # user groups span every fold

@@ -79,6 +79,10 @@ def unit_labels(study, n: int = DEFAULT_REPLICATES, seed: int = 0, scheme: str =
         raise InputError("unit_labels needs a Study (its score cube says which units are evaluated)")
     present = ~np.isnan(cube[0, 0, 0])                     # (fold, user)
     if scheme == "folds":
+        repeats = ((getattr(getattr(study, "runs", None), "params", None) or {}).get("split") or {}).get("repeats", 1)
+        if repeats > 1:
+            raise InputError(f"scheme='folds' needs independent folds, but the split was drawn {repeats} times and "
+                             f"its repetitions' folds share test ratings: use scheme='users'")
         if present.shape[0] < 2:
             raise InputError(f"scheme='folds' needs a split with at least 2 folds, the study has {present.shape[0]}")
         labels = np.broadcast_to(np.arange(present.shape[0])[:, None], present.shape).copy()
