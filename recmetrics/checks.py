@@ -14,8 +14,8 @@ One definition of what a valid input is, used by :mod:`recmetrics.meta.discrimin
   position, or by the labels given).
 * :func:`seed`, :func:`positive_int`, :func:`n_jobs` — the integer parameters: a seed is a
   non-negative integer (``None`` would make a p-value unreproducible), counts such as
-  ``n_permutations`` or ``chunk_size`` are ≥ 1, ``n_jobs`` is a non-zero integer (joblib's
-  meaning: ``-1`` = every core).
+  ``n_permutations`` or ``chunk_size`` are ≥ 1, ``n_jobs`` is an integer >= 1, or ``-1`` for
+  every core (joblib's ``-1``; its other negative values depend on the machine and are refused).
 
 Every failure raises :class:`~recmetrics.errors.InputError`; nothing is silently repaired. A
 caller who wants repeated units pooled says how, e.g. ``scores.T.groupby(level=0).mean().T``
@@ -62,11 +62,14 @@ def positive_int(value, name: str) -> int:
 
 
 def n_jobs(value, name: str = "n_jobs") -> int:
-    """Number of workers: ``None`` = 1; a non-zero ``int`` (joblib's meaning: ``-1`` = every core)."""
+    """Number of workers: ``None`` = 1; an ``int`` >= 1, or ``-1`` for every core (joblib's ``-1``).
+    ``0`` names no worker; joblib's other negative values (``-2``: every core but one, ...) are
+    refused too: what they mean depends on the machine, and on one with fewer cores they name none
+    (joblib then quietly runs one worker)."""
     if value is None:
         return 1
-    if not _is_int(value) or int(value) == 0:
-        raise InputError(f"{name} must be a non-zero integer (1 = no parallelism, -1 = every core), got {value!r}")
+    if not _is_int(value) or (int(value) < 1 and int(value) != -1):
+        raise InputError(f"{name} must be an integer >= 1 (1 = no parallelism), or -1 for every core, got {value!r}")
     return int(value)
 
 

@@ -61,6 +61,9 @@ def map_tasks(func: Callable, tasks: Sequence[tuple] | Iterable[tuple], *, n_job
     processes forked from this one that inherit ``scatter`` (copy-on-write: never pickled; threads
     where the platform cannot fork). ``scatter``: large arguments shared by every task, sent to the
     Dask workers once (joblib's ``scatter``)."""
+    from .checks import n_jobs as check_n_jobs
+
+    n_jobs = check_n_jobs(n_jobs)
     tasks = list(tasks)
     bar = None
     if progress:

@@ -111,7 +111,8 @@ def test_non_numeric_cells_are_located():
 @pytest.mark.parametrize("kw,match", [({"seed": -1}, "seed must be a non-negative integer, got -1"),
                                       ({"seed": None}, "seed must be a non-negative integer, got None"),
                                       ({"seed": 1.5}, "seed must be"),
-                                      ({"n_jobs": 0}, "n_jobs must be a non-zero integer"),
+                                      ({"n_jobs": 0}, "n_jobs must be an integer >= 1"),
+                                      ({"n_jobs": -2}, r"or -1 for every core, got -2"),
                                       ({"chunk_size": 0}, "chunk_size must be an integer >= 1, got 0"),
                                       ({"n_permutations": 0}, "n_permutations must be an integer >= 1")])
 def test_integer_parameters(kw, match):

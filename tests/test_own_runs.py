@@ -292,7 +292,7 @@ def _report(capsys, *args):
     (["seed=-1"], ["-p seed=-1", "an integer >= 0"]),
     (["metrics=['Nope']"], ["-p metrics", "'Nope'"]),
     (["n_samples=0"], ["-p n_samples=0", "an integer >= 1"]),
-    (["cutoffs=['a']"], ["-p cutoffs=['a']", "a list of str"]),
+    (["cutoffs=['a']"], ["-p cutoffs=['a']", "a non-empty list of cut-offs, integers >= 1"]),
 ])
 def test_own_runs_arguments_are_checked_before_anything_runs(capsys, files, runs_root, monkeypatch, params, words):
     def refuse(*a, **k):

@@ -155,10 +155,35 @@ def write_text(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def check_parameters(parameters: Mapping[str, Any], declared: Mapping[str, Mapping[str, Any]]) -> dict:
-    """The own-runs notebooks' ``-p`` values checked as the main report's are (type of the declared
-    default, :data:`recmetrics.report.plan.VALUE_RULES`, metric names)."""
-    from .plan import check_overrides
+def check_parameters(parameters: Mapping[str, Any], values: Mapping[str, Any], notebooks, profile: str,
+                     schemas: Mapping[str, Mapping]) -> dict:
+    """The own-runs chapters' parameters checked at planning, against each chapter's schema
+    (``schemas``: :data:`recmetrics.report.own_runs.SCHEMAS`): the ``-p`` values (``parameters``:
+    an unknown name, one the report sets, or a value a schema refuses is one line) and the
+    ``values`` of the ``profile`` every chapter receives; the robustness grids must cover the
+    scenarios asked. Returns the ``-p`` values as the chapters receive them."""
+    import papermill
 
-    return check_overrides(dict(parameters), {k: {n: s for n, s in v.items() if n != "source"}
-                                               for k, v in declared.items()})
+    from ..errors import unknown_name
+    from .plan import RESERVED, accepted, check_overrides, check_values
+
+    declared = {Path(nb).stem: {n: s for n, s in papermill.inspect_notebook(str(nb)).items() if n != "source"}
+                for nb in notebooks}
+    known = accepted(declared)
+    for key in parameters:
+        if key not in known and key not in RESERVED:
+            raise unknown_name("own-runs notebook parameter (-p)", str(key), known)
+    given = check_overrides(dict(parameters), declared, schemas)
+    check_values({stem: {k: values[k] for k in specs if k in values and k not in given}
+                  for stem, specs in declared.items()}, declared, f"profile {profile!r}", schemas)
+    if {"sizes", "scenarios"} & set(given):
+        from ..meta.robustness import resolve_grids
+
+        merged = {**values, **given}
+        try:
+            resolve_grids(merged["sizes"], merged["scenarios"])
+        except InputError as exc:
+            raise InputError(f"-p sizes / scenarios: {' '.join(str(exc).split())} (scenarios asked: "
+                             f"{', '.join(map(str, merged['scenarios']))}; grids given for: "
+                             f"{', '.join(map(str, merged['sizes']))})") from None
+    return given

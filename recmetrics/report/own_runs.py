@@ -53,6 +53,7 @@ from ..errors import InputError, unknown_name
 from .own_sources import (METRICS, _export_inputs, _read_source, _run_files, _source_from_files,  # noqa: F401
                           example_source, export_study, load_study)
 from .paths import ReportError, _log_default, default_book_dir, default_notebooks_dir
+from . import profiles, schema
 from .profiles import default_jobs
 
 __all__ = ["Plan", "plan", "build", "load_study", "export_study", "example_source", "describe",
@@ -82,6 +83,28 @@ def _scenarios() -> list[str]:
     from ..meta import robustness as rb
 
     return list(rb.SCENARIOS)
+
+
+_S = schema
+_SHARED = {"source": _S.by(lambda v: v if isinstance(v, dict) else _S.refuse(),
+                            "the runs and judgments (set by --qrels and --runs)") | None,
+           "profile": _S.choice(*OWN_PARAMETERS), "seed": profiles.SEED, "metrics": profiles.METRICS,
+           "cutoffs": profiles.CUTOFFS, "pool": profiles.POOL}
+_SIGNIFICANCE = {"alpha": profiles.SHARE, "n_permutations": profiles.COUNT,
+                 "correction": _S.choice(of=_S.loaded("recmetrics.meta.significance", "CORRECTIONS")) | None}
+_ROBUSTNESS = {"scenarios": _S.subset(of=_S.loaded("recmetrics.meta.robustness", "SCENARIOS")),
+               "sizes": profiles.GRIDS, "n_samples": profiles.COUNT, "n_jobs": _S.n_jobs(),
+               "scheduler": _S.text("a Dask scheduler address") | None}
+#: What every parameter of every own-runs chapter accepts, one schema per chapter (by notebook stem;
+#: :mod:`recmetrics.report.schema`): checked at planning (:func:`plan`) for every value a chapter receives.
+SCHEMAS: dict[str, dict[str, schema.Rule]] = {
+    "01_systems": {**_SHARED, **_SIGNIFICANCE,
+                   "test": _S.choice(of=_S.loaded("recmetrics.meta.significance", "PAIRWISE_TESTS"))},
+    "02_discriminative_power": {**_SHARED, **_SIGNIFICANCE},
+    "03_robustness": {**_SHARED, **_ROBUSTNESS},
+    "04_agreement": dict(_SHARED),
+    "05_which_metric": {**_SHARED, **_SIGNIFICANCE, **_ROBUSTNESS},
+}
 
 
 #: chapters of the main report that are not in the own-runs book, and why (by notebook stem)
@@ -329,7 +352,7 @@ def plan(qrels=None, runs=None, *, study=None, name: str | None = None, folds: S
         (written to ``work_dir``)
     study : instead of ``qrels`` and ``runs``, a :class:`~recmetrics.study.Study` (exported with
         :func:`export_study` to ``work_dir``; the book uses its metrics and cut-offs)
-    name : the label of the book (default: the run names)
+    name : the label of the book, a text that is not blank (default: the run names)
     folds : fold labels substituted into ``{fold}`` (default: one fold)
     threshold : relevance threshold (default: 1 for TREC qrels, 4 for rating tables; a Study's own)
     profile : ``"quick"`` or ``"paper"`` (:data:`OWN_PARAMETERS`, with ``seed`` and ``cutoffs`` of
@@ -355,6 +378,9 @@ def plan(qrels=None, runs=None, *, study=None, name: str | None = None, folds: S
 
     if profile not in PROFILES or profile not in OWN_PARAMETERS:
         raise unknown_name("report profile", str(profile), set(PROFILES) & set(OWN_PARAMETERS))
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        raise InputError(f"--name {name!r}: give the book a label (its title, and its folder's name), or leave "
+                         f"--name out to name it after its runs")
     if study is not None:
         if qrels is not None or runs is not None:
             raise InputError("give either study= or qrels= and runs=, not both")
@@ -385,19 +411,10 @@ def plan(qrels=None, runs=None, *, study=None, name: str | None = None, folds: S
     nbs = sorted(p for p in notebooks_dir().glob("[0-9]*.ipynb"))
     if not nbs:
         raise ReportError(f"no own-runs notebook in {notebooks_dir()}")
-    given: dict[str, Any] = {}
-    if parameters:
-        import papermill
+    from .own_book import check_parameters
 
-        from .own_book import check_parameters
-
-        specs = {nb.stem: dict(papermill.inspect_notebook(str(nb))) for nb in nbs}
-        declared = set().union(*specs.values())
-        unknown = [k for k in parameters if k not in declared or k == "source"]
-        if unknown:
-            raise unknown_name("own-runs notebook parameter", unknown[0], declared - {"source"})
-        given = check_parameters(parameters, specs)
-        params.update(copy.deepcopy(given))
+    given = check_parameters(parameters or {}, params, [str(nb) for nb in nbs], profile, SCHEMAS)
+    params.update(copy.deepcopy(given))
     if scheduler is not None:
         from .plan import check_scheduler
 
@@ -411,9 +428,9 @@ def plan(qrels=None, runs=None, *, study=None, name: str | None = None, folds: S
         # is keyed (and stored) once under it, not stored again under the resolved source
         from ..data.io import default_threshold
 
-        given = {default_threshold(q) for q in source["qrels"]}
-        if len(given) == 1:
-            source["threshold"] = given.pop()
+        levels = {default_threshold(q) for q in source["qrels"]}
+        if len(levels) == 1:
+            source["threshold"] = levels.pop()
     key, study = prepare(source, params["metrics"], params["cutoffs"], read_judgments=_read_judgments,
                          read_run=_read_run, scheduler=params.get("scheduler"))
     summary = _summary(source, study if study is not None else load_study(source, params["metrics"], params["cutoffs"]))

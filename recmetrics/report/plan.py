@@ -7,9 +7,10 @@ Every argument of ``recmetrics report`` is validated here, before the first note
   so an unknown name, a missing file or an argument its loader does not take fails now; every
   other dataset a notebook's parameters name (chapter 8's ``real_datasets``) is loaded too;
 * ``-p key=value`` overrides: ``key`` must be a parameter some notebook's ``parameters`` cell
-  declares, and ``value`` (a Python literal; a bare word is a string) must have the type of the
-  declared default (an ``int`` for ``folds = 5``, a list of strings for ``systems = ["Pop"]``;
-  ``None`` where the default or a profile uses ``None``);
+  declares (and not one the report sets: :data:`RESERVED`), and ``value`` (a Python literal; a
+  bare word is a string) must be accepted by the schema of every chapter declaring it (its type,
+  range and allowed values: :data:`recmetrics.report.profiles.SCHEMAS`, :mod:`.schema`); the
+  values the profile gives every chapter are checked against the same schemas;
 * ``--out``: a folder (or a path that can be created), writable;
 * ``--scheduler``: a Dask scheduler that answers, and a notebook that declares ``scheduler``.
 
@@ -35,9 +36,9 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from ..errors import InputError, unknown_name
-from . import cache
+from . import cache, schema
 from .paths import ReportError, default_book_dir, default_notebooks_dir
-from .profiles import DEPENDS, PROFILES, READS_LATE, notebook_parameters, notebook_values
+from .profiles import DEPENDS, PROFILES, READS_LATE, SCHEMAS, notebook_parameters, notebook_values
 
 #: Parameters the report sets itself (from ``--profile``, ``--dataset``, ``--dataset-arg`` and
 #: ``--scheduler``); ``-p`` cannot set them.
@@ -114,39 +115,6 @@ def literal(raw: str) -> Any:
         return raw
 
 
-def _type_name(value, show: bool = True) -> str:
-    if isinstance(value, (list, tuple)):
-        inner = sorted({type(v).__name__ for v in value})
-        return f"a list of {'/'.join(inner)}" if inner else "an empty list"
-    if value is None:
-        return "None"
-    name = type(value).__name__
-    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}" + (f" ({value!r})" if show else "")
-
-
-def _conforms(value, default) -> bool:
-    """Whether ``value`` has the type of a declared ``default`` (a float accepts an int)."""
-    if isinstance(default, bool):
-        return isinstance(value, bool)
-    if isinstance(default, int):
-        return isinstance(value, int) and not isinstance(value, bool)
-    if isinstance(default, float):
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if isinstance(default, str):
-        return isinstance(value, str)
-    if isinstance(default, (list, tuple)):
-        if not isinstance(value, (list, tuple)):
-            return False
-        kinds = {type(d) for d in default}
-        if len(kinds) != 1:  # empty or mixed default: any list
-            return True
-        (kind,) = kinds
-        return all(_conforms(v, kind()) for v in value)
-    if isinstance(default, dict):
-        return isinstance(value, dict)
-    return True  # a default that is no literal (an expression): nothing to check against
-
-
 def _default(spec: Mapping[str, Any]):
     """The literal default of a papermill parameter spec (``_NO_LITERAL`` when it is an expression)."""
     try:
@@ -158,91 +126,73 @@ def _default(spec: Mapping[str, Any]):
 _NO_LITERAL = object()
 
 
-def _none_allowed(stem: str, key: str, default) -> bool:
-    """``None`` is a valid value where the notebook's default or any profile uses ``None``."""
-    if default is None:
-        return True
-    for profile, values in PROFILES.items():
-        per_nb = notebook_values(profile, stem)
-        if key in per_nb and per_nb[key] is None or key in values and values[key] is None:
-            return True
-    return False
+def chapter_schema(stem: str, specs: Mapping[str, Mapping[str, Any]],
+                   schemas: Mapping[str, Mapping[str, schema.Rule]] = SCHEMAS) -> dict[str, schema.Rule]:
+    """The schema of chapter ``stem`` (``{parameter: Rule}``) for the parameters its notebook
+    declares (``specs``: papermill's reading): the one written in ``schemas``, which must cover
+    every declared parameter, or for a chapter without one, rules inferred from its defaults
+    (:func:`recmetrics.report.schema.inferred`)."""
+    written = schemas.get(stem)
+    if written is None:
+        return {k: schema.inferred(None if (d := _default(s)) is _NO_LITERAL else d) for k, s in specs.items()}
+    missing = sorted(set(specs) - set(written))
+    if missing:
+        raise ReportError(f"notebook {stem} declares {', '.join(missing)}, which its schema does not: add a rule "
+                          f"for each beside the chapter's other rules (SCHEMAS)")
+    return {k: written[k] for k in specs}
 
 
-def _int_at_least(low: int):
-    return lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= low
+def accepted(declared: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The parameter names ``-p`` accepts: those some notebook declares, less those the report sets."""
+    return sorted({k for specs in declared.values() for k in specs} - set(RESERVED))
 
 
-def _cutoff_list(v) -> bool:
-    return isinstance(v, (list, tuple)) and len(v) > 0 and all(_int_at_least(1)(c) for c in v)
+def check_overrides(overrides: Mapping[str, Any], declared: Mapping[str, Mapping[str, Any]],
+                    schemas: Mapping[str, Mapping[str, schema.Rule]] = SCHEMAS) -> dict[str, Any]:
+    """Validate ``-p`` overrides against the schema of every chapter that declares them
+    (:func:`chapter_schema`); return them as the chapters receive them (``-p alpha=1`` is the number
+    1.0, a bare word given where a text is expected stays a text, e.g. ``-p focus=AP``).
 
-
-def _share(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1
-
-
-#: What a parameter's value must be, by name, in whichever notebook declares it (both books):
-#: ``{name: (test, what is expected)}``. Checked when a build is planned, so a bad ``-p`` value is
-#: one line and exit 2 there, not a failure in the first chapter that uses it.
-VALUE_RULES: dict[str, tuple[Any, str]] = {
-    "seed": (_int_at_least(0), "an integer >= 0"),
-    **{k: (_cutoff_list, "a non-empty list of cut-offs, integers >= 1") for k in ("cutoffs", "cutoff_grid")},
-    **{k: (_int_at_least(1), "an integer >= 1") for k in (
-        "cutoff", "guide_k", "depth", "n", "folds", "n_permutations", "n_samples", "n_bootstrap", "users",
-        "n_users", "n_systems", "axiom_examples")},
-    **{k: (_share, "a number between 0 and 1 (exclusive)") for k in ("alpha", "test_size", "confidence")},
-}
-
-
-def check_value(key: str, value: Any, what: str = "-p") -> None:
-    """Raise :class:`~recmetrics.errors.InputError` (one line) when ``value`` breaks the rule of
-    parameter ``key`` (:data:`VALUE_RULES`; ``metrics``: registered metric names, each given a
-    cut-off when it has none)."""
-    rule = VALUE_RULES.get(key)
-    if rule is not None and value is not None and not rule[0](value):
-        raise InputError(f"{what} {key}={value!r}: expected {rule[1]}")
-    if key == "metrics" and value is not None:
-        if not isinstance(value, (list, tuple)) or not value or not all(isinstance(m, str) for m in value):
-            raise InputError(f"{what} {key}={value!r}: expected a non-empty list of metric names, e.g. ['P', 'nDCG']")
-        from ..metrics import parse
-
-        for m in value:
-            try:
-                parse(m if "@" in m else f"{m}@10")
-            except InputError as exc:
-                raise InputError(f"{what} {key}: {' '.join(str(exc).split())}") from None
-
-
-def check_overrides(overrides: Mapping[str, Any], declared: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    """Validate ``-p`` overrides against the notebooks' declared parameters; return them (a bare
-    word given where a notebook declares a string stays a string, e.g. ``-p focus=AP``).
-
-    ``declared``: ``{notebook stem: papermill.inspect_notebook(...)}``.
+    ``declared``: ``{notebook stem: papermill.inspect_notebook(...)}``; ``schemas``: the book's
+    (:data:`recmetrics.report.profiles.SCHEMAS` or :data:`recmetrics.report.own_runs.SCHEMAS`).
     """
     out = {}
-    known = sorted({k for specs in declared.values() for k in specs})
     for key, value in overrides.items():
         if key in RESERVED:
             raise InputError(f"-p {key}=...: {key!r} is set by {RESERVED[key]}, not -p")
-        takers = {stem: specs[key] for stem, specs in declared.items() if key in specs}
+        takers = {stem: specs for stem, specs in declared.items() if key in specs}
         if not takers:
-            raise unknown_name("notebook parameter (-p)", key, known)
-        for stem, spec in takers.items():
-            default = _default(spec)
-            if default is _NO_LITERAL:
-                continue
-            if value is None and _none_allowed(stem, key, default):
-                continue
-            if not _conforms(value, default) and isinstance(default, str) and not isinstance(value, str):
-                value = str(value)  # -p focus=5 where the notebook declares a string
-            if not _conforms(value, default):
-                raise InputError(f"-p {key}={value!r}: notebook {stem} declares {key} = {spec['default']} "
-                                 f"({_type_name(default, show=False)}); got {_type_name(value)}")
-            if isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
-                value = float(value)  # -p alpha=1 is the value 1.0 (one key for one value)
-        check_value(key, value)
-        out[key] = value
+            raise unknown_name("notebook parameter (-p)", key, accepted(declared))
+        rules = {stem: chapter_schema(stem, specs, schemas) for stem, specs in takers.items()}
+        verdicts = {}
+        for stem, rule in rules.items():
+            try:
+                verdicts[stem] = schema.check(rule, key, value)
+            except InputError as exc:
+                verdicts[stem] = exc
+        refused = {stem: v for stem, v in verdicts.items() if isinstance(v, InputError)}
+        if refused:
+            stem, exc = next(iter(refused.items()))
+            if len(refused) < len(verdicts):  # another chapter takes it: say which one refuses
+                raise InputError(str(exc).replace(": expected ", f": chapter {stem} expects ", 1)) from None
+            raise exc
+        out[key] = next(iter(verdicts.values()))
     return out
+
+
+def check_values(values: Mapping[str, Mapping[str, Any]], declared: Mapping[str, Mapping[str, Any]],
+                 what: str, schemas: Mapping[str, Mapping[str, schema.Rule]] = SCHEMAS) -> None:
+    """Every value each chapter receives (``values``: ``{stem: {parameter: value}}``) checked against
+    its schema; ``what`` says where the values come from (e.g. "profile 'paper'"). A value the
+    schema refuses is a :class:`ReportError` naming the chapter: the profile or set-up is wrong."""
+    for stem, given in values.items():
+        rules = chapter_schema(stem, declared[stem], schemas)
+        for key, value in given.items():
+            if key in rules:
+                try:
+                    schema.check(rules, key, value, what=f"{what} gives {stem}")
+                except InputError as exc:
+                    raise ReportError(str(exc)) from None
 
 
 def check_out(out: str | os.PathLike | None, book_dir: Path | None = None) -> Path | None:
@@ -417,6 +367,8 @@ def make_plan(
         for name in dataset_names({k: p.get(k, _default(s)) for k, s in specs.items()}):
             if name not in fingerprints:
                 fingerprints[name] = cache.dataset_fingerprint(name)
+    check_values({stem: {k: v for k, v in p.items() if k not in overrides} for stem, p in params.items()},
+                 declared, f"profile {profile!r}")
 
     declared_meta = {stem: nb.metadata.get("recmetrics", {}) or {} for stem, nb in notebooks.items()}
     late_reads = {stem: tuple(READS_LATE.get(stem, ())) + tuple(m.get("reads_late", ()))

@@ -10,7 +10,8 @@ import os
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from ..errors import unknown_name
+from ..errors import InputError, unknown_name
+from . import schema
 
 
 #: Parameters shared by every notebook, per profile. A notebook only receives the names that its
@@ -63,6 +64,120 @@ NOTEBOOK_PARAMETERS: dict[str, dict[str, dict[str, Any]]] = {
         # chapters 03-08 take their parameters from their paper's set-up (recmetrics.papers); the
         # explorers run beside chapter 7, whose robustness they read late, on one core each
     },
+}
+
+
+# ---------------------------------------------------------------- what each chapter's parameters accept
+def _metric_names(value) -> None:
+    """Registered metric names (a name without a cut-off is read at 10)."""
+    from ..metrics import parse
+
+    for m in [value] if isinstance(value, str) else value:
+        if not isinstance(m, str):
+            raise InputError(f"{m!r} is no metric name")
+        parse(m if "@" in m else f"{m}@10")
+
+
+def _specs(value, names: Mapping[str, str] | None = None) -> None:
+    """Recommender specs of the zoo (``names``: names read as the spec they stand for)."""
+    from ..recommenders import create
+
+    for s in [value] if isinstance(value, str) else value:
+        if not isinstance(s, str):
+            raise InputError(f"{s!r} is no recommender spec")
+        create((names or {}).get(s, s))
+
+
+def _thesis_specs(value) -> None:
+    """Chapter 8's systems: the thesis' names (``bellogin2012.SYSTEMS``) or zoo specs."""
+    from ..papers.bellogin2012 import SYSTEMS
+
+    _specs(value, SYSTEMS)
+
+
+def _designs(value) -> None:
+    """Chapter 8's evaluation designs: names of ``THESIS_DESIGNS`` or design specs."""
+    from ..protocols.chapter import THESIS_DESIGNS
+    from ..protocols.designs import parse
+
+    for d in value:
+        if d not in THESIS_DESIGNS:
+            parse(d)
+
+
+def _grids(value) -> None:
+    """Robustness grids ``{scenario: shares kept}`` (:func:`recmetrics.meta.robustness.resolve_grids`)."""
+    from ..meta.robustness import resolve_grids
+
+    if not isinstance(value, dict) or not value:
+        raise InputError("give a dict {scenario: [shares kept, ...]}")
+    resolve_grids(value)
+
+
+S = schema
+SEED = S.integer(0)
+COUNT = S.integer(1)
+CUTOFFS = S.list_of(COUNT, "a non-empty list of cut-offs, integers >= 1")
+SHARE = S.share()
+SHARES = S.list_of(SHARE)
+UNIT = S.number(0, 1)                        # a weight or a share where both ends are allowed
+THRESHOLD = S.number()
+METRICS = S.by(lambda v: _metric_names(v) if isinstance(v, list) and v else S.refuse(),
+               "a non-empty list of metric names, e.g. ['P', 'nDCG']")
+METRIC = S.by(lambda v: _metric_names(v) if isinstance(v, str) else S.refuse(), "a metric name, e.g. 'nDCG'")
+SYSTEMS = S.by(lambda v: _specs(v) if isinstance(v, list) and v else S.refuse(),
+               "a non-empty list of recommender specs, e.g. ['Pop', 'PureSVD(k=20)']") | None
+GRIDS = S.by(_grids, "a dict {scenario: [shares kept, each in (0, 1]]}")
+DATASETS = S.list_of(S.text("a dataset name"), empty=True)
+SPLIT = S.choice("kfold", "holdout", "temporal")   # make_folds' splits (by their canonical names)
+INFAP = S.choice(of=S.loaded("recmetrics.metrics.ranking", "INFAP_UNJUDGED"))
+POOL = S.choice(of=S.loaded("recmetrics.study", "POOLS"))
+POOLS = S.subset(of=S.loaded("recmetrics.study", "POOLS"))
+#: what the report sets itself (``--profile``, ``--dataset``, ``--dataset-arg``, ``--scheduler``)
+SET_BY_REPORT = {"profile": S.choice(*PROFILES), "dataset": S.text("a dataset name"),
+                 "dataset_args": S.arguments(), "scheduler": S.text("a Dask scheduler address") | None}
+#: the split and study of chapters 5, 6, 7 and 9 (paper 000's set-up)
+STUDY = {**SET_BY_REPORT, "seed": SEED, "systems": SYSTEMS, "split": SPLIT, "folds": COUNT, "repeats": COUNT,
+         "metrics": METRICS, "infap": INFAP, "robustness_sizes": GRIDS, "n_samples": COUNT, "n_jobs": S.n_jobs()}
+
+#: What every parameter of every chapter of the main book accepts, one schema per chapter
+#: (:mod:`recmetrics.report.schema`); the defaults are in the notebook's ``parameters`` cell and the
+#: profiles' values above. Checked at planning for every value a chapter receives.
+SCHEMAS: dict[str, dict[str, schema.Rule]] = {
+    "01_dataset_overview": {**SET_BY_REPORT, "seed": SEED, "cutoffs": CUTOFFS, "test_size": SHARE,
+                            "threshold": THRESHOLD, "head_share": SHARE},
+    "02_recommender_zoo": {**SET_BY_REPORT, "folds": S.integer(2), "seed": SEED, "n": COUNT, "systems": SYSTEMS},
+    "03_unified_accuracy_diversity": {
+        **SET_BY_REPORT, "seed": SEED, "test_size": SHARE, "n_users": COUNT | None, "swap_levels": COUNT,
+        "redundancy_levels": COUNT, "aspect_levels": COUNT, "cutoff": COUNT, "n_systems": COUNT,
+        "n_removals": COUNT, "system_draws": S.subset(of=S.loaded("recmetrics.meta.perturbations.incompleteness",
+                                                                  "SYSTEM_DRAWS")),
+        "removal_fractions": SHARES, "betas": S.list_of(S.number(0, 1, open_low=True)), "axiom_examples": COUNT,
+        "tie_breaks": S.subset(of=S.loaded("recmetrics.meta.perturbations", "TIE_BREAKS")), "n_bootstrap": COUNT},
+    "04_choosing_a_metric": {**SET_BY_REPORT, "seed": SEED, "test_size": SHARE, "cutoffs": CUTOFFS,
+                             "threshold": THRESHOLD, "guide_k": COUNT,
+                             "svd": S.by(lambda v: _specs(S.as_text(v)), "a recommender spec, e.g. 'SVD'")},
+    "05_cutoffs": {**STUDY, "test_size": SHARE, "cutoff_grid": CUTOFFS, "focus": METRIC,
+                   "n_permutations": COUNT, "pools": POOLS, "replicates": SEED},
+    "06_comparing_metrics": {**STUDY, "cutoff": COUNT, "n_permutations": COUNT, "pools": POOLS, "replicates": SEED},
+    "07_arithmetic_vs_geometric": {
+        **STUDY, "cutoff": COUNT, "pools": POOLS, "replicates": SEED, "floor": SHARE, "gf1_floors": SHARES,
+        "f1_reading": S.choice(of=S.loaded("recmetrics.metrics.aggregate", "F1_READINGS")),
+        "geometric_reading": S.choice(of=S.loaded("recmetrics.metrics.aggregate", "GEOMETRIC_READINGS"))},
+    "08_popularity_bias": {
+        **SET_BY_REPORT, "seed": SEED, "test_size": SHARE, "threshold": THRESHOLD,
+        "systems": S.by(_thesis_specs, "a non-empty list of the thesis' systems or zoo specs"),
+        "designs": S.by(lambda v: _designs(v) if isinstance(v, list) and v else S.refuse(),
+                        "a non-empty list of the thesis' designs (e.g. '1R', 'UAR') or design specs"),
+        "users": COUNT | None, "sigma": SHARE, "eps": SHARE,
+        "removed": S.list_of(S.number(0, 1, open_high=True)), "sizes": S.list_of(COUNT),
+        "alphas": S.list_of(S.number(0)), "sweep_systems": S.by(_thesis_specs, "a list of the thesis' systems"),
+        "bounds_systems": S.by(_thesis_specs, "a list of the thesis' systems"), "n_bootstrap": COUNT,
+        "real_datasets": DATASETS},
+    "09_explorers": {
+        **STUDY, "cutoffs": CUTOFFS, "depth": COUNT, "pool": POOL, "confidence": SHARE, "alpha": SHARE,
+        "aggregations": S.subset(of=S.loaded("recmetrics.explorers", "AGGREGATIONS")), "n_permutations": COUNT,
+        "extra_datasets": DATASETS, "sandbox_weights": S.list_of(UNIT), "guide_k": COUNT},
 }
 
 

@@ -179,8 +179,10 @@ def run_systems(ratings, systems: Sequence[str] | None = None, split: Any = "kfo
     >>> runs.timings.columns.tolist()
     ['system', 'fold', 'fit_s', 'recommend_s', 'cached']
     """
+    from ..checks import n_jobs as check_n_jobs
     from ..recommenders import ZOO, create
 
+    n_jobs = check_n_jobs(n_jobs)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n <= 0:
         raise InputError(f"n must be a positive integer list length, got {n!r}")
     specs = list(ZOO if systems is None else ([systems] if isinstance(systems, str) else systems))
