@@ -54,3 +54,22 @@ def where(frame, i: int) -> str:
     when the table was read from a file (``frame.attrs['source']``), else ``row i``."""
     src = getattr(frame, "attrs", {}).get("source")
     return f"{src}:{i + 2}" if src else f"row {i}"
+
+
+def require_ids(frame, columns, what: str) -> None:
+    """Raise :class:`InputError` at the first row of ``frame`` whose id in one of ``columns`` is
+    missing (NaN, None, ``pd.NA``) or blank text, naming the table (``what``), the column and the
+    row (:func:`where`). Without it a missing id is matched, grouped or sorted by whatever numpy or
+    pandas make of it: silently dropped, or a message about something else."""
+    import numpy as np
+    import pandas as pd
+
+    for c in columns:
+        col = frame[c]
+        miss = pd.isna(col).to_numpy()
+        if col.dtype == object or pd.api.types.is_string_dtype(col):
+            miss = miss | np.array([isinstance(v, str) and not v.strip() for v in col.tolist()], dtype=bool)
+        if miss.any():
+            i = int(np.flatnonzero(miss)[0])
+            raise InputError(f"{what}: column {c!r} has no id at {where(frame, i)} ({show(col.iloc[i])}); every "
+                             f"row needs one ({int(miss.sum())} such row(s))")

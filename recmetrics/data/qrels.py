@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import show, InputError, require_columns, where
+from ..errors import InputError, require_columns, require_ids, show, where
 from .ids import Ids
 
 if TYPE_CHECKING:
@@ -49,17 +49,19 @@ class Qrels:
     max_rating:
         Top of the rating scale (ERR's ``r_max``); defaults to the largest rating present.
     negative:
-        ``"error"`` (default): a negative rating is an error; ``"unjudged"``: trec_eval's semantics
-        of negative qrels labels (``form_res_rels.c``): the item is in the pool but unjudged, so it
-        is neither relevant nor judged non-relevant; only infAP (``m_infap.c``) and bpref
-        (``m_bpref.c``) see it, as "pooled but unjudged". TREC qrels files are read this way.
+        What a negative grade means. ``"unjudged"`` (default, on every surface: data frames,
+        rating tables and TREC qrels files alike): trec_eval's reading (``form_res_rels.c``: "in
+        pool, but unjudged (eg, infAP uses a sample of pool)"): the item is neither relevant nor
+        judged non-relevant; only infAP (``m_infap.c``) and bpref (``m_bpref.c``) see it, as pooled
+        but unjudged. Ratings themselves are never negative (the dataset readers refuse them), so a
+        negative value in judgments can only be such a label. ``"error"``: refuse negative grades.
     """
 
     NEGATIVE = ("error", "unjudged")
 
     def __init__(self, ratings: pd.DataFrame, threshold: float = 4.0, max_rating: float | None = None,
                  *, user_col: str = "user", item_col: str = "item", rating_col: str = "rating",
-                 negative: str = "error"):
+                 negative: str = "unjudged"):
         if negative not in self.NEGATIVE:
             raise InputError(f"negative must be one of {self.NEGATIVE}, got {negative!r}")
         self.negative = negative
@@ -68,6 +70,7 @@ class Qrels:
         frame.columns = ["user", "item", "rating"]
         if frame.empty:
             raise InputError("qrels are empty: at least one (user, item, rating) judgment is needed")
+        require_ids(ratings, (user_col, item_col), "qrels")
         values = _validate_ratings(frame, "qrels", negative == "unjudged", ratings)
         dup = frame.duplicated(["user", "item"]).to_numpy()
         if dup.any():

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import numpy as np
 
-from ..errors import show, InputError, where
+from ..errors import InputError, require_ids, show, where
 from .ids import Ids
 
 if TYPE_CHECKING:
@@ -139,6 +139,7 @@ class Run:
             raise InputError(f"run table lacks column(s) {missing}; has {list(frame.columns)}")
         if frame.empty:
             raise InputError(f"run {name!r} is empty: at least one (user, item, score) line is needed")
+        require_ids(frame, (user_col, item_col), f"run {name!r}")
         users = frame[user_col].to_numpy()
         items = frame[item_col].to_numpy()
         dup = frame.duplicated([user_col, item_col]).to_numpy()
