@@ -37,12 +37,13 @@ def test_nan_and_inf_scores(bad):
         rm.Run.from_scores(np.array([[1.0, np.nan if np.isnan(bad) else np.inf]]), ["a"], ["x", "y"], n=1)
 
 
-@pytest.mark.parametrize("rating,msg", [("good", "'good'"), (-1, "-1"), (np.nan, "nan")])
-def test_non_numeric_or_negative_ratings(rating, msg):
+@pytest.mark.parametrize("rating,msg,negative", [("good", "'good'", "unjudged"), (np.nan, "nan", "unjudged"),
+                                                  (-1, "-1", "error")])
+def test_non_numeric_or_negative_ratings(rating, msg, negative):
     df = qrels_df().astype({"rating": object})
     df.loc[2, "rating"] = rating
     with pytest.raises(InputError, match=rf"rating {msg}.* of user 2 item 10"):
-        rm.Qrels(df)
+        rm.Qrels(df, negative=negative)   # a negative grade is refused only when asked (trec_eval: unjudged)
 
 
 def test_empty_and_duplicate_qrels():

@@ -134,8 +134,12 @@ def test_negative_labels_are_pooled_unjudged(tmp_path):
     assert qr.n_relevant.tolist() == [1] and qr.n_nonrelevant.tolist() == [1]
     res = rm.evaluate(rm.io.read_run(r), qr, ["P@4", "bpref", "nDCG", "AP"]).aggregate
     assert res["P@4"] == 0.25 and res["bpref"] == 0.0 and res["AP"] == 0.25
+    # one rule on every surface: the same judgments as a data frame mean the same (trec_eval's reading)
+    again = rm.Qrels(qr.to_frame(), threshold=1)
+    assert again.n_relevant.tolist() == [1] and again.n_nonrelevant.tolist() == [1]
+    assert rm.evaluate(rm.io.read_run(r), again, ["P@4", "bpref", "nDCG", "AP"]).aggregate.equals(res)
     with pytest.raises(InputError, match="non-negative"):
-        rm.Qrels(qr.to_frame())  # rating tables keep rejecting negative ratings
+        rm.Qrels(qr.to_frame(), negative="error")  # refused only when asked
 
 
 def test_fractional_grades_truncated_as_trec_eval(tmp_path):
