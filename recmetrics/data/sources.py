@@ -52,6 +52,9 @@ def read_bytes(path, what: str = "input") -> bytes:
         if p.is_dir():
             raise InputError(f"{what} {str(p)!r} is a directory; expected a file")
         if not p.exists():
+            if p.is_symlink():
+                raise InputError(f"{what} file {str(p)!r} is a symbolic link that leads to no file (a loop, or its "
+                                 f"target is missing)")
             raise InputError(f"{what} file {str(p)!r} does not exist")
         comp, _ = _suffixes(p)
         try:

@@ -28,8 +28,17 @@ def _run_name(path: str) -> str:
     return re.sub(r"[._\-]?(?:fold[._\-]?)?\{fold\}", "", name, flags=re.IGNORECASE) or name
 
 
+def _resolved(path: str, what: str, given: str) -> str:
+    """``path`` made absolute with its links followed; a link that leads nowhere (a loop of
+    symbolic links) is one :class:`InputError` naming ``given``, as a missing file is."""
+    try:
+        return str(Path(path).expanduser().resolve())
+    except (RuntimeError, OSError):   # Python < 3.13 raises RuntimeError("Symlink loop ...")
+        raise InputError(f"{what} {given!r} is a loop of symbolic links: it leads to no file") from None
+
+
 def _expand(template: str, folds: Sequence | None, what: str) -> list[str]:
-    path = str(Path(template).expanduser().resolve()) if _FOLD not in str(template) else str(template)
+    path = _resolved(template, what, template) if _FOLD not in str(template) else str(template)
     if folds is None:
         if _FOLD in path:
             raise InputError(f"{what} {template!r} has a {{fold}} field but no folds were given (--folds)")
@@ -37,7 +46,7 @@ def _expand(template: str, folds: Sequence | None, what: str) -> list[str]:
     if _FOLD not in path:
         raise InputError(f"{what} {template!r} has no {{fold}} field; with --folds every path names its fold, "
                          "e.g. run.{fold}.trec")
-    return [str(Path(path.replace(_FOLD, str(f))).expanduser().resolve()) for f in folds]
+    return [_resolved(path.replace(_FOLD, str(f)), what, template) for f in folds]
 
 
 def _source_from_files(qrels, runs, folds, name, threshold) -> dict:
@@ -211,9 +220,13 @@ def _run_files(directory: Path, exclude=None) -> list[str]:
     judgments file ``exclude`` when it lies there too."""
     from ..runs.files import RUN_SUFFIXES
 
-    skip = Path(str(exclude)).expanduser().resolve() if exclude is not None else None
-    runs = sorted(str(q) for q in directory.iterdir() if q.is_file() and not q.name.startswith(".")
-                  and q.name.lower().endswith(RUN_SUFFIXES) and q.resolve() != skip)
+    skip = Path(_resolved(str(exclude), "qrels path", str(exclude))) if exclude is not None else None
+    named = [q for q in directory.iterdir() if not q.name.startswith(".") and q.name.lower().endswith(RUN_SUFFIXES)]
+    for q in named:   # a run file that cannot be read is an error, never left out
+        if q.is_symlink() and not q.exists():
+            raise InputError(f"run file {str(q)!r} is a symbolic link that leads to no file (a loop, or its target "
+                             f"is missing)")
+    runs = sorted(str(q) for q in named if q.is_file() and q.resolve() != skip)
     if not runs:
         raise InputError(f"directory {str(directory)!r} holds no run file (looked for {', '.join(RUN_SUFFIXES)})")
     return runs
