@@ -7,6 +7,7 @@ values, and warnings printed one line each. Heavy modules load only inside the f
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -143,10 +144,32 @@ def check_context(specs, given: set, per_user: bool = False) -> None:
                            f"use rm.evaluate(run, qrels, metrics, {n}=...) from Python")
 
 
+def warning_line(message) -> str:
+    """A warning as the command line prints it: one line, in its own words, no source path."""
+    return f"recmetrics: warning: {' '.join(str(message).split())}"
+
+
 def print_warnings(caught) -> None:
     """Print caught warnings on stderr, one line each (``recmetrics: warning: ...``)."""
     for w in caught:
-        print(f"recmetrics: warning: {' '.join(str(w.message).split())}", file=sys.stderr)
+        print(warning_line(w.message), file=sys.stderr)
+
+
+@contextlib.contextmanager
+def warnings_on_one_line():
+    """Within the block, every warning is printed on stderr as it happens, one line each
+    (:func:`warning_line`) instead of Python's two lines naming a source file of the package."""
+    import warnings
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        print(warning_line(message), file=sys.stderr if file is None else file, flush=True)
+
+    saved = warnings.showwarning
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = saved
 
 
 def relevance_level(text, qrels_path) -> float | None:

@@ -18,7 +18,8 @@ from .errors import RecmetricsError
 
 # the argument helpers `evaluate` and `compare` share live below both (recmetrics.arguments)
 from .arguments import (CLI_CONTEXT, DEFAULT_METRICS, CliError, add_context_options, check_context,  # noqa: E402,F401
-                        given_context, max_docs, print_warnings, read_context, relevance_level, split_positionals)
+                        given_context, max_docs, print_warnings, read_context, relevance_level, split_positionals,
+                        warnings_on_one_line)
 from .arguments import _resolve_metrics  # noqa: E402
 from .trec_measures import TREC_MEASURES, expand_measures  # noqa: E402,F401  (re-exported)
 
@@ -227,22 +228,27 @@ def _report(args) -> int:
         own = _own_runs(args)
         from .report import build
 
-        if own:
-            if args.dataset is not None or dataset_args:
-                raise CliError("--qrels/--runs build the book of your own runs: --dataset and --dataset-arg "
-                               "do not apply (the runs are given, nothing is fitted)")
-            index = build(profile=args.profile, out=args.out, overrides=overrides or None,
-                          execute=not args.no_execute, scheduler=args.scheduler, jobs=args.jobs, **own)
-        else:
-            index = build(profile=args.profile, dataset=args.dataset, out=args.out,
-                          dataset_args=dataset_args or None, overrides=overrides or None, scheduler=args.scheduler,
-                          force=args.force, execute=not args.no_execute, progress=True, jobs=args.jobs)
+        with warnings_on_one_line():
+            index = _build_report(build, args, own, dataset_args, overrides)
     except KeyboardInterrupt:
         print("recmetrics: interrupted: the chapters executed so far are kept, the one running was not saved",
               file=sys.stderr)
         return 130
     print(f"book built: {index}")
     return 0
+
+
+def _build_report(build, args, own: dict, dataset_args: dict, overrides: dict):
+    """``recmetrics report``'s build: the book of your own runs when ``own`` is given, else the main book."""
+    if own:
+        if args.dataset is not None or dataset_args:
+            raise CliError("--qrels/--runs build the book of your own runs: --dataset and --dataset-arg "
+                           "do not apply (the runs are given, nothing is fitted)")
+        return build(profile=args.profile, out=args.out, overrides=overrides or None,
+                     execute=not args.no_execute, scheduler=args.scheduler, jobs=args.jobs, **own)
+    return build(profile=args.profile, dataset=args.dataset, out=args.out,
+                 dataset_args=dataset_args or None, overrides=overrides or None, scheduler=args.scheduler,
+                 force=args.force, execute=not args.no_execute, progress=True, jobs=args.jobs)
 
 
 def _own_runs(args) -> dict:

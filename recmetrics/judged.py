@@ -391,7 +391,15 @@ def judge(run: Run, qrels: Qrels, *, depth: int | None = None, users="relevant")
 
     ignored_mask = qrels.user_index.get_indexer(run.users) < 0
     ignored = int(ignored_mask.sum())
-    if ignored:
+    if ignored and ignored == len(run.users):
+        warnings.warn(
+            f"run {run.name!r}: none of its {ignored} user(s) is judged, so it has no list for any evaluated user "
+            f"and scores 0 for every one of them. Likely cause: the run's user ids do not match the judgments' "
+            f"(run users e.g. {', '.join(show(u) for u in run.users[:3])}; judged users e.g. "
+            f"{', '.join(show(u) for u in qrels.users[:3])}; ids are compared as strings: '01' != '1'), or the run "
+            f"belongs to another dataset/split", stacklevel=2,
+        )
+    elif ignored:
         warnings.warn(
             f"run {run.name!r}: {ignored} user(s) have no judgments and are ignored "
             f"(e.g. {', '.join(show(u) for u in run.users[ignored_mask][:3])})", stacklevel=2,

@@ -28,6 +28,7 @@ and :func:`recmetrics.meta.robustness.robustness_study`, bit for bit (tested).
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -80,20 +81,52 @@ def prepare(source: Mapping, metrics: Sequence[str], cutoffs: Sequence[int], *, 
     key = source_key(source, metrics, cutoffs)
     path = _folder() / f"{key}.npz"
     study = load_prepared(path, key)
-    if study is None:
+    if study is not None:
+        for text in _said(path):   # what judging the runs warned about, said again by every build
+            warnings.warn(text, UserWarning, stacklevel=2)
+    else:
         qrels, ratings = read_judgments(source)
-        study = study_from_files(source["runs"], qrels, list(metrics), list(cutoffs), reader=read_run,
-                                 ratings=ratings, threshold=source.get("threshold"),
-                                 dataset=str(source.get("label", "runs")), client=scheduler, n_jobs=N_JOBS)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            study = study_from_files(source["runs"], qrels, list(metrics), list(cutoffs), reader=read_run,
+                                     ratings=ratings, threshold=source.get("threshold"),
+                                     dataset=str(source.get("label", "runs")), client=scheduler, n_jobs=N_JOBS)
+        said = list(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, UserWarning)))
+        for w in caught:
+            warnings.warn(w.message, w.category, stacklevel=2)
         if study is None:
             return None, None
         try:
             save_prepared(study, path, key)
         except InputError:                   # ids that cannot be stored without pickling: not shared
             return None, None
+        _say(path, said)
         _prune(_folder(), KEEP)
     study.prepared_key = key
     return key, study
+
+
+def _said_path(path: Path) -> Path:
+    return path.with_name(f"{path.stem}-warnings.json")
+
+
+def _say(path: Path, said: Sequence[str]) -> None:
+    """Keep the warnings of preparing the Study stored at ``path`` beside it (:func:`_said`)."""
+    import json
+
+    tmp = _said_path(path).with_suffix(".tmp")
+    tmp.write_text(json.dumps(list(said)), encoding="utf-8")
+    os.replace(tmp, _said_path(path))
+
+
+def _said(path: Path) -> list[str]:
+    """The warnings preparing the Study at ``path`` gave (none when they were not kept)."""
+    import json
+
+    try:
+        return [str(t) for t in json.loads(_said_path(path).read_text(encoding="utf-8"))]
+    except (OSError, ValueError, TypeError):
+        return []
 
 
 def rekey(study, source: Mapping, metrics: Sequence[str], cutoffs: Sequence[int]) -> str:
@@ -102,7 +135,10 @@ def rekey(study, source: Mapping, metrics: Sequence[str], cutoffs: Sequence[int]
     from ..prepared import save_prepared
 
     key = source_key(source, metrics, cutoffs)
-    save_prepared(study, _folder() / f"{key}.npz", key)
+    path = _folder() / f"{key}.npz"
+    save_prepared(study, path, key)
+    if getattr(study, "prepared_key", None):
+        _say(path, _said(_folder() / f"{study.prepared_key}.npz"))
     study.prepared_key = key
     return key
 
@@ -125,7 +161,7 @@ def _prune(folder: Path, keep: int) -> None:
         except OSError:
             continue
     for k in sorted(groups, key=groups.get, reverse=True)[keep:]:
-        for f in [*folder.glob(f"{k}*.npz"), *folder.glob(f"{k}*.lock")]:
+        for f in [*folder.glob(f"{k}*.npz"), *folder.glob(f"{k}*.lock"), *folder.glob(f"{k}*-warnings.json")]:
             f.unlink(missing_ok=True)
 
 
