@@ -87,7 +87,6 @@ def runs_root(tmp_path, monkeypatch):
     (["-p", 'sizes={"ratings":[1.0,0.5]}'], ["sizes has no grid for scenario 'random-items'"]),
     (["-p", "n_jobs=0"], ["-p n_jobs=0", "an integer >= 1, or -1 for every core"]),
     (["-p", "n_jobs=-3"], ["-p n_jobs=-3", "an integer >= 1, or -1 for every core"]),
-    (["-p", "alpha=1"], ["-p alpha=1", "between 0 and 1"]),
     (["-p", "scenarios=['ratings', 'ratings']"], ["-p scenarios=", "distinct values", "a value given twice"]),
     (["--name", ""], ["--name ''", "give the book a label"]),
     (["--name", "  "], ["--name ' '", "give the book a label"]),   # the message's blanks are squeezed
@@ -166,15 +165,6 @@ def test_main_book_unknown_key_lists_only_what_is_accepted():
     for name in ("profile", "dataset", "dataset_args", "scheduler"):
         assert f" {name}," not in f" {known}" and f" {name})" not in f" {known}", (name, known)
     assert "n_jobs" in known and "pool" in known
-
-
-def test_main_book_accepted_values_are_converted_once():
-    p = plan_mod.make_plan("quick", "movielens-small", overrides={"n_jobs": -1, "pool": "mean", "threshold": 4})
-    chapter = {c.stem: c for c in p.chapters}
-    assert chapter["09_explorers"].parameters["pool"] == "mean"
-    assert chapter["01_dataset_overview"].parameters["threshold"] == 4.0    # an int where a number is asked
-    assert isinstance(chapter["01_dataset_overview"].parameters["threshold"], float)
-    assert {c.parameters.get("n_jobs") for c in p.chapters if "n_jobs" in c.parameters} == {-1}
 
 
 # ------------------------------------------------------------------------------ n_jobs: one rule
