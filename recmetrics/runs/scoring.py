@@ -106,7 +106,7 @@ def evaluate_tail(runs, head_share: float = 0.2, metrics=("Recall@100",), **kw) 
     """:func:`evaluate_systems` on :func:`tail_folds`: each system's long-tail scores. A system that
     recommends only head items judges nothing on a tail fold; that is the measurement (it scores 0),
     not the mismatched ids the "none of its items is a judged item" warning is for, so that warning
-    is not raised here; nor is "user(s) have no judgments and are ignored": the users whose test
+    is not raised here; nor is "user(s) have no judgments and are ignored" (or "none of its users is judged"): the users whose test
     items are all head items have no tail judgment, and tail recall is undefined for them.
     ``runs`` must be a :class:`~recmetrics.runs.systems.Runs` (it needs ``runs.folds``);
     ``metrics`` default ``("Recall@100",)``; ``**kw`` go to :func:`evaluate_systems`.
@@ -128,6 +128,7 @@ def evaluate_tail(runs, head_share: float = 0.2, metrics=("Recall@100",), **kw) 
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=r"run .*: none of its items is a judged item")
         warnings.filterwarnings("ignore", message=r"run .*: \d+ user\(s\) have no judgments and are ignored")
+        warnings.filterwarnings("ignore", message=r"run .*: none of its \d+ user\(s\) is judged")
         return evaluate_systems(runs, tail_folds(runs.folds, head_share), metrics, **kw)
 
 
