@@ -135,7 +135,7 @@ def no_execution(monkeypatch):
     ("n_jobs=0", ["-p n_jobs=0", "an integer >= 1, or -1 for every core"]),
     ("n_jobs=-3", ["-p n_jobs=-3", "an integer >= 1, or -1 for every core"]),
     ("infap=bogus", ["-p infap='bogus'", "'nonrelevant', 'pooled'"]),
-    ("split=bogus", ["-p split='bogus'", "'kfold', 'holdout', 'temporal'"]),
+    ("split=bogus", ["-p split='bogus'", "a split method", "unknown split method 'bogus'"]),
     ("pools=['concat','concat']", ["-p pools=", "a value given twice"]),
     ("systems=['Nope']", ["-p systems=['Nope']", "recommender specs", "unknown recommender 'Nope'"]),
     ("systems=None", ["-p systems=None", "chapter 08_popularity_bias expects"]),
@@ -156,6 +156,11 @@ def test_main_book_parameters_are_refused_at_planning(capsys, no_execution, tmp_
     for w in words:
         assert w in err, (w, err)
     assert not out.exists()
+
+
+def test_a_split_alias_reaches_the_chapters_by_its_canonical_name():
+    p = plan_mod.make_plan("quick", "movielens-small", overrides={"split": "CV"})
+    assert {c.parameters["split"] for c in p.chapters if "split" in c.parameters} == {"kfold"}
 
 
 def test_main_book_unknown_key_lists_only_what_is_accepted():

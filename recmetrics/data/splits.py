@@ -27,7 +27,7 @@ import pandas as pd
 
 from ..errors import InputError, unknown_name
 
-__all__ = ["holdout", "kfold", "temporal", "split", "METHODS"]
+__all__ = ["holdout", "kfold", "temporal", "split", "method_name", "METHODS"]
 
 def _frame(ratings: Any, need: tuple[str, ...] = ("user",)) -> pd.DataFrame:
     if not isinstance(ratings, pd.DataFrame) and isinstance(getattr(ratings, "ratings", None),
@@ -250,16 +250,28 @@ METHODS: dict[str, Callable[..., Any]] = {
 }
 
 
-def split(ratings: pd.DataFrame, method: str = "holdout", **kw: Any) -> Any:
-    """Split by method name (``"holdout"``, ``"kfold"``, ``"temporal"``; case-insensitive,
-    ``"k-fold"``/``"cv"`` also accepted for k-fold); keyword arguments go to the method.
-    Returns what the method returns: ``(train, test)`` or a list of them for k-fold."""
+def method_name(method: str) -> str:
+    """The canonical name of a split method: ``"holdout"``, ``"kfold"`` or ``"temporal"``
+    (case-insensitive; ``"k-fold"``/``"cv"`` are k-fold, ``"random-holdout"`` the holdout);
+    :class:`~recmetrics.errors.InputError` for anything else.
+
+    >>> method_name("CV"), method_name("random_holdout")
+    ('kfold', 'holdout')
+    """
     if not isinstance(method, str):
         raise InputError(f"split method must be a name, got {type(method).__name__} {method!r}")
     key = method.strip().lower().replace("_", "-")
     key = {"k-fold": "kfold", "cv": "kfold", "random-holdout": "holdout"}.get(key, key)
     if key not in METHODS:
         raise unknown_name("split method", method, METHODS)
+    return key
+
+
+def split(ratings: pd.DataFrame, method: str = "holdout", **kw: Any) -> Any:
+    """Split by method name (:func:`method_name`: ``"holdout"``, ``"kfold"``, ``"temporal"``,
+    case-insensitive, ``"k-fold"``/``"cv"`` also accepted for k-fold); keyword arguments go to the
+    method. Returns what the method returns: ``(train, test)`` or a list of them for k-fold."""
+    key = method_name(method)
     fn = METHODS[key]
     bad = sorted(set(kw) - set(inspect.signature(fn).parameters))
     if bad:

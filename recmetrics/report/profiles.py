@@ -105,6 +105,13 @@ def _designs(value) -> None:
             parse(d)
 
 
+def _split_method(value) -> str:
+    """A split method :func:`recmetrics.data.splits.method_name` knows ('cv' is k-fold)."""
+    from ..data.splits import method_name
+
+    return method_name(value)
+
+
 def _grids(value) -> None:
     """Robustness grids ``{scenario: shares kept}`` (:func:`recmetrics.meta.robustness.resolve_grids`)."""
     from ..meta.robustness import resolve_grids
@@ -129,7 +136,8 @@ SYSTEMS = S.by(lambda v: _specs(v) if isinstance(v, list) and v else S.refuse(),
                "a non-empty list of recommender specs, e.g. ['Pop', 'PureSVD(k=20)']") | None
 GRIDS = S.by(_grids, "a dict {scenario: [shares kept, each in (0, 1]]}")
 DATASETS = S.list_of(S.text("a dataset name"), empty=True)
-SPLIT = S.choice("kfold", "holdout", "temporal")   # make_folds' splits (by their canonical names)
+SPLIT = S.by(lambda v: _split_method(S.as_text(v)), "a split method: 'kfold', 'holdout' or 'temporal'",
+             keep=False)   # the chapter receives the canonical name ('cv' -> 'kfold')
 INFAP = S.choice(of=S.loaded("recmetrics.metrics.ranking", "INFAP_UNJUDGED"))
 POOL = S.choice(of=S.loaded("recmetrics.study", "POOLS"))
 POOLS = S.subset(of=S.loaded("recmetrics.study", "POOLS"))

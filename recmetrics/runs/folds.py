@@ -123,8 +123,7 @@ def make_folds(ratings, split: Any = "kfold", *, k: int = 5, seed: Any = 0, test
         raise InputError(f"split must be 'kfold', 'holdout', 'temporal' or a list of (train, test) folds, "
                          f"got {type(split).__name__}")
     ratings = ratings_frame(ratings)
-    method = split.strip().lower().replace("_", "-")
-    method = {"k-fold": "kfold", "cv": "kfold"}.get(method, method)
+    method = splits.method_name(split)
     if method == "kfold":
         params = {"k": k, "seed": seed, **split_kw}
     elif method == "holdout":
