@@ -226,23 +226,30 @@ def _report(args) -> int:
             raise CliError(f"--jobs {args.jobs}: expected a number of chapters at once >= 1")
         own = _own_runs(args)
         from .report import build
+        from .report.processes import terminate_as_interrupt
 
-        if own:
-            if args.dataset is not None or dataset_args:
-                raise CliError("--qrels/--runs build the book of your own runs: --dataset and --dataset-arg "
-                               "do not apply (the runs are given, nothing is fitted)")
-            index = build(profile=args.profile, out=args.out, overrides=overrides or None,
-                          execute=not args.no_execute, scheduler=args.scheduler, jobs=args.jobs, **own)
-        else:
-            index = build(profile=args.profile, dataset=args.dataset, out=args.out,
-                          dataset_args=dataset_args or None, overrides=overrides or None, scheduler=args.scheduler,
-                          force=args.force, execute=not args.no_execute, progress=True, jobs=args.jobs)
-    except KeyboardInterrupt:
-        print("recmetrics: interrupted: the chapters executed so far are kept, the one running was not saved",
+        with terminate_as_interrupt():
+            index = _build_report(build, args, own, dataset_args, overrides)
+    except KeyboardInterrupt as exc:   # Ctrl-C, or SIGTERM (processes.Terminated)
+        how = "terminated" if type(exc).__name__ == "Terminated" else "interrupted"
+        print(f"recmetrics: {how}: the chapters executed so far are kept, the one running was not saved",
               file=sys.stderr)
-        return 130
+        return 143 if how == "terminated" else 130
     print(f"book built: {index}")
     return 0
+
+
+def _build_report(build, args, own: dict, dataset_args: dict, overrides: dict):
+    """``report``'s build call: the own-runs book when ``own`` is given, else the main book."""
+    if own:
+        if args.dataset is not None or dataset_args:
+            raise CliError("--qrels/--runs build the book of your own runs: --dataset and --dataset-arg "
+                           "do not apply (the runs are given, nothing is fitted)")
+        return build(profile=args.profile, out=args.out, overrides=overrides or None,
+                     execute=not args.no_execute, scheduler=args.scheduler, jobs=args.jobs, **own)
+    return build(profile=args.profile, dataset=args.dataset, out=args.out,
+                 dataset_args=dataset_args or None, overrides=overrides or None, scheduler=args.scheduler,
+                 force=args.force, execute=not args.no_execute, progress=True, jobs=args.jobs)
 
 
 def _own_runs(args) -> dict:

@@ -10,7 +10,8 @@ Every argument of ``recmetrics report`` is validated here, before the first note
   declares, and ``value`` (a Python literal; a bare word is a string) must have the type of the
   declared default (an ``int`` for ``folds = 5``, a list of strings for ``systems = ["Pop"]``;
   ``None`` where the default or a profile uses ``None``);
-* ``--out``: a folder (or a path that can be created), writable;
+* ``--out``: a folder (or a path that can be created), writable, that the site may replace whole
+  (:func:`check_out`: not among the sources, not holding them, empty or a site of ours);
 * ``--scheduler``: a Dask scheduler that answers, and a notebook that declares ``scheduler``.
 
 A notebook receives only the names its ``parameters`` cell declares. Dataset arguments go to the
@@ -245,9 +246,40 @@ def check_overrides(overrides: Mapping[str, Any], declared: Mapping[str, Mapping
     return out
 
 
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def source_folders(book_dir: str | os.PathLike | None = None) -> dict[Path, str]:
+    """The folders a build reads and must never write into or replace, ``{real path: what it is}``:
+    the package, the main book's sources and notebooks, ``book_dir`` when given, and the checkout
+    holding them (when the package runs from one)."""
+    from .paths import repo_root
+
+    package = Path(__file__).resolve().parent.parent
+    folders = {package: "the recmetrics package's sources", default_book_dir().resolve(): "the book's sources",
+               default_notebooks_dir().resolve(): "the notebooks' sources"}
+    if book_dir is not None:
+        folders.setdefault(Path(book_dir).expanduser().resolve(), "the book's sources")
+    root = repo_root().resolve()
+    if (root / "pyproject.toml").is_file() and (root / "recmetrics").resolve() == package:
+        folders.setdefault(root, "the recmetrics checkout")
+    return folders
+
+
 def check_out(out: str | os.PathLike | None, book_dir: Path | None = None) -> Path | None:
-    """``--out``: a folder that exists or can be created, and is writable (tried: the folder is
-    created and a probe file written and removed). Fails before anything runs."""
+    """``--out``: a folder the site may replace whole, checked before anything is written:
+
+    * not inside the package's, the book's or the notebooks' sources (a book's ``_build/`` is
+      build output, not a source), and not a folder holding them (``--out .`` in a checkout);
+    * not the folder the command runs in, nor one holding it (the site replaces the folder whole);
+    * empty, missing, or a site this project built (:func:`recmetrics.report.site.is_site`, or one
+      inside a book's ``_build/``): never a folder of the user's files;
+    * creatable and writable, and so is the folder beside it (the site is staged there).
+
+    Each refusal is one :class:`~recmetrics.errors.InputError` line naming the folder."""
+    from .site import is_site
+
     if out is None:
         return None
     if str(out) == "":
@@ -255,12 +287,27 @@ def check_out(out: str | os.PathLike | None, book_dir: Path | None = None) -> Pa
     path = Path(out).expanduser()
     if path.exists() and not path.is_dir():
         raise InputError(f"--out {out}: is a file, not a folder; give the folder of the built site")
-    if book_dir is not None and path.resolve() == Path(book_dir).resolve():
-        raise InputError(f"--out {out}: that is the book's source folder; give another folder")
+    real = path.resolve()
+    folders = source_folders(book_dir)
+    built = any(_inside(real, folder / "_build") for folder in folders)   # a book's build output: ours
+    for folder, what in folders.items():
+        if _inside(real, folder) and not _inside(real, folder / "_build"):
+            where = "is" if real == folder else "is inside"
+            raise InputError(f"--out {out}: {where} {what} ({folder.name}/); give a folder outside them")
+        if _inside(folder, real):
+            raise InputError(f"--out {out}: holds {what} ({folder.name}/), which the site would replace; "
+                             f"give a folder of its own, e.g. {Path(out) / 'site'}")
+    if _inside(Path.cwd().resolve(), real):
+        raise InputError(f"--out {out}: is the folder this command runs in, or holds it, and the site replaces "
+                         f"its folder whole; give a folder of its own, e.g. {Path(out) / 'site'}")
+    if real.is_dir() and any(real.iterdir()) and not is_site(real) and not built:
+        raise InputError(f"--out {out}: is a folder that is not empty and is not a site recmetrics built (the "
+                         f"site replaces it whole); give an empty or new folder")
     try:
         path.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=path):
-            pass
+        for folder in (path, real.parent):
+            with tempfile.TemporaryFile(dir=folder):
+                pass
     except OSError as exc:
         raise InputError(f"--out {out}: cannot write there ({exc.strerror or exc})") from None
     return path
