@@ -184,15 +184,18 @@ def chapter_limit(expected: float | None) -> float:
 
 
 def _answers(manager: Any, timeout: float) -> bool:
-    """Whether the kernel of ``manager`` answers one heartbeat ping within ``timeout`` seconds."""
+    """Whether the kernel of ``manager`` answers one heartbeat ping within ``timeout`` seconds (a
+    socket of this thread's own, blocking: the manager's sockets belong to its event loop)."""
     import zmq
 
     try:
-        sock = manager.connect_hb()
+        url = manager._make_url("hb")
     except Exception:   # noqa: BLE001 - no connection information yet: nothing to ping
         return True
+    sock = zmq.Context.instance().socket(zmq.REQ)
     try:
         sock.linger = 0
+        sock.connect(url)
         sock.send(b"ping")
         return bool(sock.poll(int(timeout * 1000), zmq.POLLIN))
     except zmq.ZMQError:

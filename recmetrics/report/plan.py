@@ -275,9 +275,11 @@ def check_out(out: str | os.PathLike | None, book_dir: Path | None = None) -> Pa
     * not the folder the command runs in, nor one holding it (the site replaces the folder whole);
     * empty, missing, or a site this project built (:func:`recmetrics.report.site.is_site`, or one
       inside a book's ``_build/``): never a folder of the user's files;
-    * creatable and writable, and so is the folder beside it (the site is staged there).
+    * writable, and so is the folder beside it, where the site is staged (tried with a probe file;
+      a folder that does not exist yet is created by the build, not here).
 
-    Each refusal is one :class:`~recmetrics.errors.InputError` line naming the folder."""
+    Each refusal is one :class:`~recmetrics.errors.InputError` line naming the folder; nothing is
+    written."""
     from .site import is_site
 
     if out is None:
@@ -303,9 +305,12 @@ def check_out(out: str | os.PathLike | None, book_dir: Path | None = None) -> Pa
     if real.is_dir() and any(real.iterdir()) and not is_site(real) and not built:
         raise InputError(f"--out {out}: is a folder that is not empty and is not a site recmetrics built (the "
                          f"site replaces it whole); give an empty or new folder")
+    probes = [real] if real.is_dir() else []
+    probes.append(next(p for p in real.parents if p.exists()) if not real.parent.exists() else real.parent)
     try:
-        path.mkdir(parents=True, exist_ok=True)
-        for folder in (path, real.parent):
+        for folder in probes:
+            if not folder.is_dir():
+                raise NotADirectoryError(20, "a part of the path is a file, not a folder")
             with tempfile.TemporaryFile(dir=folder):
                 pass
     except OSError as exc:
