@@ -251,27 +251,31 @@ def _inside(path: Path, folder: Path) -> bool:
 
 
 def source_folders(book_dir: str | os.PathLike | None = None) -> dict[Path, str]:
-    """The folders a build reads and must never write into or replace, ``{real path: what it is}``:
-    the package, the main book's sources and notebooks, ``book_dir`` when given, and the checkout
-    holding them (when the package runs from one)."""
-    from .paths import repo_root
-
+    """The folders a build reads and must never write into, ``{real path: what it is}``: the
+    package, the main book's sources and notebooks, and ``book_dir`` when given."""
     package = Path(__file__).resolve().parent.parent
     folders = {package: "the recmetrics package's sources", default_book_dir().resolve(): "the book's sources",
                default_notebooks_dir().resolve(): "the notebooks' sources"}
     if book_dir is not None:
         folders.setdefault(Path(book_dir).expanduser().resolve(), "the book's sources")
-    root = repo_root().resolve()
-    if (root / "pyproject.toml").is_file() and (root / "recmetrics").resolve() == package:
-        folders.setdefault(root, "the recmetrics checkout")
     return folders
+
+
+def _checkout() -> Path | None:
+    """The checkout the package runs from (``None`` when it runs installed)."""
+    from .paths import repo_root
+
+    root = repo_root().resolve()
+    package = Path(__file__).resolve().parent.parent
+    return root if (root / "pyproject.toml").is_file() and (root / "recmetrics").resolve() == package else None
 
 
 def check_out(out: str | os.PathLike | None, book_dir: Path | None = None) -> Path | None:
     """``--out``: a folder the site may replace whole, checked before anything is written:
 
     * not inside the package's, the book's or the notebooks' sources (a book's ``_build/`` is
-      build output, not a source), and not a folder holding them (``--out .`` in a checkout);
+      build output, not a source), and not a folder holding them or the checkout (``--out .`` in a
+      checkout; a folder inside the checkout, e.g. ``--out site``, is fine);
     * not the folder the command runs in, nor one holding it (the site replaces the folder whole);
     * empty, missing, or a site this project built (:func:`recmetrics.report.site.is_site`, or one
       inside a book's ``_build/``): never a folder of the user's files;
@@ -296,6 +300,8 @@ def check_out(out: str | os.PathLike | None, book_dir: Path | None = None) -> Pa
         if _inside(real, folder) and not _inside(real, folder / "_build"):
             where = "is" if real == folder else "is inside"
             raise InputError(f"--out {out}: {where} {what} ({folder.name}/); give a folder outside them")
+    checkout = _checkout()   # a site inside the checkout is fine (`--out site`), the checkout itself is not
+    for folder, what in [*folders.items(), *([(checkout, "the recmetrics checkout")] if checkout else [])]:
         if _inside(folder, real):
             raise InputError(f"--out {out}: holds {what} ({folder.name}/), which the site would replace; "
                              f"give a folder of its own, e.g. {Path(out) / 'site'}")
