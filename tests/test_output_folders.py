@@ -18,7 +18,7 @@ import pytest
 
 from recmetrics import cli, report
 from recmetrics.errors import InputError
-from recmetrics.report import lock, plan as plan_mod, processes, site
+from recmetrics.report import lock, plan as plan_mod, site
 from test_report_build import REPO, _notebook, _project, _run
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="flock, process groups")
@@ -199,6 +199,8 @@ def test_two_different_books_into_one_out_at_once(tmp_path):
 # --------------------------------------------------------------------- each build's staging
 def _fake_sphinx(monkeypatch, behave):
     """Stub the Sphinx child: ``behave(staging folder)`` returns an exit status or raises."""
+    from recmetrics.report import processes
+
     def run_child(cmd, **kw):
         rc = behave(Path(cmd[4]))
         return subprocess.CompletedProcess(cmd, rc, "", "")
@@ -247,10 +249,13 @@ def test_no_failure_leaves_a_staging_folder(tmp_path, monkeypatch, failure):
         if failure == "no index.html":
             (staging / "index.html").unlink()
             return 0
-        raise {"KeyboardInterrupt": KeyboardInterrupt, "Terminated": processes.Terminated,
-               "OSError": OSError}[failure]()
+        from recmetrics.report.processes import Terminated
+
+        raise {"KeyboardInterrupt": KeyboardInterrupt, "Terminated": Terminated, "OSError": OSError}[failure]()
 
     _fake_sphinx(monkeypatch, sphinx)
+    from recmetrics.report import processes
+
     with pytest.raises((report.ReportError, KeyboardInterrupt, OSError)):
         site.build_book(_book(tmp_path), out, log=None)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["book", "site"]
