@@ -193,6 +193,26 @@ def test_a_kernel_that_stops_answering_is_detected(tmp_path, kernel_env, monkeyp
 
 
 # ------------------------------------------------------------ nothing outlives a killed build
+def test_a_child_run_for_the_build_ends_with_it(tmp_path):
+    """What the build runs to its end (the Sphinx build, ``npm pack``), and what that child started,
+    ends when the build is killed (SIGKILL: nothing of the build can clean up)."""
+    tag = uuid.uuid4().hex
+    script = ("import sys\nfrom recmetrics.report.processes import run_child\n"
+              "run_child(['sh', '-c', 'sleep 300 & sleep 300'])\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], env=dict(os.environ, PYTHONPATH=str(REPO),
+                                                                     RECMETRICS_TEST_TAG=tag))
+    try:
+        _wait(lambda: sum("sleep 300" in cmd for _, cmd in _tagged(tag)) >= 2, 60, "the child and its child run")
+        proc.kill()
+        proc.wait(timeout=30)
+        time.sleep(5)
+        assert _tagged(tag) == [], _tagged(tag)
+    finally:
+        _end_all(tag)
+        if proc.poll() is None:
+            proc.kill()
+
+
 _LOKY = ("import os, pathlib, time\nfrom joblib import Parallel, delayed\n"
          "print(sorted(set(Parallel(n_jobs=2)(delayed(os.getpid)() for _ in range(8)))))\n"
          "pathlib.Path(os.environ['TEST_STARTED_MARKER']).touch()\ntime.sleep(300)")

@@ -103,7 +103,7 @@ def build(
                          kernel_name=kernel_name)
     else:
         check_out(out, book)
-    with out_lock(out if out is not None else book / "_build" / "html"), book_lock(book, "report"):
+    with book_lock(book, "report"), out_lock(out if out is not None else book / "_build" / "html"):
         if execute:
             vendored = vendor_js(generated / "_vendor", cache=js_cache, log=log)  # before the notebooks: fails fast
             execute_plan(plan, force=force, kernel_name=kernel_name, timeout=timeout, progress=progress, log=log,

@@ -484,7 +484,7 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
         folder = own_book.book_folder(name, content) if book_dir is None or out is None else None
         book = Path(book_dir) if book_dir else folder / "src"
         out_dir = Path(out) if out else folder / "html"
-        with out_lock(out_dir), book_lock(book, "own-runs book"):
+        with book_lock(book, "own-runs book"), out_lock(out_dir):
             inputs = book / "_build" / "inputs"
             source = own_book.stage_inputs(p.source, inputs, move=in_memory)
             generated = book / "generated"
