@@ -305,3 +305,21 @@ def state_key(gen: Path, stem: str) -> str:
     from recmetrics.report.state import read_record
 
     return read_record(gen / f"{stem}.ipynb")["key"]
+
+
+def test_a_build_reads_only_the_results_its_chapters_committed(tmp_path):
+    """The reference pages' numbers (``generated/results``) as the findings: only the files the
+    book's chapters committed under the build's keys (another build's, an older run's are left)."""
+    from recmetrics.report import outputs, results
+
+    gen = tmp_path / "generated"
+    for stem, key, files in (("05_x", "k5", ["dp-ml.json"]), ("06_y", "old key", ["robustness-ml.json"])):
+        (gen / "meta" / stem).mkdir(parents=True)
+        (gen / "meta" / stem / "outputs.json").write_text(json.dumps({"key": key, "results": files, "findings": []}))
+    (gen / "results").mkdir()
+    for name, kind in (("dp-ml.json", "dp"), ("robustness-ml.json", "robustness"), ("dp-other.json", "dp")):
+        (gen / "results" / name).write_text(json.dumps({"kind": kind, "dataset": name[:-5], "values": {"P@10": 1.0}}))
+    keys = {"05_x": "k5", "06_y": "k6", "07_z": "k7"}
+    assert outputs.committed(gen, keys, "results") == ["dp-ml.json"]
+    assert results.load(gen / "results", outputs.committed(gen, keys, "results")) == {"dp": {"dp-ml": {"P@10": 1.0}}}
+    assert set(results.load(gen / "results")["dp"]) == {"dp-ml", "dp-other"}   # without keys: the folder

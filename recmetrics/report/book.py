@@ -133,7 +133,7 @@ def build(
         records = [r for r in recorded.values() if r]
         built = {s: r["key"] for s, r in recorded.items() if r}
         write_findings_page(generated, built)   # the findings of this book's chapters, under their keys only
-        write_reference_pages(generated)
+        write_reference_pages(generated, built)
         settings = book_settings(records)
         write_appendix(generated, stems, vendored=vendored, benchmarks_dir=benchmarks_dir)
         front = {"built_with": built_with(settings, chapter_seeds(records)),

@@ -343,16 +343,10 @@ def build_findings(generated_dir: str | os.PathLike, keys: Mapping[str, str | No
     those chapters committed under those keys (their manifests, :mod:`.outputs`): never a file another
     build, an older run of a chapter, or a chapter outside the book left in the folder."""
     from ..meta import findings
-    from .outputs import read_manifest
+    from .outputs import committed
 
     generated = Path(generated_dir)
-    if keys is None:
-        return findings.collect(generated / "findings")
-    names: list[str] = []
-    for stem, key in keys.items():
-        manifest = read_manifest(generated, stem)
-        if key is not None and manifest.get("key") == key:
-            names += [n for n in manifest.get("findings") or [] if isinstance(n, str)]
+    names = None if keys is None else committed(generated, keys, "findings")
     return findings.collect(generated / "findings", names=names)
 
 
