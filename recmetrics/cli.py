@@ -230,8 +230,10 @@ def _report(args) -> int:
 
         with terminate_as_interrupt():
             index = _build_report(build, args, own, dataset_args, overrides)
-    except KeyboardInterrupt as exc:   # Ctrl-C, or SIGTERM (processes.Terminated)
-        how = "terminated" if type(exc).__name__ == "Terminated" else "interrupted"
+    except KeyboardInterrupt as exc:   # Ctrl-C, or SIGTERM (Terminated)
+        from .report.processes import Terminated
+
+        how = "terminated" if isinstance(exc, Terminated) else "interrupted"
         print(f"recmetrics: {how}: the chapters executed so far are kept, the one running was not saved",
               file=sys.stderr)
         return 143 if how == "terminated" else 130

@@ -36,8 +36,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from .findings_page import write_findings_page
-from .kernel import (LIMIT_FACTOR, LIMIT_FLOOR, Watchdog, chapter_limit, end_kernel, kernel_arguments,
-                     kernel_manager, stop_kernel)
+from .kernel import Watchdog, chapter_limit, end_kernel, kernel_arguments, kernel_manager, stop_kernel
 from . import outputs
 from .offline import offline_outputs
 from .paths import ReportError, _log_default, repo_root
@@ -129,9 +128,7 @@ def execute_notebook(
             _raise_failed(exc, source, running)
         kept = _keep_failed(running)
         raise ReportError(f"notebook {source.name} was stopped: {stopped}" + (
-            f"; the partially executed notebook is {kept}" if kept else "") + "; the chapter's time limit is "
-            f"{LIMIT_FACTOR:g} times its recorded time, at least $RECMETRICS_CHAPTER_TIMEOUT seconds "
-            f"(default {LIMIT_FLOOR:.0f})") from None
+            f"; the partially executed notebook is {kept}" if kept else "")) from None
     finally:
         for m in managers:
             end_kernel(m)

@@ -78,16 +78,24 @@ def kernel_manager(env: Mapping[str, str], started: Callable[[Any], None] | None
     extra = {str(k): str(v) for k, v in env.items()}
 
     class ChapterKernelManager(AsyncKernelManager):
-        def __init__(self, **kw: Any) -> None:
-            super().__init__(**kw)
-            self.socket_dir = _socket_dir()
-            if self.socket_dir is not None:   # Unix sockets in a folder of its own: no port to share
-                self.transport = "ipc"
-                self.ip = os.path.join(self.socket_dir, "k")
+        socket_dir: str | None = None
+
+        def use_own_sockets(self) -> None:
+            """Unix sockets in a folder of the kernel's own: no port to share (before it starts)."""
+            if self.socket_dir is None:
+                self.socket_dir = _socket_dir()
+                if self.socket_dir is not None:
+                    self.transport = "ipc"
+                    self.ip = os.path.join(self.socket_dir, "k")
 
         async def _async_start_kernel(self, **kw: Any) -> None:
             kw["env"] = {**(kw.get("env") or os.environ), **extra}
-            await super()._async_start_kernel(**kw)
+            self.use_own_sockets()
+            try:
+                await super()._async_start_kernel(**kw)
+            except BaseException:
+                end_kernel(self)
+                raise
             self._rm_pgid = kernel_group(self)   # the provisioner forgets it at shut-down
             processes.register(self._rm_pgid)
             if started is not None:
@@ -243,7 +251,8 @@ class Watchdog:
         while not self._done.wait(self.every):
             now_ = time.monotonic()
             if self.limit is not None and now_ - self._t0 >= self.limit:
-                self._stop(f"it ran past its time limit of {self.limit:.0f} s")
+                self._stop(f"it ran past its time limit of {self.limit:.0f} s ({LIMIT_FACTOR:g} times its recorded "
+                           f"time, at least $RECMETRICS_CHAPTER_TIMEOUT seconds, default {LIMIT_FLOOR:.0f})")
                 return
             manager = self.manager
             if manager is None:
@@ -252,7 +261,8 @@ class Watchdog:
             if _answers(manager, timeout=self.every):
                 answered = time.monotonic()
             elif time.monotonic() - answered >= self.silence and not self._done.is_set():
-                self._stop(f"its kernel stopped answering (no heartbeat for {self.silence:.0f} s)")
+                self._stop(f"its kernel stopped answering (no heartbeat for {self.silence:.0f} s; "
+                           f"$RECMETRICS_KERNEL_SILENCE, default {SILENCE:.0f})")
                 return
 
     def _stop(self, reason: str) -> None:

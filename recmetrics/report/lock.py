@@ -106,6 +106,6 @@ def book_lock(book_dir: str | os.PathLike, what: str = "book") -> Iterator[Path]
 def out_lock(out: str | os.PathLike) -> Iterator[Path]:
     """Hold the lock of the output folder ``out`` for the ``with`` block; :class:`ReportError` (one
     line, naming the folder and the holder's process id) when another build writes into it."""
-    with _hold(out_lock_path(out), f"--out {out}: another build is writing into this folder",
-                     remove=True, reentrant=True) as path:
+    with _hold(out_lock_path(out), f"--out {out}: another build is writing into this folder", remove=True,
+               reentrant=True) as path:
         yield path
