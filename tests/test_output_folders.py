@@ -146,9 +146,11 @@ def test_the_out_lock_names_its_holder_and_is_shared_by_every_spelling(tmp_path,
     finally:
         holder.kill()
         holder.wait()
+    (tmp_path / "to-site").symlink_to(out)
     with lock.out_lock(out):
         with lock.out_lock("site"):   # the same process again (a build calling build_book): re-entrant
             pass
+        assert lock.out_lock_path("to-site") == lock.out_lock_path(out)   # a link to the folder: its lock
     assert not lock.out_lock_path(out).exists()   # removed when released: nothing left beside the site
 
 
@@ -233,6 +235,10 @@ def test_a_site_is_staged_per_build_marked_and_nothing_is_left(tmp_path, monkeyp
     site.build_book(tmp_path / "book", out, log=None)
     assert len(seen) == 2 and seen[0] != seen[1] and all(s.name.startswith(".site.staging-") for s in seen)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["book", "site"]
+    # through a symbolic link to the site's folder: the folder is replaced, the link stays a link
+    (tmp_path / "link").symlink_to(out)
+    assert site.build_book(tmp_path / "book", tmp_path / "link", log=None) == out / "index.html"
+    assert (tmp_path / "link").is_symlink() and site.is_site(out) and len(seen) == 3
 
 
 @pytest.mark.parametrize("failure", ["exit 1", "no index.html", "KeyboardInterrupt", "Terminated", "OSError"])

@@ -40,8 +40,7 @@ def lock_path(book_dir: str | os.PathLike) -> Path:
 def out_lock_path(out: str | os.PathLike) -> Path:
     """The lock file of the output folder ``out``: ``.<name>.lock`` beside it (its real path, so two
     spellings or a symbolic link of one folder share one lock)."""
-    out = Path(os.path.abspath(Path(out).expanduser()))
-    real = out.parent.resolve() / out.name
+    real = Path(out).expanduser().resolve()
     return real.parent / f".{real.name}.lock"
 
 

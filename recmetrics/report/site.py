@@ -64,6 +64,8 @@ def build_book(
     log = log or (lambda msg: None)
     book_dir = Path(book_dir) if book_dir else default_book_dir()
     out = Path(out).expanduser() if out else book_dir / "_build" / "html"
+    if out.is_symlink():   # a link to the site's folder: the folder is replaced, the link stays
+        out = out.resolve()
     doctrees = book_dir / "_build" / ".doctrees"  # kept outside the site, whatever `out` is
     # the copyright line of every page: the build year (the configuration's value is only a default)
     extra: dict[str, Any] = {"copyright": time.strftime("%Y")}
