@@ -53,6 +53,7 @@ def refuse_work(monkeypatch):
     (".", ["--out .: holds", "which the site would replace"]),
     ("..", ["--out ..: holds", "which the site would replace"]),
     ("/", ["--out /: holds"]),
+    ("book/_build", ["--out book/_build: is the build folder of the book's sources (book/_build/)"]),
 ])
 def test_an_out_among_the_sources_or_holding_them_is_refused_at_planning(capsys, monkeypatch, refuse_work,
                                                                          out, words):
@@ -66,9 +67,18 @@ def test_an_out_among_the_sources_or_holding_them_is_refused_at_planning(capsys,
 
 
 def test_a_book_s_build_folder_and_a_folder_in_the_checkout_are_fine(tmp_path, monkeypatch):
-    """The default site (``book/_build/html``) and own-runs books' folders live in ``_build/``; a
-    site inside the checkout (``make report REPORT_ARGS="--out site"``) is the user's choice."""
-    assert plan_mod.check_out(REPO / "book" / "_build" / "html") is not None
+    """The default site (``book/_build/html``, even one built before sites were marked) lives in
+    ``_build/``; the build folder's other outputs are not a site; a site inside the checkout
+    (``make report REPORT_ARGS="--out site"``) is the user's choice."""
+    book = tmp_path / "book"
+    (book / "_build" / "html").mkdir(parents=True)
+    (book / "_build" / "html" / "index.html").write_text("an old site")
+    (book / "_build" / "runs" / "x-0123").mkdir(parents=True)
+    (book / "_build" / "runs" / "x-0123" / "src").mkdir()
+    assert plan_mod.check_out(book / "_build" / "html", book) is not None
+    for other in (book / "_build" / "runs", book / "_build" / "runs" / "x-0123"):
+        with pytest.raises(InputError, match="not empty and is not a site recmetrics built"):
+            plan_mod.check_out(other, book)
     monkeypatch.chdir(REPO)
     assert plan_mod.check_out("a-site-of-the-test") == Path("a-site-of-the-test")
     assert not (REPO / "a-site-of-the-test").exists()

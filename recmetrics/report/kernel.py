@@ -1,4 +1,4 @@
-"""How the report starts each chapter's kernel: quiet, and with pandas showing whole tables.
+"""How the report starts, watches and ends each chapter's kernel: quiet, pandas showing whole tables, no port, a time limit.
 
 papermill starts one IPython kernel per notebook with :func:`kernel_arguments`:
 

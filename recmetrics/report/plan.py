@@ -277,8 +277,9 @@ def check_out(out: str | os.PathLike | None, book_dir: Path | None = None) -> Pa
       build output, not a source), and not a folder holding them or the checkout (``--out .`` in a
       checkout; a folder inside the checkout, e.g. ``--out site``, is fine);
     * not the folder the command runs in, nor one holding it (the site replaces the folder whole);
-    * empty, missing, or a site this project built (:func:`recmetrics.report.site.is_site`, or one
-      inside a book's ``_build/``): never a folder of the user's files;
+    * empty, missing, or a site this project built (:func:`recmetrics.report.site.is_site`, or a
+      site inside a book's ``_build/``, built before sites were marked): never a folder of the
+      user's files, nor the book's ``_build/`` itself or its other outputs;
     * writable, and so is the folder beside it, where the site is staged (tried with a probe file;
       a folder that does not exist yet is created by the build, not here).
 
@@ -295,8 +296,12 @@ def check_out(out: str | os.PathLike | None, book_dir: Path | None = None) -> Pa
         raise InputError(f"--out {out}: is a file, not a folder; give the folder of the built site")
     real = path.resolve()
     folders = source_folders(book_dir)
-    built = any(_inside(real, folder / "_build") for folder in folders)   # a book's build output: ours
+    # a site in a book's build output (its default html/, or one built before sites were marked): ours
+    built = any(_inside(real, folder / "_build") for folder in folders) and (real / "index.html").is_file()
     for folder, what in folders.items():
+        if real == folder / "_build":
+            raise InputError(f"--out {out}: is the build folder of {what} ({folder.name}/_build/), which holds its "
+                             f"other outputs; give a folder of its own")
         if _inside(real, folder) and not _inside(real, folder / "_build"):
             where = "is" if real == folder else "is inside"
             raise InputError(f"--out {out}: {where} {what} ({folder.name}/); give a folder outside them")
