@@ -1,4 +1,4 @@
-"""How the report starts, watches and ends each chapter's kernel: quiet, pandas showing whole tables, no port, a time limit.
+"""How the report starts, watches and ends each chapter's kernel (quiet, whole tables, no port, a time limit).
 
 papermill starts one IPython kernel per notebook with :func:`kernel_arguments`:
 
