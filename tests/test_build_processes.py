@@ -70,6 +70,23 @@ def _build(project: dict, tag: str, *args: str, env: dict | None = None) -> subp
                             env=full, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
+def _connection_dirs(procs: list[tuple[int, str]]) -> list[str]:
+    """The socket files named in the connection files of the kernels among ``procs``."""
+    import json
+
+    found = []
+    for _, cmd in procs:
+        args = cmd.split()
+        if "ipykernel_launcher" in cmd and "-f" in args:
+            try:
+                info = json.loads(Path(args[args.index("-f") + 1]).read_text())
+            except (OSError, ValueError):
+                continue
+            if info.get("transport") == "ipc":
+                found.append(f"{info['ip']}-{info['shell_port']}")
+    return found
+
+
 def _end_all(tag: str) -> None:
     for pid, _ in _tagged(tag):
         try:
@@ -234,10 +251,13 @@ def test_a_build_killed_while_a_chapter_runs_leaves_no_process(tmp_path, sig):
         assert proc.poll() is None, proc.communicate()[1][-3000:]
         before = _tagged(tag)
         assert sum("loky" in cmd for _, cmd in before) >= 2 and any("ipykernel" in cmd for _, cmd in before), before
+        sockets = {a.split("/k-")[0] for _, cmd in before for a in cmd.split() if "rm-kernel-" in a}
+        sockets |= {str(Path(p).parent) for p in _connection_dirs(before)}
         os.kill(proc.pid, sig)
         proc.wait(timeout=60)
         time.sleep(5)
         assert _tagged(tag) == [], _tagged(tag)
+        assert sockets and not [s for s in sockets if Path(s).exists()], sockets   # the kernels' socket folders
         if sig == signal.SIGTERM:
             err = proc.stderr.read()
             assert proc.returncode == 143 and err.strip().splitlines()[-1].startswith("recmetrics: terminated"), err

@@ -85,6 +85,7 @@ def kernel_manager(env: Mapping[str, str], started: Callable[[Any], None] | None
             if self.socket_dir is None:
                 self.socket_dir = _socket_dir()
                 if self.socket_dir is not None:
+                    processes.register_folder(self.socket_dir)   # removed even if the build is killed
                     self.transport = "ipc"
                     self.ip = os.path.join(self.socket_dir, "k")
 
@@ -135,6 +136,7 @@ def end_kernel(manager: Any) -> None:
     folder = getattr(manager, "socket_dir", None)
     if folder:
         shutil.rmtree(folder, ignore_errors=True)
+        processes.forget_folder(folder)
 
 
 def stop_kernel(manager: Any) -> None:

@@ -13,8 +13,9 @@ first registration, in a session of its own (a signal sent to the build's group 
 it), that reads the registrations from a pipe. The build's end of the pipe closes when the build
 ends in any way — a normal exit, an exception, SIGTERM, SIGKILL — and the guard then sends
 SIGTERM, and a second later SIGKILL, to every group still registered, and exits. A group that
-ended normally is unregistered first (:func:`unregister`). Where there are no process groups
-(Windows) nothing is registered.
+ended normally is unregistered first (:func:`unregister`). Scratch folders the build's children
+use (a kernel's socket folder) are registered too (:func:`register_folder`) and removed then.
+Where there are no process groups (Windows) nothing is registered.
 """
 from __future__ import annotations
 
@@ -26,16 +27,21 @@ import sys
 import threading
 from typing import Iterator, Sequence
 
-#: the guard: reads "+ PGID" / "- PGID" lines until the build's end of the pipe closes, then ends the groups
+#: the guard: reads "+ PGID" / "- PGID" (groups) and "d+ PATH" / "d- PATH" (scratch folders) lines until
+#: the build's end of the pipe closes, then removes the folders and ends the groups
 _GUARD = r"""
-import os, signal, sys, time
+import os, shutil, signal, sys, time
 for s in (signal.SIGINT, signal.SIGHUP):
     signal.signal(s, signal.SIG_IGN)
-groups = set()
+groups, folders = set(), set()
 for line in sys.stdin:
-    op, _, g = line.strip().partition(" ")
-    if g.isdigit():
-        (groups.add if op == "+" else groups.discard)(int(g))
+    op, _, arg = line.rstrip("\n").partition(" ")
+    if op in "+-" and arg.isdigit():
+        (groups.add if op == "+" else groups.discard)(int(arg))
+    elif op in ("d+", "d-") and arg:
+        (folders.add if op == "d+" else folders.discard)(arg)
+for folder in folders:
+    shutil.rmtree(folder, ignore_errors=True)
 for sig in (signal.SIGTERM, signal.SIGKILL):
     alive = False
     for g in groups:
@@ -83,6 +89,18 @@ def unregister(pgid: int | None) -> None:
     """``pgid`` ended (or was ended): the guard forgets it."""
     if pgid and hasattr(os, "killpg") and _guard is not None:
         _send(f"- {int(pgid)}\n")
+
+
+def register_folder(path: str) -> None:
+    """Remove scratch folder ``path`` (e.g. a kernel's sockets) when this process ends, however it ends."""
+    if "\n" not in str(path):
+        _send(f"d+ {path}\n")
+
+
+def forget_folder(path: str) -> None:
+    """``path`` was removed (or is kept): the guard forgets it."""
+    if _guard is not None and "\n" not in str(path):
+        _send(f"d- {path}\n")
 
 
 def end_group(pgid: int | None, sig: int = signal.SIGKILL) -> None:
