@@ -111,6 +111,7 @@ _RACE = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_kernels_of_several_builds_started_at_once_each_answer(tmp_path, kernel_env):
     """Three builds start a chapter's kernel at the same moment, each having drawn the same port
     numbers (what two processes picking free ports at once can get): every chapter runs in its own
@@ -144,6 +145,7 @@ def test_a_kernel_talks_over_its_own_unix_sockets():
 
 
 # ------------------------------------------------------------------------------- no silent wait
+@pytest.mark.slow
 def test_a_chapter_past_its_time_limit_fails_naming_it(tmp_path, kernel_env, monkeypatch):
     project = _project(tmp_path, sleep=40)
     monkeypatch.setenv("RECMETRICS_CHAPTER_TIMEOUT", "4")
@@ -167,6 +169,7 @@ def test_the_limit_follows_the_recorded_time(monkeypatch):
             kernel.chapter_limit(None)
 
 
+@pytest.mark.slow
 def test_the_limit_comes_from_the_chapters_record(tmp_path, kernel_env, monkeypatch):
     """A chapter that took ~3 s is stopped at 5x that when its next run hangs (the floor set low)."""
     project = _project(tmp_path, sleep=3)
@@ -186,6 +189,7 @@ def test_the_limit_comes_from_the_chapters_record(tmp_path, kernel_env, monkeypa
     assert time.monotonic() - t0 < 5 * seconds["01_a"] + 60
 
 
+@pytest.mark.slow
 def test_a_kernel_that_stops_answering_is_detected(tmp_path, kernel_env, monkeypatch):
     """The kernel stops (SIGSTOP: alive, silent, as a kernel that no longer answers): the chapter
     fails naming it within seconds, instead of a wait without end."""
@@ -237,6 +241,7 @@ _LOKY = ("import os, pathlib, time\nfrom joblib import Parallel, delayed\n"
          "pathlib.Path(os.environ['TEST_STARTED_MARKER']).touch()\ntime.sleep(300)")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
 def test_a_build_killed_while_a_chapter_runs_leaves_no_process(tmp_path, sig):
     """Killed while a chapter's kernel runs two loky workers (and loky's resource tracker): 5 s
@@ -284,6 +289,7 @@ def executed(tmp_path_factory):
     return project
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
 def test_a_build_killed_while_sphinx_writes_leaves_no_process(executed, tmp_path, sig):
     """Killed while Sphinx builds the site: 5 s later no process of the build is alive (the Sphinx
