@@ -169,6 +169,20 @@ def test_the_limit_follows_the_recorded_time(monkeypatch):
             kernel.chapter_limit(None)
 
 
+@pytest.mark.parametrize("var", ["RECMETRICS_CHAPTER_TIMEOUT", "RECMETRICS_KERNEL_SILENCE"])
+def test_a_bad_limit_is_refused_at_planning(monkeypatch, capsys, var):
+    from recmetrics import cli
+
+    def refuse(*a, **k):
+        raise AssertionError("the report went past planning")
+
+    monkeypatch.setattr("recmetrics.report.book.make_plan", refuse)
+    monkeypatch.setenv(var, "ten minutes")
+    assert cli.main(["report"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"recmetrics: error: ${var}='ten minutes': expected a number of seconds > 0", err
+
+
 @pytest.mark.slow
 def test_the_limit_comes_from_the_chapters_record(tmp_path, kernel_env, monkeypatch):
     """A chapter that took ~3 s is stopped at 5x that when its next run hangs (the floor set low)."""

@@ -10,6 +10,7 @@ from ..errors import InputError, unknown_name
 from .appendix import built_with, chapter_seeds, write_appendix
 from .execute import execute_plan, remove_orphans
 from .findings_page import findings_glance, write_findings_page
+from .kernel import check_settings
 from .lock import book_lock, out_lock
 from .offline import external_assets
 from .reference_pages import write_reference_pages
@@ -97,6 +98,7 @@ def build(
         raise ReportError(f"{book} is not a Jupyter Book folder (need _config.yml and _toc.yml)")
     generated = book / "generated"
     if execute:  # every argument checked before the lock is taken and anything is written
+        check_settings()
         plan = make_plan(profile or "quick", dataset if dataset is not None else "movielens-small",
                          dataset_args=dataset_args, overrides=overrides, scheduler=scheduler,
                          notebooks_dir=notebooks_dir, generated_dir=generated, only=only, out=out, book_dir=book,

@@ -193,6 +193,14 @@ def chapter_limit(expected: float | None) -> float:
     return max(floor, LIMIT_FACTOR * float(expected)) if expected else floor
 
 
+def check_settings() -> None:
+    """``$RECMETRICS_CHAPTER_TIMEOUT`` and ``$RECMETRICS_KERNEL_SILENCE``, when set, are numbers of
+    seconds > 0 (:class:`~recmetrics.errors.InputError` naming the variable): checked when a build
+    is planned, before anything runs."""
+    _seconds_from_env("RECMETRICS_CHAPTER_TIMEOUT", LIMIT_FLOOR)
+    _seconds_from_env("RECMETRICS_KERNEL_SILENCE", SILENCE)
+
+
 def _answers(manager: Any, timeout: float) -> bool:
     """Whether the kernel of ``manager`` answers one heartbeat ping within ``timeout`` seconds (a
     socket of this thread's own, blocking: the manager's sockets belong to its event loop)."""

@@ -471,6 +471,10 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
 
     log = log or (lambda msg: None)
     check_out(out, book_dir)
+    if execute:
+        from .kernel import check_settings
+
+        check_settings()
     in_memory = study is not None or _in_memory(qrels, runs)
     incoming = None
     if in_memory:  # written to a private folder first, moved into the book's once it is locked
