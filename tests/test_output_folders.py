@@ -19,6 +19,7 @@ import pytest
 from recmetrics import cli, report
 from recmetrics.errors import InputError
 from recmetrics.report import lock, plan as plan_mod, site
+from test_own_runs import files, runs, runs_root  # noqa: F401 - fixtures
 from test_report_build import REPO, _notebook, _project, _run
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="flock, process groups")
@@ -339,3 +340,25 @@ def test_a_build_reads_only_the_results_its_chapters_committed(tmp_path):
     assert outputs.committed(gen, keys, "results") == ["dp-ml.json"]
     assert results.load(gen / "results", outputs.committed(gen, keys, "results")) == {"dp": {"dp-ml": {"P@10": 1.0}}}
     assert set(results.load(gen / "results")["dp"]) == {"dp-ml", "dp-other"}   # without keys: the folder
+
+
+def test_an_own_runs_book_into_a_folder_in_use_is_refused(capsys, tmp_path, files, runs_root):
+    """The issue's case: own-runs books X and Y into one ``--out``; while X holds the folder, Y exits 2
+    naming X's process (they used to take different book locks and share one staging folder)."""
+    qrels, paths = files
+    out = tmp_path / "shared-site"
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom recmetrics.report.lock import out_lock\n"
+                               "with out_lock(sys.argv[1]):\n    print('held', flush=True)\n    time.sleep(120)\n",
+                               str(out)], env=dict(os.environ, PYTHONPATH=str(REPO)), stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        rc = cli.main(["report", "--qrels", str(qrels), "--runs", *map(str, paths[:2]), "--name", "Y", "--out", str(out),
+                       "--no-execute"])
+        err = capsys.readouterr().err.strip()
+    finally:
+        holder.kill()
+        holder.wait()
+    assert rc == 2 and len(err.splitlines()) == 1, err
+    assert err.startswith(f"recmetrics: error: --out {out}: another build is writing into this folder "
+                          f"(process {holder.pid}, "), err
+    assert not out.exists()
