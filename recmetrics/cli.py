@@ -227,13 +227,17 @@ def _report(args) -> int:
             raise CliError(f"--jobs {args.jobs}: expected a number of chapters at once >= 1")
         own = _own_runs(args)
         from .report import build
+        from .report.processes import terminate_as_interrupt
 
-        with warnings_on_one_line():
+        with warnings_on_one_line(), terminate_as_interrupt():
             index = _build_report(build, args, own, dataset_args, overrides)
-    except KeyboardInterrupt:
-        print("recmetrics: interrupted: the chapters executed so far are kept, the one running was not saved",
+    except KeyboardInterrupt as exc:   # Ctrl-C, or SIGTERM (Terminated)
+        from .report.processes import Terminated
+
+        how = "terminated" if isinstance(exc, Terminated) else "interrupted"
+        print(f"recmetrics: {how}: the chapters executed so far are kept, the one running was not saved",
               file=sys.stderr)
-        return 130
+        return 143 if how == "terminated" else 130
     print(f"book built: {index}")
     return 0
 

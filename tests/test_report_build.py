@@ -150,7 +150,7 @@ def test_out_must_be_a_writable_folder(capsys, no_execution, tmp_path):
         rc, err = _cli(capsys, "--out", str(out))
         assert rc == 2 and len(err.splitlines()) == 1 and word in err, err
     assert not no_execution
-    with pytest.raises(InputError, match="the book's source folder"):
+    with pytest.raises(InputError, match="is the book's sources"):
         plan_mod.check_out(REPO / "book", REPO / "book")
 
 

@@ -360,13 +360,16 @@ def save(table, chapter: str, directory: str | os.PathLike | None = None, *,
     return out
 
 
-def collect(directory: str | os.PathLike | None = None):
-    """Every chapter's saved findings in one DataFrame (column ``chapter`` added)."""
+def collect(directory: str | os.PathLike | None = None, names: Iterable[str] | None = None):
+    """Every chapter's saved findings in one DataFrame (column ``chapter`` added); ``names``: only
+    these files of ``directory`` (those missing are skipped), e.g. the ones a build's chapters wrote."""
     import pandas as pd
 
     path = Path(directory) if directory is not None else findings_dir()
+    files = sorted(path.glob("*.json")) if names is None else [path / n for n in sorted(set(names))
+                                                                 if (path / n).is_file()]
     frames = []
-    for file in sorted(path.glob("*.json")):
+    for file in files:
         data = json.loads(file.read_text(encoding="utf-8"))
         frame = pd.DataFrame(data.get("findings", []))
         frame.insert(0, "chapter", data.get("chapter", file.stem))

@@ -39,8 +39,12 @@ findings, saved results: staged, then committed before the notebook, :mod:`.outp
 or killed chapter never replaces the last good one, a chapter reads only outputs whose key is the
 key this build planned for the chapters it depends on, and the book is built only from chapters
 that all completed under one set of settings (:mod:`.state`). The site is built into a staging
-folder that replaces the old one whole (:mod:`.site`), and one build at a time holds a book
-(:mod:`.lock`). Every build writes a reproducibility appendix (:mod:`.appendix`). The own-runs
+folder of the build's own that replaces the old one whole (:mod:`.site`); one build at a time holds
+a book and an output folder (:mod:`.lock`), and ``--out`` is refused at planning when it is among
+the sources, holds them or the working folder, or holds files that are not a site of ours
+(:func:`.plan.check_out`). Every chapter runs under a time limit and a kernel that stops answering
+is stopped (:mod:`.kernel`); kernels, their workers and the Sphinx child end with the build
+(:mod:`.processes`). Every build writes a reproducibility appendix (:mod:`.appendix`). The own-runs
 book (:mod:`.own_runs`, :mod:`.own_book`) goes through the same machinery.
 
 Modules: :mod:`.profiles` (profiles, per-notebook parameters, chapter dependencies), :mod:`.plan`
@@ -49,7 +53,7 @@ Modules: :mod:`.profiles` (profiles, per-notebook parameters, chapter dependenci
 chapters), :mod:`.appendix`, :mod:`.offline` (vendored ``vegaEmbed`` outputs, remote-asset scan),
 :mod:`.vendor` (JavaScript), :mod:`.kernel` (the chapters' kernel start-up: quiet, pandas showing
 whole tables), :mod:`.findings_page`, :mod:`.site` (the Sphinx build, staged), :mod:`.lock`,
-:mod:`.book` (:func:`build`), :mod:`.paths`.
+:mod:`.processes` (children that end with the build), :mod:`.book` (:func:`build`), :mod:`.paths`.
 """
 from __future__ import annotations
 

@@ -10,7 +10,8 @@ from ..errors import InputError, unknown_name
 from .appendix import built_with, chapter_seeds, write_appendix
 from .execute import execute_plan, remove_orphans
 from .findings_page import findings_glance, write_findings_page
-from .lock import book_lock
+from .kernel import check_settings
+from .lock import book_lock, out_lock
 from .offline import external_assets
 from .reference_pages import write_reference_pages
 from .site import build_book
@@ -97,11 +98,14 @@ def build(
         raise ReportError(f"{book} is not a Jupyter Book folder (need _config.yml and _toc.yml)")
     generated = book / "generated"
     if execute:  # every argument checked before the lock is taken and anything is written
+        check_settings()
         plan = make_plan(profile or "quick", dataset if dataset is not None else "movielens-small",
                          dataset_args=dataset_args, overrides=overrides, scheduler=scheduler,
                          notebooks_dir=notebooks_dir, generated_dir=generated, only=only, out=out, book_dir=book,
                          kernel_name=kernel_name)
-    with book_lock(book, "report"):
+    else:
+        check_out(out, book)
+    with book_lock(book, "report"), out_lock(out if out is not None else book / "_build" / "html"):
         if execute:
             vendored = vendor_js(generated / "_vendor", cache=js_cache, log=log)  # before the notebooks: fails fast
             execute_plan(plan, force=force, kernel_name=kernel_name, timeout=timeout, progress=progress, log=log,
@@ -113,7 +117,6 @@ def build(
                 raise unknown_name("report profile", str(profile), PROFILES)
             if dataset is not None:
                 dataset = check_dataset(dataset)
-            check_out(out, book)
             nb_dir = Path(notebooks_dir) if notebooks_dir else default_notebooks_dir()
             stems = sorted(p.stem for p in nb_dir.glob("*.ipynb") if not p.name.startswith((".", "_")))
             if not any(generated.glob("*.ipynb")):
@@ -128,13 +131,15 @@ def build(
             stale = stale_chapters(generated, stems, expected, keys)
             if stale:  # e.g. a chapter left out by `only` that was executed with other inputs
                 raise ReportError(stale_message(stale))
-        write_findings_page(generated)
-        write_reference_pages(generated)
-        records = [r for r in (read_record(generated / f"{s}.ipynb") for s in stems) if r]
+        recorded = {s: read_record(generated / f"{s}.ipynb") for s in stems}
+        records = [r for r in recorded.values() if r]
+        built = {s: r["key"] for s, r in recorded.items() if r}
+        write_findings_page(generated, built)   # the findings of this book's chapters, under their keys only
+        write_reference_pages(generated, built)
         settings = book_settings(records)
         write_appendix(generated, stems, vendored=vendored, benchmarks_dir=benchmarks_dir)
         front = {"built_with": built_with(settings, chapter_seeds(records)),
-                 "findings_glance": findings_glance(generated)}
+                 "findings_glance": findings_glance(generated, built)}
         index = build_book(book, out, quiet=quiet, log=log, substitutions=front)
     leaks = external_assets(index.parent) if check_offline else {}
     if leaks:

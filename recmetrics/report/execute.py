@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from .findings_page import write_findings_page
-from .kernel import kernel_arguments, kernel_manager, stop_kernel
+from .kernel import Watchdog, chapter_limit, end_kernel, kernel_arguments, kernel_manager, stop_kernel
 from . import outputs
 from .offline import offline_outputs
 from .paths import ReportError, _log_default, repo_root
@@ -66,6 +66,7 @@ def execute_notebook(
     before_replace: Callable[[], None] | None = None,
     env: Mapping[str, str] | None = None,
     started: Callable[[Any], None] | None = None,
+    limit: float | None = None,
 ) -> Path:
     """Execute one notebook with papermill (widget state stored) and make its charts offline.
 
@@ -77,6 +78,8 @@ def execute_notebook(
     (the report commits the chapter's other outputs there, :mod:`.outputs`). ``env``: variables
     added to the kernel's environment (this process's is left alone); ``started(manager)`` is called
     with its kernel manager once the kernel runs (:func:`.kernel.kernel_manager`).
+    A :class:`.kernel.Watchdog` stops the kernel when the notebook runs past ``limit`` seconds
+    (``None``: no limit) or the kernel stops answering; what the kernel started ends with it.
     Raises :class:`ReportError` naming the failed cell (the partial notebook is kept in
     ``<target folder>/.failed/``; ``target`` is untouched); ``KeyboardInterrupt`` leaves ``target``
     untouched too. Tracebacks that a cell only *printed* (the cell still succeeded) are logged as
@@ -84,46 +87,51 @@ def execute_notebook(
     """
     import nbformat
     import papermill
-    from papermill.exceptions import PapermillExecutionError
 
     source, target = Path(source), Path(target)
     running = target.parent / ".running" / target.name
     running.parent.mkdir(parents=True, exist_ok=True)
     running.unlink(missing_ok=True)
     started_at, t0 = now(), time.perf_counter()
-    manager = {} if env is None and started is None else {"kernel_manager_class": kernel_manager(env or {}, started)}
+    dog, managers = Watchdog(limit), []
+
+    def on_start(manager) -> None:
+        managers.append(manager)
+        dog.attach(manager)
+        if started is not None:
+            started(manager)
+
+    manager = {"kernel_manager_class": kernel_manager(env or {}, on_start)}
     try:
-        papermill.execute_notebook(
-            str(source),
-            str(running),
-            parameters=dict(parameters),
-            kernel_name=kernel_name,
-            cwd=str(cwd or source.parent),
-            progress_bar=False,
-            log_output=False,
-            request_save_on_cell_execute=False,
-            execution_timeout=timeout,
-            store_widget_state=True,
-            # quiet kernel start-up; pandas shows whole tables in the book (see .kernel)
-            extra_arguments=kernel_arguments(),
-            **manager,
-        )
+        with dog:
+            papermill.execute_notebook(
+                str(source),
+                str(running),
+                parameters=dict(parameters),
+                kernel_name=kernel_name,
+                cwd=str(cwd or source.parent),
+                progress_bar=False,
+                log_output=False,
+                request_save_on_cell_execute=False,
+                execution_timeout=timeout,
+                store_widget_state=True,
+                # quiet kernel start-up; pandas shows whole tables in the book (see .kernel)
+                extra_arguments=kernel_arguments(),
+                **manager,
+            )
     except KeyboardInterrupt:
         running.unlink(missing_ok=True)
         raise
-    except PapermillExecutionError as exc:
-        if exc.ename == "KeyboardInterrupt":  # Ctrl-C reached the kernel first
-            running.unlink(missing_ok=True)
-            raise KeyboardInterrupt from None
+    except Exception as exc:
+        stopped = dog.reason
+        if stopped is None:
+            _raise_failed(exc, source, running)
         kept = _keep_failed(running)
-        raise ReportError(f"notebook {source.name} failed in cell {exc.cell_index} (In [{exc.exec_count}]): "
-                          f"{exc.ename}: {_one_line(exc.evalue)}; the partially executed notebook is {kept}"
-                          ) from None
-    except Exception as exc:  # kernel died, timeout, unreadable notebook, ...
-        kept = _keep_failed(running)
-        raise ReportError(f"notebook {source.name} could not be executed: {type(exc).__name__}: "
-                          f"{_one_line(exc)}" + (f"; the partially executed notebook is {kept}" if kept else "")
-                          ) from None
+        raise ReportError(f"notebook {source.name} was stopped: {stopped}" + (
+            f"; the partially executed notebook is {kept}" if kept else "")) from None
+    finally:
+        for m in managers:
+            end_kernel(m)
     seconds = time.perf_counter() - t0
     nb = nbformat.read(str(running), as_version=4)
     for warning in printed_tracebacks(nb):
@@ -142,6 +150,25 @@ def execute_notebook(
         before_replace()
     os.replace(running, target)
     return target
+
+
+def _raise_failed(exc: Exception, source: Path, running: Path) -> None:
+    """The :class:`ReportError` of a notebook whose execution raised ``exc`` (``KeyboardInterrupt``
+    when Ctrl-C reached the kernel first); the partial notebook is kept in ``.failed/``."""
+    from papermill.exceptions import PapermillExecutionError
+
+    if isinstance(exc, PapermillExecutionError):
+        if exc.ename == "KeyboardInterrupt":  # Ctrl-C reached the kernel first
+            running.unlink(missing_ok=True)
+            raise KeyboardInterrupt from None
+        kept = _keep_failed(running)
+        raise ReportError(f"notebook {source.name} failed in cell {exc.cell_index} (In [{exc.exec_count}]): "
+                          f"{exc.ename}: {_one_line(exc.evalue)}; the partially executed notebook is {kept}"
+                          ) from None
+    kept = _keep_failed(running)   # kernel died, timeout of a cell, unreadable notebook, ...
+    raise ReportError(f"notebook {source.name} could not be executed: {type(exc).__name__}: "
+                      f"{_one_line(exc)}" + (f"; the partially executed notebook is {kept}" if kept else "")
+                      ) from None
 
 
 def relative_paths(nb, source: Path, target: Path) -> None:
@@ -196,6 +223,25 @@ def remove_orphans(generated: Path, stems: set[str]) -> None:
     outputs.remove_orphans(generated, stems)
 
 
+def expected_seconds(plan, old: Mapping[str, Mapping[str, Any] | None]) -> dict[str, float]:
+    """``{stem: seconds}`` a chapter of ``plan`` is expected to take: its last record in ``old``
+    (``{stem: record}``) when it ran under this profile and dataset, else
+    :data:`~.profiles.EXPECTED_SECONDS` of the profile; chapters with neither are left out."""
+    from .profiles import EXPECTED_SECONDS
+
+    hints = EXPECTED_SECONDS.get(plan.profile, {})
+    out = {}
+    for c in plan.chapters:
+        rec = old.get(c.stem) or {}
+        same = all((rec.get("settings") or {}).get(k) == plan.settings.get(k) for k in ("profile", "dataset"))
+        seconds = rec.get("seconds") if same else None
+        if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and seconds >= 0:
+            out[c.stem] = float(seconds)
+        elif c.stem in hints:
+            out[c.stem] = float(hints[c.stem])
+    return out
+
+
 def start_order(plan, old: Mapping[str, Mapping[str, Any] | None]) -> Callable[[Any], tuple]:
     """The sort key of ready chapters when several run at once: the longest *critical path* first —
     a chapter's expected seconds plus the longest chain of chapters that read it, after it — then
@@ -204,15 +250,10 @@ def start_order(plan, old: Mapping[str, Mapping[str, Any] | None]) -> Callable[[
     profile, else 60. A reader that may start beside a chapter (``Chapter.late``) adds nothing to its
     chain but ends after it: the chapter's path is at least the reader's. (On the paper profile
     chapter 7 starts first, then the explorers, which read it late, beside it.)"""
-    from .profiles import EXPECTED_SECONDS
-
-    hints = EXPECTED_SECONDS.get(plan.profile, {})
+    known = expected_seconds(plan, old)
 
     def expected(stem: str) -> float:
-        rec = old.get(stem) or {}
-        same = all((rec.get("settings") or {}).get(k) == plan.settings.get(k) for k in ("profile", "dataset"))
-        seconds = rec.get("seconds") if same else None
-        return float(seconds) if isinstance(seconds, (int, float)) else float(hints.get(stem, 60.0))
+        return known.get(stem, 60.0)
 
     readers = {c.stem: [r for r in plan.chapters if c.stem in r.depends] for c in plan.chapters}
     chain: dict[str, float] = {}
@@ -242,7 +283,10 @@ def execute_plan(
     scratch folders and kernel environment, so what a chapter computes does not depend on what runs
     beside it. On the first failure no chapter is started any more; those running finish, then the
     :class:`ReportError` is raised (after logging the attempt); chapters already executed stay in
-    place. Ctrl-C stops every running kernel, logs those chapters as interrupted and re-raises.
+    place. Ctrl-C stops every running kernel, logs those chapters as interrupted and re-raises. Each
+    chapter runs under a time limit derived from its recorded time (:func:`.kernel.chapter_limit`), and
+    a kernel that stops answering is stopped (:class:`.kernel.Watchdog`): the chapter then fails
+    naming itself and why, never a silent wait.
     ``progress``: a tqdm bar over the chapters on stderr.
     """
     import threading
@@ -318,9 +362,12 @@ def execute_plan(
         said(f"executing {chapter.source.name} with {shown}" + (
             f" on the Dask cluster {plan.scheduler}" if plan.scheduler and "scheduler" in chapter.parameters else ""))
 
+    limits = {stem: chapter_limit(t) for stem, t in expected_seconds(plan, records).items()}
+
     def run(chapter) -> Path:
+        limit = limits.get(chapter.stem) or chapter_limit(None)
         path = _execute_chapter(plan, chapter, running_dir / chapter.stem, commit=commit, kernel_name=kernel_name,
-                                timeout=timeout, log=said, note=note,
+                                timeout=timeout, log=said, note=note, limit=limit,
                                 started=lambda manager, stem=chapter.stem: kernel_started(manager, stem),
                                 late=[d for d in chapter.late if d in executing])
         finished(path)
@@ -388,12 +435,12 @@ def execute_plan(
             with contextlib.suppress(OSError):
                 running_dir.rmdir()  # .running/, when nothing else is in it
     if findings_page:
-        write_findings_page(out_dir)
+        write_findings_page(out_dir, plan.keys or {c.stem: c.key for c in plan.chapters})
     return [done[c.stem] for c in plan.chapters if c.stem in done]
 
 
 def _execute_chapter(plan, chapter, scratch_root: Path, *, commit, kernel_name, timeout, log, note, started,
-                     late=()) -> Path:
+                     late=(), limit: float | None = None) -> Path:
     """Execute one chapter of ``plan`` into ``generated/`` (see :func:`execute_plan`): its findings,
     results and meta tables go to scratch folders under ``scratch_root``, committed under its key
     (:mod:`.outputs`) just before the executed notebook replaces the old one. ``late``: the chapters
@@ -437,7 +484,7 @@ def _execute_chapter(plan, chapter, scratch_root: Path, *, commit, kernel_name, 
         path = execute_notebook(chapter.source, out_dir / f"{chapter.stem}.ipynb", chapter.parameters,
                                 kernel_name=kernel_name, timeout=timeout, shown_parameters=chapter.shown,
                                 record=record, log=log, cwd=chapter.cwd, before_replace=commit_outputs, env=env,
-                                started=started)
+                                started=started, limit=limit)
     except KeyboardInterrupt:
         note(chapter.stem, "interrupted", chapter.key)
         raise

@@ -337,15 +337,30 @@ def _raw(block: str) -> list[str]:
     return ["```{raw} html", block, "```", ""]
 
 
-def write_findings_page(generated_dir: str | os.PathLike) -> Path | None:
-    """Gather every chapter's saved findings (``generated/findings/*.json``, written by the
-    notebooks through :func:`recmetrics.meta.findings.save`) into the book page
-    ``generated/99_findings.md`` (see the module docstring); removes a stale page when there are none."""
+def build_findings(generated_dir: str | os.PathLike, keys: Mapping[str, str | None] | None = None):
+    """The findings of ``generated/findings/`` as one table (:func:`recmetrics.meta.findings.collect`).
+    With ``keys`` (``{chapter: content key}`` of the chapters a build put in its book) only the files
+    those chapters committed under those keys (their manifests, :mod:`.outputs`): never a file another
+    build, an older run of a chapter, or a chapter outside the book left in the folder."""
+    from ..meta import findings
+    from .outputs import committed
+
+    generated = Path(generated_dir)
+    names = None if keys is None else committed(generated, keys, "findings")
+    return findings.collect(generated / "findings", names=names)
+
+
+def write_findings_page(generated_dir: str | os.PathLike, keys: Mapping[str, str | None] | None = None
+                        ) -> Path | None:
+    """Gather the chapters' saved findings (``generated/findings/*.json``, written by the notebooks
+    through :func:`recmetrics.meta.findings.save`; with ``keys``, only those of the build's chapters
+    under its keys, :func:`build_findings`) into the book page ``generated/99_findings.md`` (see the
+    module docstring); removes a stale page when there are none."""
     from ..meta import findings
 
     generated = Path(generated_dir)
     page = generated / "99_findings.md"
-    table = findings.collect(generated / "findings")
+    table = build_findings(generated, keys)
     if table.empty:
         page.unlink(missing_ok=True)
         return None
@@ -435,14 +450,15 @@ def _chapter_link(chapter: str, title: str) -> str:
     return f'[{label}](generated/{chapter} "{title.replace(chr(34), chr(39))}")'
 
 
-def findings_glance(generated_dir: str | os.PathLike) -> str:
+def findings_glance(generated_dir: str | os.PathLike, keys: Mapping[str, str | None] | None = None) -> str:
     """The front page's "findings at a glance": per paper, how many of its claims got each verdict
     and the chapters that test them (linked), as a Markdown table for the introduction's MyST
-    substitution ``{{ findings_glance }}``; computed from ``generated/findings/*.json`` at build time."""
+    substitution ``{{ findings_glance }}``; computed from ``generated/findings/*.json`` at build time
+    (with ``keys``, the build's own: :func:`build_findings`)."""
     from ..meta import findings
 
     generated = Path(generated_dir)
-    table = findings.collect(generated / "findings")
+    table = build_findings(generated, keys)
     if table.empty:
         return "No chapter of this copy tested a claim of the papers."
     verdicts = list(findings.VERDICTS) + sorted(set(table.verdict) - set(findings.VERDICTS))

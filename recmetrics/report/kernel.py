@@ -1,4 +1,4 @@
-"""How the report starts each chapter's kernel: quiet, and with pandas showing whole tables.
+"""How the report starts, watches and ends each chapter's kernel (quiet, whole tables, no port, a time limit).
 
 papermill starts one IPython kernel per notebook with :func:`kernel_arguments`:
 
@@ -16,12 +16,37 @@ environment (their scratch folders, :mod:`.execute`): the process's ``os.environ
 so each chapter's kernel is started by a kernel manager of its own that adds the chapter's
 variables to the kernel's environment (:func:`kernel_manager`) and tells who started it, so the
 report can stop it on Ctrl-C (:func:`stop_kernel`).
+
+**No ports.** A kernel's manager draws five free TCP ports (bind to port 0, note the number,
+close), writes them into the connection file, and the kernel binds them a moment later. Between the
+two, another process may draw the same numbers: jupyter_client's ``LocalPortCache`` keeps the
+kernels of *one* process apart, but several builds (and the own-runs books beside them) start
+kernels at the same moments. Two kernels given one port do not share it: the second dies at start
+(measured: ``ZMQError: Address already in use``) or, when the other port was taken by a client,
+its client talks to another kernel, which ignores messages signed with another key. The chapters'
+kernels therefore talk over Unix sockets (``transport="ipc"``) in a folder of their own
+(:func:`kernel_manager`): no number is drawn, so nothing can be shared.
+
+**Ending with the build.** The kernel's process group (the kernel, its loky workers and resource
+trackers) is registered with the build's guard (:mod:`.processes`) when it starts, and killed when
+the chapter ends, so nothing it started outlives the chapter or the build.
+
+**No silent wait.** A :class:`Watchdog` watches each chapter's kernel: when the chapter runs past
+its time limit (:func:`chapter_limit`, from its recorded time) or the kernel stops answering its
+heartbeat (ipykernel answers it from a thread of its own, also while a cell computes), it kills
+the kernel and says why; the chapter then fails naming itself, and the build exits 2.
 """
 from __future__ import annotations
 
 import os
+import shutil
 import signal
+import tempfile
+import threading
+import time
 from typing import Any, Callable, Mapping
+
+from . import processes
 
 #: pandas display options of the book: whole cells and columns, up to 1,000 rows
 PANDAS_DISPLAY: dict[str, object] = {
@@ -53,15 +78,65 @@ def kernel_manager(env: Mapping[str, str], started: Callable[[Any], None] | None
     extra = {str(k): str(v) for k, v in env.items()}
 
     class ChapterKernelManager(AsyncKernelManager):
+        socket_dir: str | None = None
+
+        def use_own_sockets(self) -> None:
+            """Unix sockets in a folder of the kernel's own: no port to share (before it starts)."""
+            if self.socket_dir is None:
+                self.socket_dir = _socket_dir()
+                if self.socket_dir is not None:
+                    processes.register_folder(self.socket_dir)   # removed even if the build is killed
+                    self.transport = "ipc"
+                    self.ip = os.path.join(self.socket_dir, "k")
+
         async def _async_start_kernel(self, **kw: Any) -> None:
             kw["env"] = {**(kw.get("env") or os.environ), **extra}
-            await super()._async_start_kernel(**kw)
+            self.use_own_sockets()
+            try:
+                await super()._async_start_kernel(**kw)
+            except BaseException:
+                end_kernel(self)
+                raise
+            self._rm_pgid = kernel_group(self)   # the provisioner forgets it at shut-down
+            processes.register(self._rm_pgid)
             if started is not None:
                 started(self)
 
         start_kernel = _async_start_kernel
 
     return ChapterKernelManager
+
+
+def _socket_dir() -> str | None:
+    """A new private folder for a kernel's sockets (``None`` where Unix sockets cannot be used: no
+    ``AF_UNIX``, or a temporary folder whose path leaves no room in a socket address)."""
+    import socket
+
+    if not hasattr(socket, "AF_UNIX"):
+        return None
+    base = tempfile.gettempdir()
+    if len(base) > 70 and os.path.isdir("/tmp"):
+        base = "/tmp"
+    if len(base) > 70:
+        return None
+    return tempfile.mkdtemp(prefix="rm-kernel-", dir=base)
+
+
+def kernel_group(manager: Any) -> int | None:
+    """The process group of the kernel of ``manager`` (its own session: it, its workers, their trackers)."""
+    provisioner = getattr(manager, "provisioner", None)
+    return getattr(provisioner, "pgid", None) or getattr(provisioner, "pid", None)
+
+
+def end_kernel(manager: Any) -> None:
+    """After a chapter: kill what is left of its kernel's process group (loky workers, trackers),
+    unregister it from the guard, and remove the kernel's socket folder."""
+    pgid = getattr(manager, "_rm_pgid", None) or kernel_group(manager)
+    processes.end_group(pgid)
+    folder = getattr(manager, "socket_dir", None)
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)
+        processes.forget_folder(folder)
 
 
 def stop_kernel(manager: Any) -> None:
@@ -76,3 +151,131 @@ def stop_kernel(manager: Any) -> None:
             os.kill(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+#: the shortest time limit of a chapter, seconds (``$RECMETRICS_CHAPTER_TIMEOUT`` when set)
+LIMIT_FLOOR = 1800.0
+#: a chapter may take this many times its recorded (or expected) time before it is stopped
+LIMIT_FACTOR = 5.0
+#: a kernel whose heartbeat goes unanswered this long, seconds, has stopped answering
+#: (``$RECMETRICS_KERNEL_SILENCE`` when set)
+SILENCE = 60.0
+#: seconds between two heartbeat pings
+PING_EVERY = 5.0
+
+
+def _seconds_from_env(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        from ..errors import InputError
+
+        raise InputError(f"${name}={raw!r}: expected a number of seconds > 0")
+    return value
+
+
+def chapter_limit(expected: float | None) -> float:
+    """The time limit of a chapter expected to take ``expected`` seconds (its last recorded time
+    under the same profile and dataset, else the profile's hint; ``None``: nothing known):
+    :data:`LIMIT_FACTOR` times that, and never below the floor (:data:`LIMIT_FLOOR`, or
+    ``$RECMETRICS_CHAPTER_TIMEOUT`` seconds), which a busy machine needs: a chapter of 10 s may
+    take minutes beside other builds.
+
+    >>> chapter_limit(None), chapter_limit(10.0), chapter_limit(1000.0)
+    (1800.0, 1800.0, 5000.0)
+    """
+    floor = _seconds_from_env("RECMETRICS_CHAPTER_TIMEOUT", LIMIT_FLOOR)
+    return max(floor, LIMIT_FACTOR * float(expected)) if expected else floor
+
+
+def check_settings() -> None:
+    """``$RECMETRICS_CHAPTER_TIMEOUT`` and ``$RECMETRICS_KERNEL_SILENCE``, when set, are numbers of
+    seconds > 0 (:class:`~recmetrics.errors.InputError` naming the variable): checked when a build
+    is planned, before anything runs."""
+    _seconds_from_env("RECMETRICS_CHAPTER_TIMEOUT", LIMIT_FLOOR)
+    _seconds_from_env("RECMETRICS_KERNEL_SILENCE", SILENCE)
+
+
+def _answers(manager: Any, timeout: float) -> bool:
+    """Whether the kernel of ``manager`` answers one heartbeat ping within ``timeout`` seconds (a
+    socket of this thread's own, blocking: the manager's sockets belong to its event loop)."""
+    import zmq
+
+    try:
+        url = manager._make_url("hb")
+    except Exception:   # noqa: BLE001 - no connection information yet: nothing to ping
+        return True
+    sock = zmq.Context.instance().socket(zmq.REQ)
+    try:
+        sock.linger = 0
+        sock.connect(url)
+        sock.send(b"ping")
+        return bool(sock.poll(int(timeout * 1000), zmq.POLLIN))
+    except zmq.ZMQError:
+        return False
+    finally:
+        sock.close(linger=0)
+
+
+class Watchdog:
+    """Watch one chapter's kernel from a thread of its own: when the chapter has run ``limit``
+    seconds, or its kernel has not answered its heartbeat for ``silence`` seconds (default
+    :data:`SILENCE`, or ``$RECMETRICS_KERNEL_SILENCE``), kill the kernel (its process group) and
+    keep the reason in :attr:`reason` (``None`` while nothing happened).
+
+    Use: ``dog = Watchdog(limit)``; pass :meth:`attach` as the kernel's ``started`` callback; ``with dog:``
+    around the execution."""
+
+    def __init__(self, limit: float | None, silence: float | None = None, every: float = PING_EVERY):
+        self.limit = limit
+        self.silence = silence if silence is not None else _seconds_from_env("RECMETRICS_KERNEL_SILENCE", SILENCE)
+        self.every = min(every, self.silence / 3)
+        self.reason: str | None = None
+        self.manager: Any = None
+        self._done = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def attach(self, manager: Any) -> None:
+        self.manager = manager
+        if self.reason is not None:   # the limit passed while the kernel started
+            stop_kernel(manager)
+
+    def __enter__(self) -> "Watchdog":
+        self._t0 = time.monotonic()
+        self._thread = threading.Thread(target=self._watch, name="chapter-watchdog", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._done.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _watch(self) -> None:
+        answered = time.monotonic()
+        while not self._done.wait(self.every):
+            now_ = time.monotonic()
+            if self.limit is not None and now_ - self._t0 >= self.limit:
+                self._stop(f"it ran past its time limit of {self.limit:.0f} s ({LIMIT_FACTOR:g} times its recorded "
+                           f"time, at least $RECMETRICS_CHAPTER_TIMEOUT seconds, default {LIMIT_FLOOR:.0f})")
+                return
+            manager = self.manager
+            if manager is None:
+                answered = now_
+                continue
+            if _answers(manager, timeout=self.every):
+                answered = time.monotonic()
+            elif time.monotonic() - answered >= self.silence and not self._done.is_set():
+                self._stop(f"its kernel stopped answering (no heartbeat for {self.silence:.0f} s; "
+                           f"$RECMETRICS_KERNEL_SILENCE, default {SILENCE:.0f})")
+                return
+
+    def _stop(self, reason: str) -> None:
+        self.reason = reason
+        if self.manager is not None:
+            stop_kernel(self.manager)

@@ -49,6 +49,18 @@ def outputs_key(generated: Path, stem: str) -> str | None:
     return read_manifest(generated, stem).get("key")
 
 
+def committed(generated: Path, keys: Mapping[str, str | None], kind: str) -> list[str]:
+    """The files of ``generated/<kind>/`` (``findings`` or ``results``) that the chapters of ``keys``
+    (``{stem: content key}``: the chapters of one build's book) committed under those keys, by
+    name: what that build's pages may read, never a file another build or an older run left."""
+    names: list[str] = []
+    for stem, key in keys.items():
+        manifest = read_manifest(generated, stem)
+        if key is not None and manifest.get("key") == key:
+            names += [n for n in manifest.get(kind) or [] if isinstance(n, str)]
+    return names
+
+
 def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 

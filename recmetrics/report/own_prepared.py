@@ -369,6 +369,9 @@ def start_robustness(parameters: Mapping):
     proc = subprocess.Popen([sys.executable, "-m", "recmetrics.report.own_prepared"], stdin=subprocess.PIPE,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **KEEP_FREED},
                             start_new_session=True)   # its own scheduling group, which it may lower
+    from .processes import register
+
+    register(proc.pid)   # its group (it and its forked workers) ends with the build
     proc.stdin.write(json.dumps(args).encode())
     proc.stdin.close()
     return proc
@@ -378,9 +381,12 @@ def stop(proc) -> None:
     """End a process of :func:`start_robustness` (at the end of a build: it is done, or no chapter needs it)."""
     if proc is None:
         return
+    from .processes import end_group
+
     if proc.poll() is None:
         proc.terminate()
     proc.wait()
+    end_group(proc.pid)   # its forked workers, if any outlived it
 
 
 #: the settings chapters 3 and 5 pass to :func:`robustness` that enter its stored key

@@ -478,15 +478,20 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
 
     from . import own_book
     from .execute import execute_plan, remove_orphans
-    from .lock import book_lock
+    from .lock import book_lock, out_lock
     from .offline import external_assets
     from .site import build_book
     from .state import stale_chapters, stale_message
     from .vendor import vendor_js
 
+    from .plan import check_out
+
     log = log or (lambda msg: None)
-    if out is not None and Path(out).exists() and not Path(out).is_dir():
-        raise InputError(f"--out {str(out)!r} is a file; give a directory for the site")
+    check_out(out, book_dir)
+    if execute:
+        from .kernel import check_settings
+
+        check_settings()
     in_memory = study is not None or _in_memory(qrels, runs)
     incoming = None
     if in_memory:  # written to a private folder first, moved into the book's once it is locked
@@ -500,7 +505,7 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
         folder = own_book.book_folder(name, content) if book_dir is None or out is None else None
         book = Path(book_dir) if book_dir else folder / "src"
         out_dir = Path(out) if out else folder / "html"
-        with book_lock(book, "own-runs book"):
+        with book_lock(book, "own-runs book"), out_lock(out_dir):
             inputs = book / "_build" / "inputs"
             source = own_book.stage_inputs(p.source, inputs, move=in_memory)
             generated = book / "generated"

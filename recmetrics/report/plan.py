@@ -11,7 +11,8 @@ Every argument of ``recmetrics report`` is validated here, before the first note
   bare word is a string) must be accepted by the schema of every chapter declaring it (its type,
   range and allowed values: :data:`recmetrics.report.profiles.SCHEMAS`, :mod:`.schema`); the
   values the profile gives every chapter are checked against the same schemas;
-* ``--out``: a folder (or a path that can be created), writable;
+* ``--out``: a folder (or a path that can be created), writable, that the site may replace whole
+  (:func:`check_out`: not among the sources, not holding them, empty or a site of ours);
 * ``--scheduler``: a Dask scheduler that answers, and a notebook that declares ``scheduler``.
 
 A notebook receives only the names its ``parameters`` cell declares. Dataset arguments go to the
@@ -195,9 +196,47 @@ def check_values(values: Mapping[str, Mapping[str, Any]], declared: Mapping[str,
                     raise ReportError(str(exc)) from None
 
 
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def source_folders(book_dir: str | os.PathLike | None = None) -> dict[Path, str]:
+    """The folders a build reads and must never write into, ``{real path: what it is}``: the
+    package, the main book's sources and notebooks, and ``book_dir`` when given."""
+    package = Path(__file__).resolve().parent.parent
+    folders = {package: "the recmetrics package's sources", default_book_dir().resolve(): "the book's sources",
+               default_notebooks_dir().resolve(): "the notebooks' sources"}
+    if book_dir is not None:
+        folders.setdefault(Path(book_dir).expanduser().resolve(), "the book's sources")
+    return folders
+
+
+def _checkout() -> Path | None:
+    """The checkout the package runs from (``None`` when it runs installed)."""
+    from .paths import repo_root
+
+    root = repo_root().resolve()
+    package = Path(__file__).resolve().parent.parent
+    return root if (root / "pyproject.toml").is_file() and (root / "recmetrics").resolve() == package else None
+
+
 def check_out(out: str | os.PathLike | None, book_dir: Path | None = None) -> Path | None:
-    """``--out``: a folder that exists or can be created, and is writable (tried: the folder is
-    created and a probe file written and removed). Fails before anything runs."""
+    """``--out``: a folder the site may replace whole, checked before anything is written:
+
+    * not inside the package's, the book's or the notebooks' sources (a book's ``_build/`` is
+      build output, not a source), and not a folder holding them or the checkout (``--out .`` in a
+      checkout; a folder inside the checkout, e.g. ``--out site``, is fine);
+    * not the folder the command runs in, nor one holding it (the site replaces the folder whole);
+    * empty, missing, or a site this project built (:func:`recmetrics.report.site.is_site`, or a
+      site inside a book's ``_build/``, built before sites were marked): never a folder of the
+      user's files, nor the book's ``_build/`` itself or its other outputs;
+    * writable, and so is the folder beside it, where the site is staged (tried with a probe file;
+      a folder that does not exist yet is created by the build, not here).
+
+    Each refusal is one :class:`~recmetrics.errors.InputError` line naming the folder; nothing is
+    written."""
+    from .site import is_site
+
     if out is None:
         return None
     if str(out) == "":
@@ -205,12 +244,36 @@ def check_out(out: str | os.PathLike | None, book_dir: Path | None = None) -> Pa
     path = Path(out).expanduser()
     if path.exists() and not path.is_dir():
         raise InputError(f"--out {out}: is a file, not a folder; give the folder of the built site")
-    if book_dir is not None and path.resolve() == Path(book_dir).resolve():
-        raise InputError(f"--out {out}: that is the book's source folder; give another folder")
+    real = path.resolve()
+    folders = source_folders(book_dir)
+    # a site in a book's build output (its default html/, or one built before sites were marked): ours
+    built = any(_inside(real, folder / "_build") for folder in folders) and (real / "index.html").is_file()
+    for folder, what in folders.items():
+        if real == folder / "_build":
+            raise InputError(f"--out {out}: is the build folder of {what} ({folder.name}/_build/), which holds its "
+                             f"other outputs; give a folder of its own")
+        if _inside(real, folder) and not _inside(real, folder / "_build"):
+            where = "is" if real == folder else "is inside"
+            raise InputError(f"--out {out}: {where} {what} ({folder.name}/); give a folder outside them")
+    checkout = _checkout()   # a site inside the checkout is fine (`--out site`), the checkout itself is not
+    for folder, what in [*folders.items(), *([(checkout, "the recmetrics checkout")] if checkout else [])]:
+        if _inside(folder, real):
+            raise InputError(f"--out {out}: holds {what} ({folder.name}/), which the site would replace; "
+                             f"give a folder of its own, e.g. {Path(out) / 'site'}")
+    if _inside(Path.cwd().resolve(), real):
+        raise InputError(f"--out {out}: is the folder this command runs in, or holds it, and the site replaces "
+                         f"its folder whole; give a folder of its own, e.g. {Path(out) / 'site'}")
+    if real.is_dir() and any(real.iterdir()) and not is_site(real) and not built:
+        raise InputError(f"--out {out}: is a folder that is not empty and is not a site recmetrics built (the "
+                         f"site replaces it whole); give an empty or new folder")
+    probes = [real] if real.is_dir() else []
+    probes.append(next(p for p in real.parents if p.exists()) if not real.parent.exists() else real.parent)
     try:
-        path.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=path):
-            pass
+        for folder in probes:
+            if not folder.is_dir():
+                raise NotADirectoryError(20, "a part of the path is a file, not a folder")
+            with tempfile.TemporaryFile(dir=folder):
+                pass
     except OSError as exc:
         raise InputError(f"--out {out}: cannot write there ({exc.strerror or exc})") from None
     return path

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Mapping
 
 __all__ = ["write_reference_pages", "context_text"]
 
@@ -50,15 +51,19 @@ def context_text(context, generated_dir: str | os.PathLike | None = None) -> str
     return ", ".join(parts)
 
 
-def write_reference_pages(generated_dir: str | os.PathLike) -> list[Path]:
-    """Write one Markdown page per metric family into ``generated_dir``; return their paths."""
+def write_reference_pages(generated_dir: str | os.PathLike, keys: Mapping[str, str | None] | None = None
+                          ) -> list[Path]:
+    """Write one Markdown page per metric family into ``generated_dir``; return their paths. With
+    ``keys`` (``{chapter: content key}`` of a build's book) the pages show only the results those
+    chapters committed under those keys (:func:`recmetrics.report.outputs.committed`)."""
     from ..metrics import reference
     from . import results
+    from .outputs import committed
 
     generated = Path(generated_dir)
     for stale in generated.glob("9[0-8]_metrics_*.md"):
         stale.unlink()
-    saved = results.load(generated / "results")
+    saved = results.load(generated / "results", None if keys is None else committed(generated, keys, "results"))
     saved["context"] = {kind: {ds: context_text(ctx, generated) for ds, ctx in per.items()}
                         for kind, per in saved.get("context", {}).items()}
     pages = []

@@ -12,7 +12,7 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from ..cache import results_dir
 
@@ -62,12 +62,16 @@ def save(kind: str, values: Mapping[str, Any], dataset: str = "-", *, directory:
     return out
 
 
-def load(directory: str | os.PathLike | None = None) -> dict:
+def load(directory: str | os.PathLike | None = None, names: Iterable[str] | None = None) -> dict:
     """Every saved table as ``{kind: {dataset: {metric: value}}}`` (``axioms``: ``{metric: {axiom: verdict}}``),
-    plus ``{"context": {kind: {dataset: context}}}`` for the tables saved with a ``context``."""
+    plus ``{"context": {kind: {dataset: context}}}`` for the tables saved with a ``context``;
+    ``names``: only these files of ``directory`` (e.g. those one build's chapters committed)."""
     path = Path(directory) if directory is not None else results_dir()
     out: dict = {}
-    for file in sorted(path.glob("*.json")) if path.is_dir() else []:
+    files = sorted(path.glob("*.json")) if path.is_dir() else []
+    if names is not None:
+        files = [f for f in files if f.name in set(names)]
+    for file in files:
         data = json.loads(file.read_text(encoding="utf-8"))
         kind, dataset = data.get("kind"), data.get("dataset", "-")
         if kind == "axioms":

@@ -1,11 +1,12 @@
 """The Sphinx build of a Jupyter Book folder into its site, staged and replaced whole (:func:`build_book`)."""
 from __future__ import annotations
 
+import glob
 import json
 import os
 import shutil
-import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -52,31 +53,50 @@ def build_book(
     whatever ``out`` is. The pages' copyright line is the build year; the site gets a
     ``.nojekyll`` file, so GitHub Pages serves ``_static/`` as it is.
 
-    The site is built into a staging folder beside ``out`` (a copy of the last site, so Sphinx
-    writes only the pages that changed) that replaces ``out`` only when the build succeeded: a
-    failed or killed build never leaves a site that mixes two builds.
+    The site is built into a staging folder of this build's own beside ``out`` (a copy of the last
+    site, so Sphinx writes only the pages that changed) that replaces ``out`` only when the build
+    succeeded: a failed or killed build never leaves a site that mixes two builds, and a failure
+    leaves no staging folder (one a killed build left is removed by the next). The build holds the
+    lock of ``out`` (:func:`recmetrics.report.lock.out_lock`) throughout. The site carries the
+    marker :data:`SITE_MARKER`. The Sphinx child ends with the build
+    (:func:`recmetrics.report.processes.run_child`).
     """
     log = log or (lambda msg: None)
     book_dir = Path(book_dir) if book_dir else default_book_dir()
     out = Path(out).expanduser() if out else book_dir / "_build" / "html"
+    if out.is_symlink():   # a link to the site's folder: the folder is replaced, the link stays
+        out = out.resolve()
     doctrees = book_dir / "_build" / ".doctrees"  # kept outside the site, whatever `out` is
     # the copyright line of every page: the build year (the configuration's value is only a default)
     extra: dict[str, Any] = {"copyright": time.strftime("%Y")}
     if substitutions:
         extra["myst_substitutions"] = dict(substitutions)
-    staging = staging_dir(out)
-    _clear(staging)
-    _clear(_old_dir(out))
+    from .lock import out_lock
+
+    with out_lock(out):
+        remove_leftovers(out)   # of builds killed before they could clean up (none runs: we hold the lock)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f"{staging_dir(out).name}-", dir=out.parent))
+        try:
+            return _build_into(book_dir, out, staging, doctrees, extra, quiet, log)
+        finally:
+            _clear(staging)   # moved into place on success; removed on any failure (Ctrl-C and SIGTERM too)
+
+
+def _build_into(book_dir: Path, out: Path, staging: Path, doctrees: Path, extra: dict, quiet: bool,
+                log: Callable[[str], None]) -> Path:
+    staging.rmdir()
     if out.is_dir():  # Sphinx then writes only the pages that changed (mtimes are kept)
         shutil.copytree(out, staging, symlinks=True)
+    else:
+        staging.mkdir()
     t0 = time.perf_counter()
-    proc = subprocess.run(
+    from .processes import run_child
+
+    proc = run_child(
         [sys.executable, "-c", _SPHINX_RUNNER, str(book_dir.resolve()), str(staging.resolve()),
-         str(doctrees.resolve()), "1" if quiet else "0", json.dumps(extra)],
-        capture_output=True, text=True,
-    )
+         str(doctrees.resolve()), "1" if quiet else "0", json.dumps(extra)])
     if proc.returncode != 0:
-        _clear(staging)
         raise ReportError(
             f"the book build failed (exit {proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}"
         )
@@ -84,18 +104,44 @@ def build_book(
     for ln in warnings[:20]:
         log(ln)
     if not (staging / "index.html").exists():
-        _clear(staging)
         raise ReportError(f"the book build produced no index.html:\n{proc.stderr[-4000:]}")
     # GitHub Pages (branch deployments) runs Jekyll unless told not to; Jekyll drops `_static/`
     (staging / ".nojekyll").touch()
+    mark_site(staging)
     replace_dir(staging, out)
     log(f"built the book into {out} in {time.perf_counter() - t0:.1f}s")
     return out / "index.html"
 
 
+#: The file that marks a folder as a site recmetrics built (a later build may replace such a folder)
+SITE_MARKER = ".recmetrics-site"
+
+
+def mark_site(folder: Path) -> None:
+    """Mark ``folder`` as a site this project built (:data:`SITE_MARKER`)."""
+    (Path(folder) / SITE_MARKER).write_text("A site built by `recmetrics report`; a later build replaces this "
+                                            "folder whole.\n", encoding="utf-8")
+
+
+def is_site(folder: str | os.PathLike) -> bool:
+    """Whether ``folder`` is a site this project built (it carries :data:`SITE_MARKER`)."""
+    return (Path(folder) / SITE_MARKER).is_file()
+
+
 def staging_dir(out: Path) -> Path:
-    """Where the site of ``out`` is built before it replaces ``out`` (beside it, hidden)."""
+    """The prefix of the staging folders of ``out`` (beside it, hidden): each build stages its site
+    in a folder of its own, ``.<name>.staging-<random>``."""
     return out.parent / f".{out.name}.staging"
+
+
+def remove_leftovers(out: Path) -> None:
+    """Staging and old folders of ``out`` that builds killed mid-way left beside it (call holding
+    ``out``'s lock, :func:`recmetrics.report.lock.out_lock`: no other build uses them)."""
+    if not out.parent.is_dir():
+        return
+    for left in out.parent.glob(f".{glob.escape(out.name)}.staging*"):
+        _clear(left)
+    _clear(_old_dir(out))
 
 
 def _old_dir(path: Path) -> Path:

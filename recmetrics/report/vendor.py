@@ -7,7 +7,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import tarfile
 import tempfile
 import time
@@ -110,10 +109,9 @@ def _npm_tarball(package: str, version: str, integrity: str, cache: Path, log) -
         )
     log(f"npm pack {package}@{version} -> {cache}")
     with tempfile.TemporaryDirectory(dir=cache) as tmp:
-        proc = subprocess.run(
-            [npm, "pack", f"{package}@{version}", "--silent", "--pack-destination", tmp],
-            cwd=tmp, capture_output=True, text=True,
-        )
+        from .processes import run_child   # npm ends with the build, however it ends
+
+        proc = run_child([npm, "pack", f"{package}@{version}", "--silent", "--pack-destination", tmp], cwd=tmp)
         got = Path(tmp) / name
         if proc.returncode != 0 or not got.exists():
             raise ReportError(

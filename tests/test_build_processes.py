@@ -1,0 +1,337 @@
+"""No build hangs and no process outlives its build: kernels started at once by several builds, the
+chapters' time limit, a kernel that stops answering, and builds killed (SIGKILL, SIGTERM) while a
+chapter runs its loky workers and while Sphinx writes the site.
+
+The builds run tiny throw-away chapters (:mod:`test_report_build`'s project); every process a
+build starts inherits a tag in its environment, so the test finds the build's descendants in
+``/proc`` even after they were re-parented.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from recmetrics import report
+from recmetrics.report import kernel, state
+from test_report_build import REPO, _notebook, _project, _run, _stream
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc")
+
+
+@pytest.fixture
+def kernel_env(monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+
+
+def _tagged(tag: str) -> list[tuple[int, str]]:
+    """``(pid, command line)`` of every live process whose environment carries ``tag``."""
+    found = []
+    needle = f"RECMETRICS_TEST_TAG={tag}".encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if needle not in (entry / "environ").read_bytes().split(b"\0"):
+                continue
+            status = (entry / "status").read_text()
+            if "\nState:\tZ" in status:   # a zombie has ended; its parent has not reaped it yet
+                continue
+            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        found.append((int(entry.name), cmd))
+    return found
+
+
+def _wait(cond, timeout: float = 180, what: str = "") -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < deadline, f"never happened: {what}"
+        time.sleep(0.2)
+
+
+def _build(project: dict, tag: str, *args: str, env: dict | None = None) -> subprocess.Popen:
+    """``recmetrics report ARGS`` of ``project`` in a subprocess (not a session leader: a kill
+    reaches the build alone, as ``kill PID`` does), its environment tagged with ``tag``."""
+    script = project["root"] / "run.py"
+    script.write_text("import pathlib, sys\nimport recmetrics.report.paths as P\n"
+                      "P.repo_root = lambda: pathlib.Path(sys.argv[1])\n"
+                      "from recmetrics import cli\nsys.exit(cli.main(['report', *sys.argv[2:]]))\n")
+    full = dict(os.environ, PYTHONPATH=str(REPO), RECMETRICS_TEST_TAG=tag, **(env or {}))
+    return subprocess.Popen([sys.executable, str(script), str(project["root"]), *args], cwd=project["root"],
+                            env=full, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _connection_dirs(procs: list[tuple[int, str]]) -> list[str]:
+    """The socket files named in the connection files of the kernels among ``procs``."""
+    import json
+
+    found = []
+    for _, cmd in procs:
+        args = cmd.split()
+        if "ipykernel_launcher" in cmd and "-f" in args:
+            try:
+                info = json.loads(Path(args[args.index("-f") + 1]).read_text())
+            except (OSError, ValueError):
+                continue
+            if info.get("transport") == "ipc":
+                found.append(f"{info['ip']}-{info['shell_port']}")
+    return found
+
+
+def _end_all(tag: str) -> None:
+    for pid, _ in _tagged(tag):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+# ------------------------------------------------------------------- kernels started at once
+_RACE = textwrap.dedent("""
+    import sys, time
+    from pathlib import Path
+    from jupyter_client import connect
+
+    # every build draws the same "free" ports: the race between builds, forced
+    ports = iter(range(47011, 47111))
+    connect.LocalPortCache.find_available_port = lambda self, ip: next(ports)
+    from recmetrics.report.execute import execute_notebook
+    go = float(sys.argv[3])
+    time.sleep(max(0.0, go - time.time()))
+    execute_notebook(sys.argv[1], sys.argv[2], {}, log=None)
+""")
+
+
+@pytest.mark.slow
+def test_kernels_of_several_builds_started_at_once_each_answer(tmp_path, kernel_env):
+    """Three builds start a chapter's kernel at the same moment, each having drawn the same port
+    numbers (what two processes picking free ports at once can get): every chapter runs in its own
+    kernel. Over TCP the kernels after the first died at start ("Address already in use")."""
+    nb = _notebook(tmp_path / "pid.ipynb", "x = 0", "import os\nprint('kernel', os.getpid())")
+    script = tmp_path / "race.py"
+    script.write_text(_RACE)
+    go = time.time() + 6
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    procs = [subprocess.Popen([sys.executable, str(script), str(nb), str(tmp_path / f"out{i}.ipynb"), str(go)],
+                              env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for i in range(3)]
+    results = [p.communicate(timeout=300) for p in procs]
+    for p, (out, err) in zip(procs, results):
+        assert p.returncode == 0, err[-2000:]
+    pids = {_stream(tmp_path / f"out{i}.ipynb").split()[-1] for i in range(3)}
+    assert len(pids) == 3, pids   # three kernels, each answered its own build
+
+
+def test_a_kernel_talks_over_its_own_unix_sockets():
+    manager = kernel.kernel_manager({})()
+    try:
+        manager.use_own_sockets()
+        assert manager.transport == "ipc" and Path(manager.ip).parent.name.startswith("rm-kernel-")
+        other = kernel.kernel_manager({})()
+        other.use_own_sockets()
+        assert Path(other.ip).parent != Path(manager.ip).parent
+        kernel.end_kernel(other)
+        assert not Path(other.ip).parent.exists()
+    finally:
+        kernel.end_kernel(manager)
+
+
+# ------------------------------------------------------------------------------- no silent wait
+@pytest.mark.slow
+def test_a_chapter_past_its_time_limit_fails_naming_it(tmp_path, kernel_env, monkeypatch):
+    project = _project(tmp_path, sleep=40)
+    monkeypatch.setenv("RECMETRICS_CHAPTER_TIMEOUT", "4")
+    t0 = time.monotonic()
+    with pytest.raises(report.ReportError, match=r"notebook 01_a.ipynb was stopped: it ran past its time limit "
+                                                 r"of 4 s"):
+        _run(project, only=["01_a"])
+    assert time.monotonic() - t0 < 35
+    assert state.read_state(project["generated"])["attempts"]["01_a"]["status"] == "failed"
+
+
+def test_the_limit_follows_the_recorded_time(monkeypatch):
+    monkeypatch.delenv("RECMETRICS_CHAPTER_TIMEOUT", raising=False)
+    assert kernel.chapter_limit(None) == kernel.LIMIT_FLOOR
+    assert kernel.chapter_limit(1000.0) == 5000.0
+    monkeypatch.setenv("RECMETRICS_CHAPTER_TIMEOUT", "2")
+    assert kernel.chapter_limit(1.0) == 5.0 and kernel.chapter_limit(None) == 2.0
+    for bad in ("0", "-1", "soon", "inf", "nan"):
+        monkeypatch.setenv("RECMETRICS_CHAPTER_TIMEOUT", bad)
+        with pytest.raises(ValueError, match="RECMETRICS_CHAPTER_TIMEOUT"):
+            kernel.chapter_limit(None)
+
+
+@pytest.mark.parametrize("var", ["RECMETRICS_CHAPTER_TIMEOUT", "RECMETRICS_KERNEL_SILENCE"])
+def test_a_bad_limit_is_refused_at_planning(monkeypatch, capsys, var):
+    from recmetrics import cli
+
+    def refuse(*a, **k):
+        raise AssertionError("the report went past planning")
+
+    monkeypatch.setattr("recmetrics.report.book.make_plan", refuse)
+    monkeypatch.setenv(var, "ten minutes")
+    assert cli.main(["report"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"recmetrics: error: ${var}='ten minutes': expected a number of seconds > 0", err
+
+
+@pytest.mark.slow
+def test_the_limit_comes_from_the_chapters_record(tmp_path, kernel_env, monkeypatch):
+    """A chapter that took ~3 s is stopped at 5x that when its next run hangs (the floor set low)."""
+    project = _project(tmp_path, sleep=3)
+    _run(project, only=["01_a"])
+    plan = report.make_plan("quick", "movielens-small", notebooks_dir=project["notebooks"],
+                            generated_dir=project["generated"])
+    from recmetrics.report.execute import expected_seconds
+
+    seconds = expected_seconds(plan, {"01_a": state.read_record(project["generated"] / "01_a.ipynb")})
+    assert 3 <= seconds["01_a"] < 15
+    monkeypatch.setenv("RECMETRICS_CHAPTER_TIMEOUT", "1")
+    _notebook(project["notebooks"] / "01_a.ipynb", 'dataset = "movielens-small"\nseed = 0\nn = 3\nfail = False',
+              "import time\ntime.sleep(300)")
+    t0 = time.monotonic()
+    with pytest.raises(report.ReportError, match=rf"past its time limit of {5 * seconds['01_a']:.0f} s"):
+        _run(project, only=["01_a"])
+    assert time.monotonic() - t0 < 5 * seconds["01_a"] + 60
+
+
+@pytest.mark.slow
+def test_a_kernel_that_stops_answering_is_detected(tmp_path, kernel_env, monkeypatch):
+    """The kernel stops (SIGSTOP: alive, silent, as a kernel that no longer answers): the chapter
+    fails naming it within seconds, instead of a wait without end."""
+    project = _project(tmp_path)
+    _notebook(project["notebooks"] / "01_a.ipynb", 'dataset = "movielens-small"\nseed = 0\nn = 3\nfail = False',
+              "import os, signal\nos.kill(os.getpid(), signal.SIGSTOP)")
+    monkeypatch.setenv("RECMETRICS_KERNEL_SILENCE", "3")
+    box: dict = {}
+
+    def go():
+        try:
+            _run(project, only=["01_a"])
+        except Exception as exc:   # noqa: BLE001 - handed to the test
+            box["exc"] = exc
+
+    import threading
+
+    t = threading.Thread(target=go, daemon=True)
+    t.start()
+    t.join(90)
+    assert not t.is_alive(), "the build still waits for the silent kernel"
+    assert isinstance(box.get("exc"), report.ReportError), box
+    assert "01_a.ipynb was stopped: its kernel stopped answering (no heartbeat for 3 s;" in str(box["exc"])
+
+
+# ------------------------------------------------------------ nothing outlives a killed build
+def test_a_child_run_for_the_build_ends_with_it(tmp_path):
+    """What the build runs to its end (the Sphinx build, ``npm pack``), and what that child started,
+    ends when the build is killed (SIGKILL: nothing of the build can clean up)."""
+    tag = uuid.uuid4().hex
+    script = ("import sys\nfrom recmetrics.report.processes import run_child\n"
+              "run_child(['sh', '-c', 'sleep 300 & sleep 300'])\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], env=dict(os.environ, PYTHONPATH=str(REPO),
+                                                                     RECMETRICS_TEST_TAG=tag))
+    try:
+        _wait(lambda: sum("sleep 300" in cmd for _, cmd in _tagged(tag)) >= 2, 60, "the child and its child run")
+        proc.kill()
+        proc.wait(timeout=30)
+        time.sleep(5)
+        assert _tagged(tag) == [], _tagged(tag)
+    finally:
+        _end_all(tag)
+        if proc.poll() is None:
+            proc.kill()
+
+
+_LOKY = ("import os, pathlib, time\nfrom joblib import Parallel, delayed\n"
+         "print(sorted(set(Parallel(n_jobs=2)(delayed(os.getpid)() for _ in range(8)))))\n"
+         "pathlib.Path(os.environ['TEST_STARTED_MARKER']).touch()\ntime.sleep(300)")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_a_build_killed_while_a_chapter_runs_leaves_no_process(tmp_path, sig):
+    """Killed while a chapter's kernel runs two loky workers (and loky's resource tracker): 5 s
+    later no process the build started is alive."""
+    project = _project(tmp_path)
+    _notebook(project["notebooks"] / "01_a.ipynb", 'dataset = "movielens-small"\nseed = 0\nn = 3\nfail = False',
+              _LOKY)
+    tag, marker = uuid.uuid4().hex, tmp_path / "started"
+    proc = _build(project, tag, "--out", str(tmp_path / "site"), env={"TEST_STARTED_MARKER": str(marker)})
+    try:
+        _wait(lambda: marker.exists() or proc.poll() is not None, what="the chapter started its workers")
+        assert proc.poll() is None, proc.communicate()[1][-3000:]
+        before = _tagged(tag)
+        assert sum("loky" in cmd for _, cmd in before) >= 2 and any("ipykernel" in cmd for _, cmd in before), before
+        sockets = {a.split("/k-")[0] for _, cmd in before for a in cmd.split() if "rm-kernel-" in a}
+        sockets |= {str(Path(p).parent) for p in _connection_dirs(before)}
+        os.kill(proc.pid, sig)
+        proc.wait(timeout=60)
+        time.sleep(5)
+        assert _tagged(tag) == [], _tagged(tag)
+        assert sockets and not [s for s in sockets if Path(s).exists()], sockets   # the kernels' socket folders
+        if sig == signal.SIGTERM:
+            err = proc.stderr.read()
+            assert proc.returncode == 143 and err.strip().splitlines()[-1].startswith("recmetrics: terminated"), err
+    finally:
+        _end_all(tag)
+        if proc.poll() is None:
+            proc.kill()
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory):
+    """A project whose chapters are executed (a ``--no-execute`` build goes straight to Sphinx)."""
+    root = tmp_path_factory.mktemp("executed")
+    project = _project(root)
+    old = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = str(REPO) + os.pathsep + (old or "")
+    try:
+        _run(project)
+    finally:
+        if old is None:
+            os.environ.pop("PYTHONPATH")
+        else:
+            os.environ["PYTHONPATH"] = old
+    return project
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_a_build_killed_while_sphinx_writes_leaves_no_process(executed, tmp_path, sig):
+    """Killed while Sphinx builds the site: 5 s later no process of the build is alive (the Sphinx
+    child used to go on writing into the staging folder); after SIGTERM no staging folder is left, and
+    the next build removes the one a SIGKILL left."""
+    tag = uuid.uuid4().hex
+    site = tmp_path / "site"
+    proc = _build(executed, tag, "--no-execute", "--out", str(site))
+    try:
+        _wait(lambda: any("build_sphinx" in cmd for _, cmd in _tagged(tag)) or proc.poll() is not None,
+              what="Sphinx started")
+        assert proc.poll() is None, proc.communicate()[1][-3000:]
+        time.sleep(1)
+        os.kill(proc.pid, sig)
+        proc.wait(timeout=60)
+        time.sleep(5)
+        assert _tagged(tag) == [], _tagged(tag)
+        left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".site"))
+        if sig == signal.SIGTERM:
+            assert proc.returncode == 143 and left == [], (proc.returncode, left)
+            assert not site.exists()
+        else:
+            assert [n for n in left if n.startswith(".site.staging")], left   # SIGKILL: nothing could clean up
+            again = _build(executed, tag, "--no-execute", "--out", str(site))
+            out, err = again.communicate(timeout=600)
+            assert again.returncode == 0, err[-3000:]
+            assert sorted(p.name for p in tmp_path.iterdir()) == ["site"], list(tmp_path.iterdir())
+    finally:
+        _end_all(tag)
+        if proc.poll() is None:
+            proc.kill()
