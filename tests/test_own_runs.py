@@ -464,3 +464,34 @@ def test_plan_shows_the_threshold_actually_used(files):
     qrels, paths = files
     p = own_runs.plan(qrels, paths)
     assert p.source["threshold"] == p.summary["threshold"] == 4.0
+
+
+# ------------------------------------------------------------------ cut-offs follow the runs' depth
+def test_default_cutoffs_follow_the_depth_of_the_runs(runs, tmp_path):
+    """Top-100 lists get 5, 10, 20, 50, 100 (not the profile's 5, 10, 20); top-20 lists 5, 10, 20;
+    runs of different depths stop at the shallowest; given cut-offs are kept; the front page says
+    which rule made them."""
+    from recmetrics.report.own_depth import depth_cutoffs
+
+    assert depth_cutoffs([100, 100]) == [5, 10, 20, 50, 100]
+    assert depth_cutoffs([20, 100]) == [5, 10, 20] and depth_cutoffs([30]) == [5, 10, 20, 30]
+    with pytest.raises(InputError, match="no run"):
+        depth_cutoffs([])
+    deep = st_mod.run_systems(simulate(60, 300, 3000, seed=4), ["Random", "Pop"], k=2, n=100, cache=False,
+                              progress=False)
+    d = tmp_path / "deep"
+    d.mkdir()
+    deep.folds[0][1][["user", "item", "rating"]].to_csv(d / "qrels.csv", index=False)
+    paths = [write_trec_run(deep[(s, 0)], d / f"{s}.trec") for s in deep.systems]
+    for profile in ("quick", "paper"):
+        p = own_runs.plan(d / "qrels.csv", paths, profile=profile)
+        assert p.parameters["cutoffs"] == [5, 10, 20, 50, 100], profile
+        assert own_runs.load_study(p.source, ["P"], [5, 10, 20, 50, 100]).cutoffs == [5, 10, 20, 50, 100]
+    assert "The cut-offs follow the depth of the runs (every run ranks 100 items per user)" in p.intro()
+    shallow = write_trec_run(runs[("Pop", 0)], d / "Short.trec")          # 20 deep
+    mixed = own_runs.plan(d / "qrels.csv", paths + [shallow])
+    assert mixed.parameters["cutoffs"] == [5, 10, 20]
+    assert "up to the shallowest run's depth" in mixed.intro()
+    given = own_runs.plan(d / "qrels.csv", paths, parameters={"cutoffs": [10, 100]})
+    assert given.parameters["cutoffs"] == [10, 100] and given.overrides == {"cutoffs": [10, 100]}
+    assert "follow the depth" not in given.intro()

@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import InputError, unknown_name
+from .own_depth import depth_cutoffs, depth_note
 from .own_sources import (METRICS, _export_inputs, _read_source, _run_files, _source_from_files,  # noqa: F401
                           example_source, export_study, load_study)
 from .paths import ReportError, _log_default, default_book_dir, default_notebooks_dir
@@ -69,6 +70,11 @@ OWN_PARAMETERS: dict[str, dict[str, Any]] = {
     # sharing them with the chapters; the quick profile keeps it on one (memory: its 8 GB at ML-20M scale)
     "paper": {"metrics": METRICS, "n_permutations": 100_000, "n_samples": 50, "n_jobs": default_jobs()},
 }
+
+
+#: the cut-offs a build first judges the runs at when none are given: those of top-100 lists, the
+#: usual depth (runs of another depth are judged again at theirs, :func:`~.own_depth.depth_cutoffs`)
+FIRST_CUTOFFS = (5, 10, 20, 50, 100)
 
 
 def _grids(profile: str) -> dict[str, list[float]]:
@@ -208,7 +214,8 @@ class Plan:
             f"{s.get('threshold', 0):g}; {folds} fold{'s' if folds != 1 else ''}). It was built with the "
             f"`{self.profile}` profile: cut-offs {p.get('cutoffs')}, {p.get('n_permutations', 0):,} permutations "
             f"per test, {p.get('n_samples')} samples per reduced test size, seed {p.get('seed')}.",
-            *_depth_note(s, p),
+            *(["", note] if (note := depth_note(s.get("depth", {}), p.get("cutoffs") or [],
+                                                 s.get("cutoffs_chosen", True))) else []),
             "",
             "| run | file(s) | users with a list | depth |",
             "|---|---|---|---|",
@@ -260,16 +267,6 @@ class Plan:
             "      - file: left_out",
             "",
         ])
-
-
-def _depth_note(summary: Mapping, parameters: Mapping) -> list[str]:
-    """A sentence when some run is shorter than the deepest cut-off (scored as trec_eval does)."""
-    depth, cut = summary.get("depth", {}), max(parameters.get("cutoffs") or [0])
-    short = [f"`{n}` ({d})" for n, d in depth.items() if d < cut]
-    if not short:
-        return []
-    return ["", f"Runs shorter than the deepest cut-off ({cut}): {', '.join(short)}. Their missing positions "
-                "count as non-relevant, as in trec_eval, so their scores at deeper cut-offs measure the shorter list."]
 
 
 def _title(notebook: Path) -> str:
@@ -411,12 +408,22 @@ def plan(qrels=None, runs=None, *, study=None, name: str | None = None, folds: S
         # is keyed (and stored) once under it, not stored again under the resolved source
         from ..data.io import default_threshold
 
-        given = {default_threshold(q) for q in source["qrels"]}
-        if len(given) == 1:
-            source["threshold"] = given.pop()
+        defaults = {default_threshold(q) for q in source["qrels"]}
+        if len(defaults) == 1:
+            source["threshold"] = defaults.pop()
+    chosen = study is not None or "cutoffs" in given    # else the cut-offs follow the runs' depth (.own_depth)
+    if not chosen:
+        params["cutoffs"] = list(FIRST_CUTOFFS)
     key, study = prepare(source, params["metrics"], params["cutoffs"], read_judgments=_read_judgments,
                          read_run=_read_run, scheduler=params.get("scheduler"))
     summary = _summary(source, study if study is not None else load_study(source, params["metrics"], params["cutoffs"]))
+    if not chosen and depth_cutoffs(summary["depth"].values()) != params["cutoffs"]:
+        # runs of another depth than top-100: judged and scored again at their own cut-offs
+        del study
+        params["cutoffs"] = depth_cutoffs(summary["depth"].values())
+        key, study = prepare(source, params["metrics"], params["cutoffs"], read_judgments=_read_judgments,
+                             read_run=_read_run, scheduler=params.get("scheduler"))
+    summary["cutoffs_chosen"] = chosen
     if source.get("threshold") is None:     # show the threshold actually used, not None (the file type's default)
         source["threshold"] = float(summary["threshold"])
         if key is not None:
