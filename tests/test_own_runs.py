@@ -419,6 +419,11 @@ def test_best_system_per_metric_in_words():
     # one system best on every metric: said first, once
     same = best_by_metric(rm.meta.compare.compare({"nDCG@10": good, "P@10": good}, n_permutations=500, seed=0))
     assert same.splitlines()[0] == "**EASE** is best on all 2 metrics."
+    # two identical runs: tied first, never one of them "best on all metrics"
+    twins = pd.concat([good, good.loc[["EASE"]].rename(index={"EASE": "EASE copy"})])
+    tied = best_by_metric(rm.meta.compare.compare({"nDCG@10": twins, "P@10": twins}, n_permutations=500, seed=0))
+    assert tied.splitlines()[0] == "**EASE** and **EASE copy** are tied first on all 2 metrics (identical means)."
+    assert "is best on all" not in tied
 
 
 def test_range_sentence_is_never_degenerate():
@@ -495,3 +500,30 @@ def test_default_cutoffs_follow_the_depth_of_the_runs(runs, tmp_path):
     given = own_runs.plan(d / "qrels.csv", paths, parameters={"cutoffs": [10, 100]})
     assert given.parameters["cutoffs"] == [10, 100] and given.overrides == {"cutoffs": [10, 100]}
     assert "follow the depth" not in given.intro()
+
+
+def test_the_front_page_names_the_best_system_by_how_much_and_whether_significantly(files, tmp_path):
+    """The own-runs book's front page answers first: the best system on the metric chapter 5
+    recommends, its margin over the runner-up and the corrected p-value of that pair; identical runs
+    are tied first; AP and infAP, the same measure on judgments without pooled-but-unjudged labels,
+    are said to be so, with the reason."""
+    import re
+    import shutil
+
+    from recmetrics.meta.advice import INFAP_WHY
+
+    qrels, paths = files
+    p = own_runs.plan(qrels, paths)
+    answer = own_runs.front_answer(p)
+    first = answer.split("\n\n")[0]
+    assert re.match(r"\*\*\w+ is the best system\*\* on \w+@\d+, the metric chapter 5 recommends for these runs: "
+                    r"[0-9.]+, [0-9.]+ \([0-9.]+ %\) above the runner-up \w+ \([0-9.]+\), (a|not a) significant "
+                    r"difference \(permutation test, Holm correction, corrected p = [0-9.e-]+ [<≥] 0.05\)\.", first), first
+    assert INFAP_WHY in answer
+    intro = p.intro(answer)
+    assert intro.index("## The answer") < intro.index("## The runs") and first in intro
+    twins = [*paths, shutil.copy(paths[0], tmp_path / "Twin.trec")]
+    for path in paths[1:]:
+        twins.append(shutil.copy(path, tmp_path / f"{path.stem}2.trec"))
+    tied = own_runs.front_answer(own_runs.plan(qrels, twins)).split("\n\n")[0]
+    assert " are tied first** on " in tied and "is the best system" not in tied, tied

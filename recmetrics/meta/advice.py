@@ -50,13 +50,14 @@ import pandas as pd
 from ..errors import InputError
 from .findings import NOISE_SE, order
 
-__all__ = ["Advice", "advise", "decide", "dp_table", "ties_with_best", "infap_is_ap", "INFAP_IS_AP"]
+__all__ = ["Advice", "advise", "decide", "dp_table", "ties_with_best", "infap_is_ap", "INFAP_IS_AP", "INFAP_WHY"]
 
+#: why infAP equals AP when :func:`infap_is_ap` holds
+INFAP_WHY = ("The judgments mark no item as pooled but unjudged (trec_eval's label −1), so trec_eval's infAP "
+             "reads every item without a judgment as non-relevant: every retrieved item counts as judged, and "
+             "then infAP is AP (up to its ε of 1e-5).")
 #: why infAP is left out of the candidates when :func:`infap_is_ap` holds
-INFAP_IS_AP = ("infAP is left out of the candidates: it equals AP on every user here. The judgments mark no "
-               "item as pooled but unjudged (trec_eval's label −1), so trec_eval's infAP reads every item "
-               "without a judgment as non-relevant: every retrieved item counts as judged, and then infAP is AP "
-               "(up to its ε of 1e-5). Its row would repeat AP's.")
+INFAP_IS_AP = f"infAP is left out of the candidates: it equals AP on every user here. {INFAP_WHY} Its row would repeat AP's."
 
 _CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}
 

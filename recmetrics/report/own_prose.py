@@ -2,7 +2,10 @@
 
 Pure functions over the chapters' results, so that what a chapter says is computed and tested:
 
-* :func:`best_by_metric`: per metric, which system is best and whether significantly, by name;
+* :func:`best_by_metric`: per metric, which system is best and whether significantly, by name
+  (systems with identical means are tied first, never one of them "best on all metrics");
+* :func:`headline`: the front page's answer: the best system on one metric, by how much, and
+  whether significantly;
 * :func:`range_sentence`: "from 3 (P@20) to 6 (nDCG@20) of 6", or one clause when every value
   is the same (never "from 6 (P) to 6 (P)");
 * :func:`users_sentence`: distinct users, not user x fold units;
@@ -15,7 +18,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-__all__ = ["best_by_metric", "range_sentence", "users_sentence", "fixed", "names_list", "CORRECTIONS"]
+__all__ = ["best_by_metric", "headline", "range_sentence", "users_sentence", "fixed", "names_list", "CORRECTIONS"]
 
 #: the display name of each multiple-comparison correction
 CORRECTIONS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg", None: "no", "none": "no"}
@@ -71,15 +74,71 @@ def best_by_metric(comparison, digits: int = 4) -> str:
             close = ", ".join(f"{s} ({col[s]:.{digits}f})" for s in level)
             text += f", significantly better than {names_list(won)}; not significantly better than {close}."
         lines.append(text)
-    bests = {b.split("best **", 1)[1].split("**", 1)[0] for b in lines if "best **" in b}
-    if len(bests) == 1 and len(lines) > 1:
-        everywhere = all("every other system" in b and "not significantly" not in b for b in lines)
-        lines.insert(0, f"**{bests.pop()}** is best on all {len(lines)} metrics"
-                        + (", significantly better than every other system on each." if everywhere else ".") + "\n")
+    tops = {tuple(_first(comparison, m)) for m in comparison.means.columns
+            if m not in getattr(comparison, "per_run", ()) and not comparison.means[m].isna().all()}
+    if len(tops) == 1 and len(lines) > 1:
+        top = tops.pop()
+        if len(top) > 1:
+            lines.insert(0, f"{names_list(f'**{s}**' for s in top)} are tied first on all {len(lines)} metrics "
+                            "(identical means).\n")
+        else:
+            everywhere = all("every other system" in b and "not significantly" not in b for b in lines)
+            lines.insert(0, f"**{top[0]}** is best on all {len(lines)} metrics"
+                            + (", significantly better than every other system on each." if everywhere else ".") + "\n")
     corr = CORRECTIONS.get(comparison.correction, comparison.correction)
     lines.append("")
     lines.append(f"Significant: {comparison.test} test, {corr} correction, corrected p < {comparison.alpha:g}.")
     return "\n".join(lines)
+
+
+def _first(comparison, metric) -> list:
+    """The systems with the best mean on ``metric`` (several when tied), in the table's order."""
+    col = comparison.means[metric].astype(float)
+    best = col.min() if comparison.directions.get(metric) == "lower" else col.max()
+    return [s for s in col.index if col[s] == best]
+
+
+def headline(comparison, metric: str, cutoff: int, why: str = "", digits: int = 4) -> str:
+    """The book's answer in one paragraph: which system is best on ``metric`` at ``cutoff`` (from a
+    :class:`~recmetrics.meta.compare.Comparison` of that cut-off), by how much over the runner-up,
+    and whether the difference is significant (its corrected p-value); systems with identical means
+    are *tied first*. ``why`` says why this metric (e.g. "the metric chapter 5 recommends").
+
+    >>> import pandas as pd, numpy as np
+    >>> from recmetrics.meta.compare import compare
+    >>> base = np.linspace(0, 1, 40)
+    >>> cmp = compare({"nDCG": pd.DataFrame([base + 0.2, base, base], index=["A", "B", "C"])},
+    ...               n_permutations=200, seed=0)
+    >>> print(headline(cmp, "nDCG", 10))  # doctest: +NORMALIZE_WHITESPACE +ELLIPSIS
+    **A is the best system** on nDCG@10: 0.7000, 0.2000 (40.0 %) above the runner-up B (0.5000), a significant
+    difference (permutation test, Holm correction, corrected p = ... < 0.05).
+    >>> same = compare({"nDCG": pd.DataFrame([base, base, base / 2], index=["A", "B", "C"])}, n_permutations=200)
+    >>> print(headline(same, "nDCG", 10))  # doctest: +NORMALIZE_WHITESPACE
+    **A and B are tied first** on nDCG@10: both score 0.5000 (identical means). Next comes C (0.2500).
+    """
+    col = comparison.means[metric].astype(float)
+    lower = comparison.directions.get(metric) == "lower"
+    ordered = col.sort_values(ascending=lower, kind="stable")
+    top = _first(comparison, metric)
+    where = f"on {metric}@{cutoff}" + (f", {why}" if why else "")
+    rest = [s for s in ordered.index if s not in top]
+    if len(top) > 1:
+        text = (f"**{names_list(top)} are tied first** {where}: {'both' if len(top) == 2 else 'all'} score "
+                f"{col[top[0]]:.{digits}f} (identical means).")
+        return text + (f" Next comes {rest[0]} ({col[rest[0]]:.{digits}f})." if rest else "")
+    best, runner = top[0], rest[0]
+    diff = abs(col[best] - col[runner])
+    share = f" ({diff / abs(col[runner]):.1%})".replace("%", " %") if col[runner] else ""
+    pair = comparison.pairs[(comparison.pairs["metric"] == metric)
+                            & (comparison.pairs[["a", "b"]].isin([best, runner]).all(axis=1))]
+    corr = CORRECTIONS.get(comparison.correction, comparison.correction)
+    how = ""
+    if len(pair):
+        p_adj, sig = float(pair["p_adj"].iloc[0]), bool(pair["significant"].iloc[0])
+        how = (f", {'a significant' if sig else 'not a significant'} difference ({comparison.test} test, {corr} "
+               f"correction, corrected p = {p_adj:.2g} {'<' if sig else '≥'} {comparison.alpha:g})")
+    return (f"**{best} is the best system** {where}: {col[best]:.{digits}f}, {diff:.{digits}f}{share} "
+            f"{'below' if lower else 'above'} the runner-up {runner} ({col[runner]:.{digits}f}){how}.")
 
 
 def range_sentence(values: Mapping[str, float] | pd.Series, of: int | None = None, fmt: str = "{:,}") -> str:

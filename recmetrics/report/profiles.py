@@ -173,9 +173,16 @@ def parameters_markdown(values: Mapping[str, Any]) -> str:
 def show_parameters(nb, values: Mapping[str, Any]) -> None:
     """Insert a Markdown cell listing ``values`` after the notebook's title cell (or at the top).
 
+    The chapter then shows its parameters once, in that table: the code cells holding the same
+    values (papermill's injected ``parameters`` and the notebook's own) are tagged ``remove-cell``.
     Replaces a previous such cell, so re-processing a notebook does not stack tables."""
     import nbformat
 
+    for cell in nb.cells:
+        tags = cell.setdefault("metadata", {}).setdefault("tags", [])
+        if cell.get("cell_type") == "code" and {"injected-parameters", "parameters"} & set(tags) \
+                and "remove-cell" not in tags:
+            tags.append("remove-cell")
     cells = [c for c in nb.cells if "recmetrics-parameters" not in c.get("metadata", {}).get("tags", [])]
     cell = nbformat.v4.new_markdown_cell(parameters_markdown(values))
     cell.metadata["tags"] = ["recmetrics-parameters"]
