@@ -77,6 +77,18 @@ def test_guide_pages_are_in_the_table_of_contents():
             assert resolved in known, (page.name, target)
 
 
+def test_the_front_page_names_the_papers():
+    """The front page's table of papers names each (authors, title, venue, year), with no
+    project-internal number such as (003)."""
+    text = (REPO / "book" / "intro.md").read_text(encoding="utf-8")
+    rows = [ln for ln in text.splitlines() if ln.startswith("| ") and "generated/" in ln]
+    assert len(rows) == 5, rows
+    for row in rows:
+        paper = row.split("|")[1]
+        assert not re.search(r"\(00[0-4]\)|\b00[0-4]\b", paper), paper
+        assert re.search(r"\b(19|20)\d\d\b", paper) and "*" in paper and "." in paper, paper
+
+
 @pytest.mark.parametrize("page", _pages(), ids=lambda p: p.name)
 def test_no_changelog_phrasing(page):
     """The README and the guide describe what is, not what changed."""

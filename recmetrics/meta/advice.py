@@ -252,11 +252,11 @@ class Advice:
                             ". None reverses a pair that both find significantly different: the swapped systems are "
                             "indistinguishable under at least one of the two metrics."))
         if self.geometric_swaps:
-            lines.append(f"* The geometric mean (000 §7) reorders {len(self.geometric_swaps)} pair(s) under "
+            lines.append(f"* The geometric mean (Valcarce et al. 2020 §7) reorders {len(self.geometric_swaps)} pair(s) under "
                          f"{self.recommended}: " + ", ".join(f"{a} / {b}" for a, b, _ in self.geometric_swaps[:5])
                          + " — a system that fails some users badly moves down; consider reporting it too.")
         else:
-            lines.append(f"* The geometric mean (000 §7) gives the same order of systems under {self.recommended}.")
+            lines.append(f"* The geometric mean (Valcarce et al. 2020 §7) gives the same order of systems under {self.recommended}.")
         for note in self.notes:
             lines.append(f"* *Caveat:* {note}")
         for why in dict.fromkeys(self.left_out.values()):
