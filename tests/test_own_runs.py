@@ -214,7 +214,8 @@ def test_own_runs_book_builds_from_four_runs_of_the_embedded_dataset(tmp_path, m
     site = tmp_path / "html"
     pages = [site / "intro.html", site / "left_out.html", *sorted((site / "generated").glob("*.html"))]
     assert len(pages) >= 2 + len(executed), [p.name for p in pages]
-    found = render_problems(binary, site, pages, tmp_path / "profile")
+    # every table fits the text column at 1280 px (none hidden behind a scroll box)
+    found = render_problems(binary, site, pages, tmp_path / "profile", tables="fit")
     assert not found, json.dumps(found, indent=1, ensure_ascii=False)
 
 
@@ -527,3 +528,37 @@ def test_the_front_page_names_the_best_system_by_how_much_and_whether_significan
         twins.append(shutil.copy(path, tmp_path / f"{path.stem}2.trec"))
     tied = own_runs.front_answer(own_runs.plan(qrels, twins)).split("\n\n")[0]
     assert " are tied first** on " in tied and "is the best system" not in tied, tied
+
+
+def test_a_table_wider_than_the_column_fails_the_page_check():
+    """tests/browser.py: a table wider than the text column is a problem even when a box lets it
+    scroll (``tables="fit"``, the own-runs book), and always when it does not scroll."""
+    from browser import page_problems
+
+    state = {"prose": "", "outputs": [], "cut": [], "wideWidgets": [], "wideTables": [], "typeset": 0, "math": 0,
+             "mathErrors": 0, "overWide": [[1, 1500, 688, "@5 P Recall"]]}
+    assert page_problems(state) == {}                                   # scrolls inside the column
+    assert list(page_problems(state, "fit")) == ["table wider than the column, scrolling ([table, width, column "
+                                                 "width, first words])"]
+    assert "table wider than the column" in page_problems({**state, "wideTables": [[1, 1788, False]]})
+    with pytest.raises(ValueError, match="fit"):
+        page_problems(state, "wide")
+
+
+def test_the_mean_and_candidate_tables_are_narrow(files):
+    """Chapter 1's means: one column per metric, rows grouped by cut-off (not metrics x cut-offs
+    columns); chapter 5's candidates: short headers, the front first, "dominated by" short."""
+    from recmetrics.report.own_prose import CANDIDATE_COLUMNS, candidates_table, mean_table
+
+    st = own_runs.load_study(own_runs.plan(*files).source, own_runs.METRICS, [5, 10, 20])
+    means = mean_table(st)
+    assert list(means.columns) == own_runs.METRICS and means.index.names == ["cut-off", "system"]
+    assert means.loc[(10, "Pop"), "nDCG"] == pytest.approx(st.table(10).loc["Pop", "nDCG"])
+    table = pd.DataFrame({"metric": ["P", "RR", "AP"], "cutoff": 5, "dp": [0.3, 0.1, 0.2], "dp_se": 0.0,
+                          "significant": 1.0, "robustness": 0.9, "robustness_se": 0.0, "agreement": 1.0,
+                          "tau_geometric": 1.0, "dominated_by": ["AP@5, RR@5, X@5", "", ""],
+                          "on_front": [False, True, True]}, index=["P@5", "RR@5", "AP@5"])
+    shown = candidates_table(table)
+    assert list(shown.index) == ["RR@5", "AP@5", "P@5"] and list(shown.columns) == list(CANDIDATE_COLUMNS.values())
+    assert shown.loc["P@5", "dominated by"] == "3: AP@5, RR@5, …"
+    assert max(len(c) for c in shown.columns) <= 14

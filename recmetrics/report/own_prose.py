@@ -18,7 +18,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-__all__ = ["best_by_metric", "headline", "range_sentence", "users_sentence", "fixed", "names_list", "CORRECTIONS"]
+__all__ = ["best_by_metric", "headline", "mean_table", "candidates_table", "CANDIDATE_COLUMNS", "range_sentence", "users_sentence", "fixed", "names_list", "CORRECTIONS"]
 
 #: the display name of each multiple-comparison correction
 CORRECTIONS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg", None: "no", "none": "no"}
@@ -173,6 +173,44 @@ def users_sentence(study) -> str:
         text += (f", scored once per fold whose test set holds them: {units:,} user × fold units over the "
                  f"{study.n_folds} folds")
     return text
+
+
+def mean_table(study, pool: str = "concat") -> pd.DataFrame:
+    """The mean of every metric (columns) for every cut-off and system (rows, grouped by cut-off):
+    nine metric columns fit the book's text column where metrics × cut-offs (45 for five cut-offs)
+    would not."""
+    return pd.concat({c: study.table(c, pool=pool) for c in study.cutoffs}, names=["cut-off", "system"])
+
+
+#: the candidates table's columns as chapter 5 shows them (short headers: the table fits the column)
+CANDIDATE_COLUMNS = {"dp": "DP", "dp_se": "± se", "significant": "pairs sig.", "robustness": "robust. τ",
+                     "robustness_se": "± se ", "agreement": "agree. τ", "tau_geometric": "τ arith./geom.",
+                     "dominated_by": "dominated by"}
+
+
+def candidates_table(table: pd.DataFrame, names: int = 2) -> pd.DataFrame:
+    """Chapter 5's candidates (:attr:`recmetrics.meta.advice.Advice.table`) as shown: the front
+    first, then by DP; short headers (:data:`CANDIDATE_COLUMNS`); *dominated by* as a count and the
+    first ``names`` candidates (the whole list would make every row several lines tall).
+
+    >>> t = pd.DataFrame({"metric": ["P", "RR"], "cutoff": [5, 5], "dp": [0.1, 0.3], "dp_se": 0.01,
+    ...                   "significant": [1.0, 0.5], "robustness": [0.9, 0.8], "robustness_se": 0.01,
+    ...                   "agreement": [0.9, 0.9], "tau_geometric": [1.0, 1.0], "dominated_by": ["", "P@5, a, b"],
+    ...                   "on_front": [True, False]}, index=["P@5", "RR@5"])
+    >>> candidates_table(t)["dominated by"].tolist()
+    ['— (front)', '3: P@5, a, …']
+    """
+    def short(text) -> str:
+        who = [w for w in str(text or "").split(", ") if w]
+        if not who:
+            return "— (front)"
+        return f"{len(who)}: " + ", ".join(who[:names]) + (", …" if len(who) > names else "")
+
+    out = table.sort_values(["on_front", "dp"], ascending=[False, True], kind="stable")
+    out = out[[c for c in CANDIDATE_COLUMNS if c in out.columns]].copy()
+    if "dominated_by" in out:
+        out["dominated_by"] = out["dominated_by"].map(short)
+    return out.rename(columns=CANDIDATE_COLUMNS).rename_axis("candidate")
 
 
 def fixed(frame: pd.DataFrame, digits: int = 4):
