@@ -188,7 +188,7 @@ CANDIDATE_COLUMNS = {"dp": "DP", "dp_se": "± se", "significant": "pairs sig.", 
                      "dominated_by": "dominated by"}
 
 
-def candidates_table(table: pd.DataFrame, names: int = 2) -> pd.DataFrame:
+def candidates_table(table: pd.DataFrame, names: int = 1) -> pd.DataFrame:
     """Chapter 5's candidates (:attr:`recmetrics.meta.advice.Advice.table`) as shown: the front
     first, then by DP; short headers (:data:`CANDIDATE_COLUMNS`); *dominated by* as a count and the
     first ``names`` candidates (the whole list would make every row several lines tall).
@@ -198,13 +198,14 @@ def candidates_table(table: pd.DataFrame, names: int = 2) -> pd.DataFrame:
     ...                   "agreement": [0.9, 0.9], "tau_geometric": [1.0, 1.0], "dominated_by": ["", "P@5, a, b"],
     ...                   "on_front": [True, False]}, index=["P@5", "RR@5"])
     >>> candidates_table(t)["dominated by"].tolist()
-    ['— (front)', '3: P@5, a, …']
+    ['— (front)', '3: P@5 and 2 more']
     """
     def short(text) -> str:
         who = [w for w in str(text or "").split(", ") if w]
         if not who:
             return "— (front)"
-        return f"{len(who)}: " + ", ".join(who[:names]) + (", …" if len(who) > names else "")
+        more = len(who) - names
+        return f"{len(who)}: " + ", ".join(who[:names]) + (f" and {more} more" if more > 0 else "")
 
     out = table.sort_values(["on_front", "dp"], ascending=[False, True], kind="stable")
     out = out[[c for c in CANDIDATE_COLUMNS if c in out.columns]].copy()
@@ -225,4 +226,5 @@ def fixed(frame: pd.DataFrame, digits: int = 4):
             return "" if np.isnan(v) else f"{float(v):.{digits}f}"
         return str(v)
 
-    return frame.style.format(fmt)
+    # a little room between the columns (numbers of adjacent columns would otherwise touch)
+    return frame.style.format(fmt).set_table_styles([{"selector": "td, th", "props": [("padding", "0.1em 0.3em")]}])
