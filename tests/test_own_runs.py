@@ -549,7 +549,7 @@ def test_the_mean_and_candidate_tables_are_narrow(files):
     """Chapter 1's means: one column per metric, rows grouped by cut-off (not metrics x cut-offs
     columns); chapter 5's candidates: short headers, the front first, "dominated by" short (never cut
     with an ellipsis, which the page check refuses)."""
-    from recmetrics.report.own_prose import CANDIDATE_COLUMNS, candidates_table, mean_table
+    from recmetrics.report.own_prose import CANDIDATE_COLUMNS, candidates_table, mean_table, pairs_table
 
     st = own_runs.load_study(own_runs.plan(*files).source, own_runs.METRICS, [5, 10, 20])
     means = mean_table(st)
@@ -559,6 +559,9 @@ def test_the_mean_and_candidate_tables_are_narrow(files):
                           "significant": 1.0, "robustness": 0.9, "robustness_se": 0.0, "agreement": 1.0,
                           "tau_geometric": 1.0, "dominated_by": ["AP@5, RR@5, X@5", "", ""],
                           "on_front": [False, True, True]}, index=["P@5", "RR@5", "AP@5"])
+    pairs = pd.DataFrame({"metric": "P", "a": ["x"], "b": ["y"], "mean_a": 0.2, "mean_b": 0.1, "diff": 0.1, "p": 0.01,
+                          "p_adj": 0.02, "significant": True, "winner": "x", "d_z": 0.5})
+    assert list(pairs_table(pairs).columns) == ["mean a", "mean b", "diff", "p", "p adj.", "sig.", "d_z"]
     shown = candidates_table(table)
     assert list(shown.index) == ["RR@5", "AP@5", "P@5"] and list(shown.columns) == list(CANDIDATE_COLUMNS.values())
     assert shown.loc["P@5", "dominated by"] == "3: AP@5 and 2 more"

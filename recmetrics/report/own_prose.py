@@ -18,7 +18,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-__all__ = ["best_by_metric", "headline", "mean_table", "candidates_table", "CANDIDATE_COLUMNS", "range_sentence", "users_sentence", "fixed", "names_list", "CORRECTIONS"]
+__all__ = ["best_by_metric", "headline", "mean_table", "pairs_table", "candidates_table", "CANDIDATE_COLUMNS", "range_sentence", "users_sentence", "fixed", "names_list", "CORRECTIONS"]
 
 #: the display name of each multiple-comparison correction
 CORRECTIONS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg", None: "no", "none": "no"}
@@ -180,6 +180,14 @@ def mean_table(study, pool: str = "concat") -> pd.DataFrame:
     nine metric columns fit the book's text column where metrics × cut-offs (45 for five cut-offs)
     would not."""
     return pd.concat({c: study.table(c, pool=pool) for c in study.cutoffs}, names=["cut-off", "system"])
+
+
+def pairs_table(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Chapter 1's tested pairs (:attr:`recmetrics.meta.compare.Comparison.pairs`) as shown: one row
+    per metric and pair, short headers (the table fits the text column), no winner column (the
+    difference's sign says it)."""
+    out = pairs.drop(columns=[c for c in ("winner",) if c in pairs.columns]).set_index(["metric", "a", "b"])
+    return out.rename(columns={"mean_a": "mean a", "mean_b": "mean b", "p_adj": "p adj.", "significant": "sig."})
 
 
 #: the candidates table's columns as chapter 5 shows them (short headers: the table fits the column)
