@@ -10,6 +10,7 @@ from ..errors import InputError, unknown_name
 from .appendix import built_with, chapter_seeds, write_appendix
 from .execute import execute_plan, remove_orphans
 from .findings_page import findings_glance, write_findings_page
+from .performance import benchmark_tables, performance_markdown
 from .lock import book_lock
 from .offline import external_assets
 from .reference_pages import write_reference_pages
@@ -134,7 +135,8 @@ def build(
         settings = book_settings(records)
         write_appendix(generated, stems, vendored=vendored, benchmarks_dir=benchmarks_dir)
         front = {"built_with": built_with(settings, chapter_seeds(records)),
-                 "findings_glance": findings_glance(generated)}
+                 "findings_glance": findings_glance(generated),
+                 "benchmarks": performance_markdown(benchmark_tables(benchmarks_dir))}
         index = build_book(book, out, quiet=quiet, log=log, substitutions=front)
     leaks = external_assets(index.parent) if check_offline else {}
     if leaks:
