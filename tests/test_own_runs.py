@@ -205,6 +205,10 @@ def test_own_runs_book_builds_from_four_runs_of_the_embedded_dataset(tmp_path, m
     assert text.startswith("**Report ") and "system pairs differ significantly" in text
     html = (tmp_path / "html" / "intro.html").read_text()
     assert "Meta-evaluation of four runs" in html and "Not in this book" in html
+    # the front page answers first; each chapter shows its parameters once (the table, not the code)
+    assert "The answer" in html and "is the best system</strong> on" in html and "corrected p =" in html
+    assert "cut-offs [5, 10, 20, 50, 100]" in html
+    assert page.count("computed with these parameters") == 1 and "tag_injected-parameters" not in page
     # the browser test of the book on the embedded data, on every page of this one
     from browser import chromium, render_problems
 
