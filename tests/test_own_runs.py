@@ -487,6 +487,8 @@ def test_default_cutoffs_follow_the_depth_of_the_runs(runs, tmp_path):
     assert depth_cutoffs([20, 100]) == [5, 10, 20] and depth_cutoffs([30]) == [5, 10, 20, 30]
     with pytest.raises(InputError, match="no run"):
         depth_cutoffs([])
+    with pytest.raises(InputError, match="depth 0"):
+        depth_cutoffs([0, 100])
     deep = st_mod.run_systems(simulate(60, 300, 3000, seed=4), ["Random", "Pop"], k=2, n=100, cache=False,
                               progress=False)
     d = tmp_path / "deep"
