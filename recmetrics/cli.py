@@ -280,7 +280,8 @@ def _report_epilog() -> str:
     from .data import datasets
     from .report.profiles import PROFILE_HELP, PROFILES
 
-    lines = ["profiles:"] + [f"  {name:<8} {PROFILE_HELP.get(name, '')}" for name in PROFILES]
+    lines = ["profiles:"] + ["  " + ln for ln in _fit([(name, PROFILE_HELP.get(name, "")) for name in PROFILES],
+                                                      width=78).splitlines()]
     table = datasets.list()
     lines += ["", "datasets (--dataset NAME; `recmetrics datasets NAME` describes one and its arguments):"]
     lines += ["  " + ln for ln in _fit([(r.name, r.description) for r in table.itertuples(index=False)],

@@ -32,7 +32,8 @@ PROFILES: dict[str, dict[str, Any]] = {
 
 #: One line per profile for ``recmetrics report --help``.
 PROFILE_HELP: dict[str, str] = {
-    "quick": "small settings (few systems, 2 folds, 5 samples, 2,000 permutations): the whole book in minutes",
+    "quick": "small settings (few systems, 2 folds, 5 samples, 2,000 permutations): a draft of the whole "
+             "book, its verdicts provisional",
     "paper": "the papers' settings (5 folds, the 21 systems, 50 samples, 100,000 permutations); how "
              "long each profile takes: the Guide's page 'Performance and tests'",
 }
