@@ -171,14 +171,14 @@ def test_the_performance_page_is_generated_from_the_benchmark_results(tmp_path):
     """Every recorded benchmark table, with its command and machine, whole builds first."""
     import json
 
-    from recmetrics.report.performance import benchmark_tables, performance_markdown
+    from recmetrics.report.performance import _options, benchmark_tables, performance_markdown
 
     tables = benchmark_tables()
     names = {p.stem for p in (REPO / "benchmarks" / "results").glob("*.json")}
     assert {t["name"] for t in tables} == names and names
     text = performance_markdown(tables)
     for t in tables:
-        assert f"## {t['title']}" in text and f"`{t['command']}`" in text
+        assert f"## {_options(t['title'])}" in text and f"`{t['command']}`" in text
         assert f"CPUs {t['machine']['CPUs']}" in text
     (tmp_path / "bench_b.json").write_text(json.dumps({"title": "B", "columns": ["x"], "rows": [[1.5]]}))
     (tmp_path / "bench_book_quick_movielens-small.json").write_text(
@@ -187,6 +187,9 @@ def test_the_performance_page_is_generated_from_the_benchmark_results(tmp_path):
     assert [t["name"] for t in benchmark_tables(tmp_path)] == ["bench_book_quick_movielens-small", "bench_b"]
     assert "{{ benchmarks }}" in (GUIDE / "performance.md").read_text(encoding="utf-8")
     assert performance_markdown([]).startswith("No benchmark has been recorded")
+    # options as code: the book's typography would turn "--force" into "–force"
+    assert "`--force`" in performance_markdown([{"name": "b", "title": "report --force", "columns": ["x"],
+                                                  "rows": [[1]]}])
 
 
 def test_readme_python_example_runs(capsys):

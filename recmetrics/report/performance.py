@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -42,6 +43,12 @@ def benchmark_tables(results_dir: str | os.PathLike | None = None) -> list[dict]
     return sorted(tables, key=lambda t: (rank.get(t["name"], len(ORDER)), t["name"]))
 
 
+def _options(text: str) -> str:
+    """Command-line options (``--force``) as code, so the book's typography does not turn their
+    ``--`` into a dash."""
+    return re.sub(r"(?<![`\w-])(--[A-Za-z][\w-]*)", r"`\1`", str(text))
+
+
 def _num(value: Any) -> str:
     if isinstance(value, bool) or value is None:
         return str(value)
@@ -68,7 +75,7 @@ def performance_markdown(tables: list[dict], level: int = 2) -> str:
     >>> print(performance_markdown([{"name": "bench_x", "title": "X", "command": "python benchmarks/bench_x.py",
     ...     "measured_at": "2026-01-01T00:00:00Z", "machine": {"CPUs": 2, "Python": "3.11.7"},
     ...     "recmetrics": "0.1.0", "commit": "0123456789abcdef", "columns": ["tool", "seconds"],
-    ...     "rows": [["recmetrics", 0.5]], "notes": ["one pass"]}]))
+    ...     "rows": [["recmetrics", 0.5]], "notes": ["one pass, --force"]}]))
     ## X
     <BLANKLINE>
     Measured 2026-01-01 00:00 UTC with `python benchmarks/bench_x.py` on CPUs 2, Python 3.11.7 (recmetrics 0.1.0 at `0123456789ab`).
@@ -77,7 +84,7 @@ def performance_markdown(tables: list[dict], level: int = 2) -> str:
     |---|---|
     | recmetrics | 0.5 |
     <BLANKLINE>
-    * one pass
+    * one pass, `--force`
     <BLANKLINE>
     """
     if not tables:
@@ -88,10 +95,10 @@ def performance_markdown(tables: list[dict], level: int = 2) -> str:
         machine = ", ".join(f"{k} {v}" for k, v in (b.get("machine") or {}).items())
         when = str(b.get("measured_at", "?")).replace("T", " ").rstrip("Z")[:16] + " UTC"
         version = f"recmetrics {b.get('recmetrics', '?')}" + (f" at `{str(b['commit'])[:12]}`" if b.get("commit") else "")
-        lines += [f"{'#' * level} {b.get('title') or b['name']}", "",
+        lines += [f"{'#' * level} {_options(b.get('title') or b['name'])}", "",
                   f"Measured {when} with `{b.get('command', 'python benchmarks/' + b['name'] + '.py')}`"
                   + (f" on {machine}" if machine else "") + f" ({version}).", ""]
-        lines += _table(b["columns"], [[_num(c) for c in row] for row in b["rows"]])
-        lines += [f"* {note}" for note in b.get("notes") or []]
+        lines += _table([_options(c) for c in b["columns"]], [[_options(_num(c)) for c in row] for row in b["rows"]])
+        lines += [f"* {_options(note)}" for note in b.get("notes") or []]
         lines += [""]
     return "\n".join(lines)
