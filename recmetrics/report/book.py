@@ -136,7 +136,7 @@ def build(
         write_appendix(generated, stems, vendored=vendored, benchmarks_dir=benchmarks_dir)
         front = {"built_with": built_with(settings, chapter_seeds(records)),
                  "findings_glance": findings_glance(generated),
-                 "benchmarks": performance_markdown(benchmark_tables(benchmarks_dir))}
+                 "benchmarks": performance_markdown(benchmark_tables(benchmarks_dir), level=3)}
         index = build_book(book, out, quiet=quiet, log=log, substitutions=front)
     leaks = external_assets(index.parent) if check_offline else {}
     if leaks:
