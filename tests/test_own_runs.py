@@ -429,6 +429,8 @@ def test_best_system_per_metric_in_words():
     tied = best_by_metric(rm.meta.compare.compare({"nDCG@10": twins, "P@10": twins}, n_permutations=500, seed=0))
     assert tied.splitlines()[0] == "**EASE** and **EASE copy** are tied first on all 2 metrics (identical means)."
     assert "is best on all" not in tied
+    assert tied.splitlines()[2].startswith("* **nDCG@10**: **EASE** and **EASE copy** tied first (")
+    assert "than EASE copy" not in tied and "than EASE (" not in tied      # the tied are not compared again
 
 
 def test_range_sentence_is_never_degenerate():

@@ -55,14 +55,15 @@ def best_by_metric(comparison, digits: int = 4) -> str:
             continue
         lower = comparison.directions.get(metric) == "lower"
         best = col.idxmin() if lower else col.idxmax()
-        others = [s for s in col.index if s != best]
+        top = col[col == col[best]].index.tolist()
+        others = [s for s in col.index if s not in top]       # the systems tied first are not compared again
         won = [s for s in others if s in beats[(best, metric)]]
         level = [s for s in others if s not in won]
-        top = col[col == col[best]].index.tolist()
-        text = f"* **{metric}**: best **{best}** ({col[best]:.{digits}f}"
-        text += ", lower is better)" if lower else ")"
         if len(top) > 1:
-            text += f", tied with {names_list(s for s in top if s != best)}"
+            text = f"* **{metric}**: {names_list(f'**{s}**' for s in top)} tied first ({col[best]:.{digits}f}"
+        else:
+            text = f"* **{metric}**: best **{best}** ({col[best]:.{digits}f}"
+        text += ", lower is better)" if lower else ")"
         if not others:
             lines.append(text + ".")
             continue
