@@ -160,14 +160,17 @@ def _print_table(out, name, cols, per_user, summary, meta, policy, qrels, args) 
 
 
 def _fit(rows: list[tuple[str, ...]], width: int = 80) -> str:
-    """Columns padded to their widest cell, the last one cut so that every line fits ``width``."""
+    """Columns padded to their widest cell, the last one wrapped (whole, never cut) under itself so
+    that every line fits ``width``."""
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]) - 1)]
+    indent = sum(widths) + 2 * len(widths)
+    room = max(width - indent, 20)
     lines = []
     for r in rows:
         head = "  ".join(cell.ljust(w) for cell, w in zip(r, widths))
-        room = max(width - len(head) - 2, 10)
-        last = r[-1] if len(r[-1]) <= room else r[-1][: room - 1] + "…"
-        lines.append(f"{head}  {last}".rstrip())
+        wrapped = textwrap.wrap(r[-1], room, break_on_hyphens=False) or [""]
+        lines.append(f"{head}  {wrapped[0]}".rstrip())
+        lines += [" " * indent + part for part in wrapped[1:]]
     return "\n".join(lines)
 
 
@@ -287,7 +290,8 @@ def _report_epilog() -> str:
     from .data import datasets
     from .report.profiles import PROFILE_HELP, PROFILES
 
-    lines = ["profiles:"] + [f"  {name:<8} {PROFILE_HELP.get(name, '')}" for name in PROFILES]
+    lines = ["profiles:"] + ["  " + ln for ln in _fit([(name, PROFILE_HELP.get(name, "")) for name in PROFILES],
+                                                      width=78).splitlines()]
     table = datasets.list()
     lines += ["", "datasets (--dataset NAME; `recmetrics datasets NAME` describes one and its arguments):"]
     lines += ["  " + ln for ln in _fit([(r.name, r.description) for r in table.itertuples(index=False)],

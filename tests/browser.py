@@ -164,6 +164,9 @@ CLEAN_PROBE = r"""((url, notProse) => {
         if (x === '...' || x === '\u2026' || /(\.\.\.|\u2026)$/.test(x)) cut.push([i, x.slice(-60)]);
     }));
     const limit = column.getBoundingClientRect().right + 1;
+    // the text column's content box (the article's padding excluded): where a table has to fit
+    const content = column.querySelector('section') || column;
+    const fit = content.getBoundingClientRect().right + 1;
     const wideWidgets = Array.from(column.querySelectorAll('.jupyter-widgets [class*="widget-"]'))
         .map(e => [String(e.getAttribute('class')).slice(0, 60), Math.round(e.getBoundingClientRect().right)])
         .filter(([c, right]) => right > limit);
@@ -177,6 +180,14 @@ CLEAN_PROBE = r"""((url, notProse) => {
     };
     const wideTables = frames.map((t, i) => [i, Math.round(t.getBoundingClientRect().right), scrolls(t)])
         .filter(([i, right, scrolled]) => right > limit && !scrolled);
+    // every table of the page (outputs and Markdown tables) wider than the text column, even when
+    // a box lets it scroll: [table, its width, the column's width, its first words]
+    const overWide = Array.from(column.querySelectorAll('table'))
+        .map((t, i) => [i, Math.round(t.getBoundingClientRect().right), t])
+        .filter(([i, right]) => right > fit)
+        .map(([i, right, t]) => [i, Math.round(t.getBoundingClientRect().width),
+                                 Math.round(content.getBoundingClientRect().width),
+                                 t.innerText.trim().slice(0, 40).replace(/\s+/g, ' ')]);
     // a chart scaled down to fit the column (CSS max-width) below MIN_CHART_SCALE of its drawn size:
     // its labels are then too small to read; lay it out narrower (wrap its facets) instead
     const scaled = Array.from(column.querySelectorAll('.recmetrics-vega svg.marks, .recmetrics-vega canvas.marks'))
@@ -190,6 +201,7 @@ CLEAN_PROBE = r"""((url, notProse) => {
     const math = document.querySelectorAll('span.math, div.math').length;
     const typeset = document.querySelectorAll('mjx-container').length;
     return {prose: prose.join('\n'), outputs: outputs, cut: cut, wideWidgets: wideWidgets, wideTables: wideTables,
+            overWide: overWide,
             limit: limit, scaled: scaled,
             math: math, typeset: typeset, mathErrors: document.querySelectorAll('mjx-merror').length};
 })(%s, %s)"""
@@ -203,8 +215,14 @@ REPR = re.compile(r"^<[\w.]+(?: object at 0x[0-9a-f]+| [^>]*)?>$|^[A-Za-z_][\w.]
                    r"\bobject at 0x[0-9a-f]+|(?:User|Deprecation|Future|Runtime|Performance)Warning\b")
 
 
-def page_problems(state: dict) -> dict:
-    """What is wrong with a page, from :data:`CLEAN_PROBE`'s result (empty when nothing is)."""
+def page_problems(state: dict, tables: str = "scroll") -> dict:
+    """What is wrong with a page, from :data:`CLEAN_PROBE`'s result (empty when nothing is).
+
+    ``tables``: ``"scroll"`` accepts a table wider than the text column when it scrolls inside a
+    box that fits the column; ``"fit"`` fails on every table wider than the column, scrolling or
+    not (a reader then sees it whole at 1280 px)."""
+    if tables not in ("scroll", "fit"):
+        raise ValueError(f"tables must be 'scroll' or 'fit', got {tables!r}")
     prose = state["prose"]
     problems = {
         # a Markdown table printed as text: a row of cells, or its |---| rule
@@ -218,6 +236,8 @@ def page_problems(state: dict) -> dict:
         "table cut with ...": state["cut"][:3],
         "widget wider than the column": state["wideWidgets"][:3],
         "table wider than the column": state["wideTables"][:3],
+        "table wider than the column, scrolling ([table, width, column width, first words])":
+            state.get("overWide", [])[:3] if tables == "fit" else [],
         "chart scaled below readable size ([chart, drawn px, shown px, scale])": state.get("scaled", [])[:3],
         "math not typeset": [] if state["typeset"] >= state["math"] and not state["mathErrors"] else
                             [f"{state['typeset']} of {state['math']} formulas, {state['mathErrors']} errors"],
@@ -225,10 +245,11 @@ def page_problems(state: dict) -> dict:
     return {k: v for k, v in problems.items() if v}
 
 
-def render_problems(binary: str, site: Path, pages, profile_dir: Path, base_url: str | None = None) -> dict:
+def render_problems(binary: str, site: Path, pages, profile_dir: Path, base_url: str | None = None,
+                    tables: str = "scroll") -> dict:
     """Open each page in Chromium (offline: no DNS, no proxy) and return ``{page: problems}`` for
     the pages with any (:func:`page_problems`, plus console errors and requests that left the
-    machine); empty when every page renders cleanly. ``base_url`` (e.g.
+    machine); empty when every page renders cleanly. ``tables``: as :func:`page_problems`. ``base_url`` (e.g.
     ``http://127.0.0.1:8000/a/sub-path/``): open the pages from a web server serving ``site`` there
     instead of from disk; only requests to that server are then allowed."""
     if base_url is None:
@@ -256,7 +277,7 @@ def render_problems(binary: str, site: Path, pages, profile_dir: Path, base_url:
                 previous = state
                 time.sleep(0.5)
             assert state is not None, (page.name, "page did not load")
-            problems = page_problems(state)
+            problems = page_problems(state, tables)
             events = cdp.events[first_event:]
             errors = [(d.get("exception") or {}).get("description", d.get("text"))
                       for d in (ev["params"]["exceptionDetails"] for ev in events

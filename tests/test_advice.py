@@ -126,3 +126,38 @@ def test_the_advice_says_whether_a_swap_changes_a_significant_conclusion():
     pv = SimpleNamespace(pvalues=pd.DataFrame({"a": ["A", "A"], "b": ["B", "C"], "p": [0.001, 0.04]}))
     assert advice._significant_pairs(pv, "bonferroni", 0.05) == {frozenset("AB")}    # 0.04 · 2 = 0.08
     assert advice._significant_pairs(pv, None, 0.05) == {frozenset("AB"), frozenset("AC")}
+
+
+def test_the_advice_says_how_it_depends_on_the_cutoff(small_study):
+    """Beside the recommendation over every metric and cut-off, the one among each cut-off's own
+    candidates (what to report when the cut-off is fixed), said in words."""
+    adv = advice.advise(small_study, n_permutations=500, n_samples=3, sizes=[1.0, 0.5, 0.1], seed=1)
+    assert list(adv.by_cutoff) == [5, 20]
+    for c, best in adv.by_cutoff.items():
+        rows = adv.table[adv.table["cutoff"] == c]
+        assert best == advice.decide(rows[["dp", "dp_se", "robustness", "robustness_se", "cutoff"]])[1]
+        assert best.endswith(f"@{c}")
+    text = adv.to_markdown()
+    line = next(ln for ln in text.splitlines() if "depends on the cut-off" in ln)
+    assert f"{adv.by_cutoff[5]} at 5" in line and f"{adv.by_cutoff[20]} at 20" in line
+
+
+def test_infap_is_left_out_of_the_advice_when_it_is_ap():
+    """Judgments without a pooled-but-unjudged label make trec_eval's infAP equal AP on every
+    user: the advice leaves it out and says why; with such labels it stays a candidate."""
+    import recmetrics as rm
+    from types import SimpleNamespace
+
+    r = simulate(120, 150, 4000, seed=2)
+    st = st_mod.Study(r, ["Random", "Pop", "UserKNN(k=20)"], ["AP", "infAP", "P"], [5, 20], k=2, cache=False,
+                      progress=False)
+    for c in st.cutoffs:                                   # the identity the advice relies on
+        np.testing.assert_allclose(st.scores("infAP", c), st.scores("AP", c), atol=1e-4)
+    assert advice.infap_is_ap(st)
+    adv = advice.advise(st, n_permutations=300, n_samples=2, sizes=[1.0, 0.5], seed=0)
+    assert not [n for n in adv.table.index if n.startswith("infAP")]
+    assert set(adv.left_out) == {"infAP"} and advice.INFAP_IS_AP in adv.to_markdown()
+    pooled = rm.Qrels(pd.DataFrame({"user": [1, 1, 1], "item": ["a", "b", "c"], "rating": [5, 1, -1]}),
+                      negative="unjudged")
+    assert not advice.infap_is_ap(SimpleNamespace(metrics=["AP", "infAP"], qrels=[pooled]))
+    assert not advice.infap_is_ap(SimpleNamespace(metrics=["AP", "P"], qrels=[pooled]))

@@ -93,6 +93,27 @@ def test_flags_c_q_n_l_M(files, capsys):
     assert capsys.readouterr().out.splitlines() == ["P_1                   \t1\t0", "P_1                   \t2\t1"]
 
 
+def test_listings_print_descriptions_whole(capsys):
+    """`recmetrics datasets`, `recmetrics metrics` and `report --help` wrap a long description under
+    itself instead of cutting it with an ellipsis."""
+    from recmetrics.data import datasets
+    from recmetrics.metrics import table
+
+    for cmd, descriptions in ((["datasets"], datasets.list()["description"]),
+                              (["metrics"], table()["description"])):
+        assert main(cmd) == 0
+        out = capsys.readouterr().out
+        assert "…" not in out, cmd
+        flat = " ".join(out.split())
+        for text in descriptions:
+            assert " ".join(str(text).split()) in flat, (cmd, text)
+    with pytest.raises(SystemExit):
+        main(["report", "--help"])
+    flat = " ".join(capsys.readouterr().out.split())
+    for text in datasets.list()["description"]:
+        assert " ".join(str(text).split()) in flat, text
+
+
 def test_version_and_listings_fit_80_columns(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["--version"])

@@ -28,8 +28,18 @@ def _pages() -> list[Path]:
 
 
 def test_readme_is_short():
-    lines = README.read_text(encoding="utf-8").splitlines()
-    assert len(lines) <= 250, len(lines)
+    """Read in five minutes: at most 1,200 words, the sections a newcomer needs, no history (commit
+    hashes, dates, "before"/"the day before") and the distribution's name beside PyPI's namesake."""
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 250 and len(text.split()) <= 1200, len(text.split())
+    for section in ("## Install", "## Two commands", "## From Python", "## The book of your own runs",
+                    "## Publish the book", "## Cite and license"):
+        assert section in text, section
+    assert "make report" in text and "make test" in text
+    history = re.findall(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b|\b20\d\d-\d\d-\d\d\b|"
+                         r"the day before|\bBefore \(|\bcommit\b", text)
+    assert not history, history
+    assert "recmetrics-eval" in text and "0.1.5" in text and "pip install recmetrics" in text
 
 
 def test_readme_relative_links_resolve():
@@ -75,6 +85,18 @@ def test_guide_pages_are_in_the_table_of_contents():
             resolved = (base / target).as_posix()
             resolved = re.sub(r"[^/]+/\.\./", "", resolved)
             assert resolved in known, (page.name, target)
+
+
+def test_the_front_page_names_the_papers():
+    """The front page's table of papers names each (authors, title, venue, year), with no
+    project-internal number such as (003)."""
+    text = (REPO / "book" / "intro.md").read_text(encoding="utf-8")
+    rows = [ln for ln in text.splitlines() if ln.startswith("| ") and "generated/" in ln]
+    assert len(rows) == 5, rows
+    for row in rows:
+        paper = row.split("|")[1]
+        assert not re.search(r"\(00[0-4]\)|\b00[0-4]\b", paper), paper
+        assert re.search(r"\b(19|20)\d\d\b", paper) and "*" in paper and "." in paper, paper
 
 
 @pytest.mark.parametrize("page", _pages(), ids=lambda p: p.name)
@@ -123,11 +145,51 @@ def test_dataset_numbers_in_the_guide_are_the_data():
         assert piece in text, piece
 
 
-def test_report_help_states_the_paper_profile_time():
+#: a duration stated in prose: "9:16", "11 minutes", "9 min", "109 s", "half an hour", "2.5 hours"
+DURATION = re.compile(r"(?<![\w%@.-])\d+:\d\d\b(?![:\d])|(?<![\w%@.-])\d[\d.,]*\s*(?:min(?:utes?)?|hours?|h|s|"
+                      r"seconds?|ms)\b|half an hour|an hour\b")
+
+
+def test_timings_are_stated_only_on_the_performance_page():
+    """The README, `recmetrics report --help`, the Guide, the front page and the Pages workflow
+    point to the performance page for how long things take; none restates a number."""
     out = subprocess.run([sys.executable, "-m", "recmetrics.cli", "report", "--help"], capture_output=True,
                          text=True, cwd=REPO)
-    text = " ".join(out.stdout.split())
-    assert "hours" not in text and re.search(r"\d+ min on movielens-small, [\d.]+ on insteval", text), text[-800:]
+    texts = {"report --help": out.stdout,
+             **{p.name: p.read_text(encoding="utf-8") for p in _pages() if p.name != "performance.md"},
+             "pages.yml": (REPO / ".github" / "workflows" / "pages.yml").read_text(encoding="utf-8")}
+    for name, text in texts.items():
+        found = DURATION.findall(" ".join(text.split()))
+        assert not found, (name, found)
+    assert "Performance and tests" in " ".join(out.stdout.split())
+    assert "performance.md" in texts["pages.yml"]
+    assert DURATION.findall("9:16, 11 minutes, 9 min, 109 s, about half an hour, 2 hours") == \
+        ["9:16", "11 minutes", "9 min", "109 s", "half an hour", "2 hours"]
+
+
+def test_the_performance_page_is_generated_from_the_benchmark_results(tmp_path):
+    """Every recorded benchmark table, with its command and machine, whole builds first."""
+    import json
+
+    from recmetrics.report.performance import _options, benchmark_tables, performance_markdown
+
+    tables = benchmark_tables()
+    names = {p.stem for p in (REPO / "benchmarks" / "results").glob("*.json")}
+    assert {t["name"] for t in tables} == names and names
+    text = performance_markdown(tables)
+    for t in tables:
+        assert f"## {_options(t['title'])}" in text and f"`{t['command']}`" in text
+        assert f"CPUs {t['machine']['CPUs']}" in text
+    (tmp_path / "bench_b.json").write_text(json.dumps({"title": "B", "columns": ["x"], "rows": [[1.5]]}))
+    (tmp_path / "bench_book_quick_movielens-small.json").write_text(
+        json.dumps({"title": "Book", "columns": ["x"], "rows": [[2]]}))
+    (tmp_path / "broken.json").write_text("{")
+    assert [t["name"] for t in benchmark_tables(tmp_path)] == ["bench_book_quick_movielens-small", "bench_b"]
+    assert "{{ benchmarks }}" in (GUIDE / "performance.md").read_text(encoding="utf-8")
+    assert performance_markdown([]).startswith("No benchmark has been recorded")
+    # options as code: the book's typography would turn "--force" into "–force"
+    assert "`--force`" in performance_markdown([{"name": "b", "title": "report --force", "columns": ["x"],
+                                                  "rows": [[1]]}])
 
 
 def test_readme_python_example_runs(capsys):

@@ -205,6 +205,10 @@ def test_own_runs_book_builds_from_four_runs_of_the_embedded_dataset(tmp_path, m
     assert text.startswith("**Report ") and "system pairs differ significantly" in text
     html = (tmp_path / "html" / "intro.html").read_text()
     assert "Meta-evaluation of four runs" in html and "Not in this book" in html
+    # the front page answers first; each chapter shows its parameters once (the table, not the code)
+    assert "The answer" in html and "is the best system</strong> on" in html and "corrected p =" in html
+    assert "cut-offs [5, 10, 20, 50, 100]" in html
+    assert page.count("computed with these parameters") == 1 and "tag_injected-parameters" not in page
     # the browser test of the book on the embedded data, on every page of this one
     from browser import chromium, render_problems
 
@@ -214,7 +218,8 @@ def test_own_runs_book_builds_from_four_runs_of_the_embedded_dataset(tmp_path, m
     site = tmp_path / "html"
     pages = [site / "intro.html", site / "left_out.html", *sorted((site / "generated").glob("*.html"))]
     assert len(pages) >= 2 + len(executed), [p.name for p in pages]
-    found = render_problems(binary, site, pages, tmp_path / "profile")
+    # every table fits the text column at 1280 px (none hidden behind a scroll box)
+    found = render_problems(binary, site, pages, tmp_path / "profile", tables="fit")
     assert not found, json.dumps(found, indent=1, ensure_ascii=False)
 
 
@@ -419,6 +424,13 @@ def test_best_system_per_metric_in_words():
     # one system best on every metric: said first, once
     same = best_by_metric(rm.meta.compare.compare({"nDCG@10": good, "P@10": good}, n_permutations=500, seed=0))
     assert same.splitlines()[0] == "**EASE** is best on all 2 metrics."
+    # two identical runs: tied first, never one of them "best on all metrics"
+    twins = pd.concat([good, good.loc[["EASE"]].rename(index={"EASE": "EASE copy"})])
+    tied = best_by_metric(rm.meta.compare.compare({"nDCG@10": twins, "P@10": twins}, n_permutations=500, seed=0))
+    assert tied.splitlines()[0] == "**EASE** and **EASE copy** are tied first on all 2 metrics (identical means)."
+    assert "is best on all" not in tied
+    assert tied.splitlines()[2].startswith("* **nDCG@10**: **EASE** and **EASE copy** tied first (")
+    assert "than EASE copy" not in tied and "than EASE (" not in tied      # the tied are not compared again
 
 
 def test_range_sentence_is_never_degenerate():
@@ -464,3 +476,101 @@ def test_plan_shows_the_threshold_actually_used(files):
     qrels, paths = files
     p = own_runs.plan(qrels, paths)
     assert p.source["threshold"] == p.summary["threshold"] == 4.0
+
+
+# ------------------------------------------------------------------ cut-offs follow the runs' depth
+def test_default_cutoffs_follow_the_depth_of_the_runs(runs, tmp_path):
+    """Top-100 lists get 5, 10, 20, 50, 100 (not the profile's 5, 10, 20); top-20 lists 5, 10, 20;
+    runs of different depths stop at the shallowest; given cut-offs are kept; the front page says
+    which rule made them."""
+    from recmetrics.report.own_depth import depth_cutoffs
+
+    assert depth_cutoffs([100, 100]) == [5, 10, 20, 50, 100]
+    assert depth_cutoffs([20, 100]) == [5, 10, 20] and depth_cutoffs([30]) == [5, 10, 20, 30]
+    with pytest.raises(InputError, match="no run"):
+        depth_cutoffs([])
+    with pytest.raises(InputError, match="depth 0"):
+        depth_cutoffs([0, 100])
+    deep = st_mod.run_systems(simulate(60, 300, 3000, seed=4), ["Random", "Pop"], k=2, n=100, cache=False,
+                              progress=False)
+    d = tmp_path / "deep"
+    d.mkdir()
+    deep.folds[0][1][["user", "item", "rating"]].to_csv(d / "qrels.csv", index=False)
+    paths = [write_trec_run(deep[(s, 0)], d / f"{s}.trec") for s in deep.systems]
+    for profile in ("quick", "paper"):
+        p = own_runs.plan(d / "qrels.csv", paths, profile=profile)
+        assert p.parameters["cutoffs"] == [5, 10, 20, 50, 100], profile
+        assert own_runs.load_study(p.source, ["P"], [5, 10, 20, 50, 100]).cutoffs == [5, 10, 20, 50, 100]
+    assert "The cut-offs follow the depth of the runs (every run ranks 100 items per user)" in p.intro()
+    shallow = write_trec_run(runs[("Pop", 0)], d / "Short.trec")          # 20 deep
+    mixed = own_runs.plan(d / "qrels.csv", paths + [shallow])
+    assert mixed.parameters["cutoffs"] == [5, 10, 20]
+    assert "up to the shallowest run's depth" in mixed.intro()
+    given = own_runs.plan(d / "qrels.csv", paths, parameters={"cutoffs": [10, 100]})
+    assert given.parameters["cutoffs"] == [10, 100] and given.overrides == {"cutoffs": [10, 100]}
+    assert "follow the depth" not in given.intro()
+
+
+def test_the_front_page_names_the_best_system_by_how_much_and_whether_significantly(files, tmp_path):
+    """The own-runs book's front page answers first: the best system on the metric chapter 5
+    recommends, its margin over the runner-up and the corrected p-value of that pair; identical runs
+    are tied first; AP and infAP, the same measure on judgments without pooled-but-unjudged labels,
+    are said to be so, with the reason."""
+    import re
+    import shutil
+
+    from recmetrics.meta.advice import INFAP_WHY
+
+    qrels, paths = files
+    p = own_runs.plan(qrels, paths)
+    answer = own_runs.front_answer(p)
+    first = answer.split("\n\n")[0]
+    assert re.match(r"\*\*\w+ is the best system\*\* on \w+@\d+, the metric chapter 5 recommends for these runs: "
+                    r"[0-9.]+, [0-9.]+ \([0-9.]+ %\) above the runner-up \w+ \([0-9.]+\), (a|not a) significant "
+                    r"difference \(permutation test, Holm correction, corrected p = [0-9.e-]+ [<≥] 0.05\)\.", first), first
+    assert INFAP_WHY in answer
+    intro = p.intro(answer)
+    assert intro.index("## The answer") < intro.index("## The runs") and first in intro
+    twins = [*paths, shutil.copy(paths[0], tmp_path / "Twin.trec")]
+    for path in paths[1:]:
+        twins.append(shutil.copy(path, tmp_path / f"{path.stem}2.trec"))
+    tied = own_runs.front_answer(own_runs.plan(qrels, twins)).split("\n\n")[0]
+    assert " are tied first** on " in tied and "is the best system" not in tied, tied
+
+
+def test_a_table_wider_than_the_column_fails_the_page_check():
+    """tests/browser.py: a table wider than the text column is a problem even when a box lets it
+    scroll (``tables="fit"``, the own-runs book), and always when it does not scroll."""
+    from browser import page_problems
+
+    state = {"prose": "", "outputs": [], "cut": [], "wideWidgets": [], "wideTables": [], "typeset": 0, "math": 0,
+             "mathErrors": 0, "overWide": [[1, 1500, 688, "@5 P Recall"]]}
+    assert page_problems(state) == {}                                   # scrolls inside the column
+    assert list(page_problems(state, "fit")) == ["table wider than the column, scrolling ([table, width, column "
+                                                 "width, first words])"]
+    assert "table wider than the column" in page_problems({**state, "wideTables": [[1, 1788, False]]})
+    with pytest.raises(ValueError, match="fit"):
+        page_problems(state, "wide")
+
+
+def test_the_mean_and_candidate_tables_are_narrow(files):
+    """Chapter 1's means: one column per metric, rows grouped by cut-off (not metrics x cut-offs
+    columns); chapter 5's candidates: short headers, the front first, "dominated by" short (never cut
+    with an ellipsis, which the page check refuses)."""
+    from recmetrics.report.own_prose import CANDIDATE_COLUMNS, candidates_table, mean_table, pairs_table
+
+    st = own_runs.load_study(own_runs.plan(*files).source, own_runs.METRICS, [5, 10, 20])
+    means = mean_table(st)
+    assert list(means.columns) == own_runs.METRICS and means.index.names == ["cut-off", "system"]
+    assert means.loc[(10, "Pop"), "nDCG"] == pytest.approx(st.table(10).loc["Pop", "nDCG"])
+    table = pd.DataFrame({"metric": ["P", "RR", "AP"], "cutoff": 5, "dp": [0.3, 0.1, 0.2], "dp_se": 0.0,
+                          "significant": 1.0, "robustness": 0.9, "robustness_se": 0.0, "agreement": 1.0,
+                          "tau_geometric": 1.0, "dominated_by": ["AP@5, RR@5, X@5", "", ""],
+                          "on_front": [False, True, True]}, index=["P@5", "RR@5", "AP@5"])
+    pairs = pd.DataFrame({"metric": "P", "a": ["x"], "b": ["y"], "mean_a": 0.2, "mean_b": 0.1, "diff": 0.1, "p": 0.01,
+                          "p_adj": 0.02, "significant": True, "winner": "x", "d_z": 0.5})
+    assert list(pairs_table(pairs).columns) == ["mean a", "mean b", "diff", "p", "p adj.", "sig.", "d_z"]
+    shown = candidates_table(table)
+    assert list(shown.index) == ["RR@5", "AP@5", "P@5"] and list(shown.columns) == list(CANDIDATE_COLUMNS.values())
+    assert shown.loc["P@5", "dominated by"] == "3: AP@5 and 2 more"
+    assert max(len(c) for c in shown.columns) <= 14

@@ -137,6 +137,14 @@ def test_executed_parameters_are_shown_under_the_title(tmp_path):
     assert len(nb.cells) == n + 1
     shown = [c for c in nb.cells if "recmetrics-parameters" in c.metadata.get("tags", [])]
     assert nb.cells.index(shown[0]) == 1 and "| `dataset` | `'insteval'` |" in shown[0].source
+    # shown once: the code cells holding the same values (papermill's and the notebook's) are removed
+    injected = nbformat.v4.new_code_cell("dataset = 'insteval'", metadata={"tags": ["injected-parameters"]})
+    nb.cells.insert(3, injected)
+    report.show_parameters(nb, values)
+    for cell in nb.cells:
+        tags = cell.metadata.get("tags", [])
+        if {"parameters", "injected-parameters"} & set(tags):
+            assert "remove-cell" in tags and tags.count("remove-cell") == 1, tags
 
 
 def _executed_chapter(path: Path, title: str, params: dict, sections: dict, table_md: str) -> None:
@@ -224,8 +232,9 @@ def test_findings_page_groups_links_counts_and_warns(tmp_path):
     from recmetrics.report.findings_page import findings_glance
 
     glance = findings_glance(tmp_path)
-    assert ('| 000: Valcarce et al., IRJ 2020 (2) | 1 | 0 | 0 | 1 | [5](generated/05_a "Chapter A"), '
+    assert ('| Valcarce et al., IRJ 2020 (2) | 1 | 0 | 0 | 1 | [5](generated/05_a "Chapter A"), '
             '[6](generated/06_b "Chapter B") |') in glance.splitlines()
+    assert not re.search(r"\b00[0-4]\b", glance)        # papers are named, not numbered
     assert "all 4 claims" in glance and "provisional" in glance
     for f in (tmp_path / "findings").glob("*.json"):
         f.unlink()
@@ -358,8 +367,10 @@ def test_book_builds_with_vendored_assets(built_book):
     chapters = [page for page in sorted((site / "generated").glob("[0-9]*.html"))
                 if (built_book["book"] / "generated" / f"{page.stem}.ipynb").is_file()]  # not the generated pages
     assert len(chapters) == len(list((built_book["book"] / "generated").glob("[0-9]*.ipynb")))
-    for page in chapters:
-        assert "This chapter was computed with these parameters" in page.read_text(encoding="utf-8"), page
+    for page in chapters:       # once: the table, not the same values again as code
+        text = page.read_text(encoding="utf-8")
+        assert text.count("This chapter was computed with these parameters") == 1, page
+        assert "tag_injected-parameters" not in text and "tag_parameters" not in text, page
     # the metric reference: one generated page per family
     from recmetrics.metrics import reference
 

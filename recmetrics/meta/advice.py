@@ -50,7 +50,14 @@ import pandas as pd
 from ..errors import InputError
 from .findings import NOISE_SE, order
 
-__all__ = ["Advice", "advise", "decide", "dp_table", "ties_with_best"]
+__all__ = ["Advice", "advise", "decide", "dp_table", "ties_with_best", "infap_is_ap", "INFAP_IS_AP", "INFAP_WHY"]
+
+#: why infAP equals AP when :func:`infap_is_ap` holds
+INFAP_WHY = ("The judgments mark no item as pooled but unjudged (trec_eval's label −1), so trec_eval's infAP "
+             "reads every item without a judgment as non-relevant: every retrieved item counts as judged, and "
+             "then infAP is AP (up to its ε of 1e-5).")
+#: why infAP is left out of the candidates when :func:`infap_is_ap` holds
+INFAP_IS_AP = f"infAP is left out of the candidates: it equals AP on every user here. {INFAP_WHY} Its row would repeat AP's."
 
 _CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}
 
@@ -151,6 +158,27 @@ def decide(table: pd.DataFrame, *, z: float = NOISE_SE) -> tuple[list[str], str 
     return front, str(best), dominated_by
 
 
+def infap_is_ap(study) -> bool:
+    """Whether trec_eval's infAP equals AP on every user of ``study``: it holds both (the default
+    reading, ``infAP`` without parameters, :func:`recmetrics.metrics.ranking.inferred_ap`) and no fold's
+    judgments label an item pooled but unjudged (a negative label). Then every item without a
+    judgment counts as non-relevant, every retrieved item as judged, and infAP's estimate of
+    precision at each relevant item is the precision itself (to within ε = 1e-5).
+
+    >>> import pandas as pd, recmetrics as rm
+    >>> from types import SimpleNamespace
+    >>> q = rm.Qrels(pd.DataFrame({"user": [1, 1], "item": ["a", "b"], "rating": [5, 1]}))
+    >>> infap_is_ap(SimpleNamespace(metrics=["AP", "infAP"], qrels=[q]))
+    True
+    >>> infap_is_ap(SimpleNamespace(metrics=["AP", "infAP(unjudged=pooled)"], qrels=[q]))
+    False
+    """
+    names = [str(m) for m in study.metrics]
+    if "AP" not in names or "infAP" not in names:
+        return False
+    return not any(bool((q.to_frame()["rating"].to_numpy() < 0).any()) for q in study.qrels)
+
+
 @dataclass(frozen=True)
 class Advice:
     """Result of :func:`advise`.
@@ -164,7 +192,10 @@ class Advice:
     each other candidate, the system pairs ``(x, y, decided)`` it orders differently from the
     recommended one, ``decided`` when both find the pair significantly different (corrected p <
     alpha); ``geometric_swaps``: the same between the recommended candidate's arithmetic and
-    geometric means (no test there, so never ``decided``).
+    geometric means (no test there, so never ``decided``). ``by_cutoff``: ``{cut-off: candidate}``,
+    the recommendation among one cut-off's candidates alone (:func:`decide` on them): what to report
+    when the cut-off is fixed. ``left_out``: ``{candidate: why}``, metrics not assessed (infAP when it
+    is AP, :func:`infap_is_ap`).
     ``notes``: caveats (few systems, floors).
     """
 
@@ -177,6 +208,8 @@ class Advice:
     n_systems: int
     settings: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
+    by_cutoff: dict = field(default_factory=dict)
+    left_out: dict = field(default_factory=dict)
 
     def to_markdown(self) -> str:
         """The answer as Markdown: the recommendation, why, what else is on the front, whether the
@@ -197,6 +230,7 @@ class Advice:
         lines.append("")
         if others:
             lines.append(f"* Also undominated (equally defensible on these numbers): {', '.join(others)}.")
+        lines.extend(self._cutoff_lines())
         n_pairs = self.n_systems * (self.n_systems - 1) // 2
         sig = r.significant
         lines.append(f"* Under {self.recommended}, {int(round(sig * n_pairs))} of {n_pairs} system pairs differ "
@@ -218,14 +252,31 @@ class Advice:
                             ". None reverses a pair that both find significantly different: the swapped systems are "
                             "indistinguishable under at least one of the two metrics."))
         if self.geometric_swaps:
-            lines.append(f"* The geometric mean (000 §7) reorders {len(self.geometric_swaps)} pair(s) under "
+            lines.append(f"* The geometric mean (Valcarce et al. 2020 §7) reorders {len(self.geometric_swaps)} pair(s) under "
                          f"{self.recommended}: " + ", ".join(f"{a} / {b}" for a, b, _ in self.geometric_swaps[:5])
                          + " — a system that fails some users badly moves down; consider reporting it too.")
         else:
-            lines.append(f"* The geometric mean (000 §7) gives the same order of systems under {self.recommended}.")
+            lines.append(f"* The geometric mean (Valcarce et al. 2020 §7) gives the same order of systems under {self.recommended}.")
         for note in self.notes:
             lines.append(f"* *Caveat:* {note}")
+        for why in dict.fromkeys(self.left_out.values()):
+            lines.append(f"* {why}")
         return "\n".join(lines)
+
+    def _cutoff_lines(self) -> list[str]:
+        """How the answer depends on the cut-off: the recommendation among each cut-off's candidates."""
+        if len(self.by_cutoff) < 2:
+            return []
+        cut = self.table.loc[self.recommended, "cutoff"]
+        per = ", ".join(f"{best} at {c}" for c, best in self.by_cutoff.items() if best)
+        metrics = {str(best).partition("@")[0] for best in self.by_cutoff.values() if best}
+        cutoffs = ", ".join(str(c) for c in self.by_cutoff)
+        same = (f"{metrics.pop()} is the best trade-off at every cut-off" if len(metrics) == 1 else
+                "the best metric changes with the cut-off")
+        return [f"* The answer depends on the cut-off: the candidates are every metric at {cutoffs}, and "
+                f"{self.recommended} is the best trade-off of them all (cut-off {cut}). With the cut-off fixed, the "
+                f"best trade-off among that cut-off's candidates is {per}: {same}. A book with other cut-offs "
+                "(`-p cutoffs=[...]`) can recommend another metric."]
 
 
 def _significant_pairs(res, correction: str | None, alpha: float) -> set[frozenset] | None:
@@ -295,6 +346,10 @@ def advise(study, *, metrics: Sequence[str] | None = None, cutoffs: Sequence[int
 
     study = require_study(study, "advise")
     metrics = list(study.metrics) if metrics is None else ([metrics] if isinstance(metrics, str) else list(metrics))
+    left_out = {}
+    if "AP" in metrics and "infAP" in metrics and infap_is_ap(study):
+        metrics = [m for m in metrics if m != "infAP"]
+        left_out["infAP"] = INFAP_IS_AP
     cutoffs = list(study.cutoffs) if cutoffs is None else ([cutoffs] if np.ndim(cutoffs) == 0 else list(cutoffs))
     names, parts = [], {}
     for m in metrics:
@@ -356,4 +411,8 @@ def advise(study, *, metrics: Sequence[str] | None = None, cutoffs: Sequence[int
                 "alpha": float(alpha), "correction": correction, "z": float(z),
                 "scenarios": sorted(set(area.index.get_level_values("scenario"))),
                 "n_samples": int(robustness.summary()["samples"].max())}
-    return Advice(table, by_scenario, best, front, swaps, geo_swaps, n_sys, settings, notes)
+    by_cutoff = {}
+    for c in dict.fromkeys(table["cutoff"]):
+        at = table[table["cutoff"] == c]
+        by_cutoff[int(c)] = decide(at[["dp", "dp_se", "robustness", "robustness_se", "cutoff"]], z=z)[1]
+    return Advice(table, by_scenario, best, front, swaps, geo_swaps, n_sys, settings, notes, by_cutoff, left_out)

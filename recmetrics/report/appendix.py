@@ -11,8 +11,8 @@ chapters it actually shows — and from what the machine has now:
   parameters it ran with;
 * the versions of Python and of every runtime dependency the chapters were executed with, and of
   the JavaScript vendored into the site;
-* the latest benchmark tables, read from ``benchmarks/results/*.json`` (each benchmark script
-  writes its table there: recmetrics against pytrec_eval, ranx, ir_measures, trec_eval, scipy).
+* a pointer to the benchmark tables (``benchmarks/results/*.json``), which the Guide's performance
+  page shows (:mod:`.performance`): timings are stated in one place.
 
 :func:`built_with` is the sentence the introduction shows through the MyST substitution
 ``{{ built_with }}``.
@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from .paths import repo_root
+from .performance import _num, _table, benchmark_tables
 from .state import BOOK_LEVEL, RECORD_KEY, book_settings, describe_settings, now, read_record, settings_of
 
 APPENDIX = "appendix"  # generated/appendix.md
@@ -110,23 +111,6 @@ def _cell(value: Any) -> str:
     return "`" + text.replace("|", "\\|").replace("`", "'") + "`"
 
 
-def _num(value: Any) -> str:
-    if isinstance(value, bool) or value is None:
-        return str(value)
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        return f"{value:,.4g}" if abs(value) >= 1e-3 or value == 0 else f"{value:.2e}"
-    return str(value).replace("|", "\\|")
-
-
-def _table(header: Iterable[str], rows: Iterable[Iterable[Any]]) -> list[str]:
-    header = list(header)
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return lines + [""]
-
-
 def chapter_records(generated_dir: str | os.PathLike, stems: Iterable[str] | None = None) -> dict[str, dict]:
     """``{stem: record}`` of the executed chapters in ``generated_dir``, in file-name (table of
     contents) order."""
@@ -138,21 +122,6 @@ def chapter_records(generated_dir: str | os.PathLike, stems: Iterable[str] | Non
         if r is not None:
             out[p.stem] = r
     return out
-
-
-def benchmark_tables(results_dir: str | os.PathLike | None = None) -> list[dict]:
-    """The benchmark results the scripts of ``benchmarks/`` wrote (``results/*.json``), by name;
-    unreadable files are skipped."""
-    folder = Path(results_dir) if results_dir else repo_root() / "benchmarks" / "results"
-    tables = []
-    for f in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        try:
-            t = json.loads(f.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(t, dict) and isinstance(t.get("columns"), list) and isinstance(t.get("rows"), list):
-            tables.append({"name": f.stem, **t})
-    return tables
 
 
 def appendix_markdown(records: Mapping[str, Mapping[str, Any]], *, vendored: Mapping[str, Any] | None = None,
@@ -227,22 +196,10 @@ def appendix_markdown(records: Mapping[str, Mapping[str, Any]], *, vendored: Map
         lines += ["JavaScript vendored into this site (so it renders offline):", ""]
         lines += _table(["package", "version"], sorted(vendored["versions"].items()))
 
-    lines += ["## Benchmarks", ""]
-    if not benchmarks:
-        lines += ["No benchmark results found (`benchmarks/results/*.json`); run a script of `benchmarks/` "
-                  "to write one.", ""]
-    for b in benchmarks or []:
-        lines += [f"### {b.get('title') or b['name']}", ""]
-        machine = b.get("machine") or {}
-        meta = [f"measured {b.get('measured_at', '?')}",
-                f"`{b.get('command', 'python benchmarks/' + b['name'] + '.py')}`",
-                f"recmetrics {b.get('recmetrics', '?')}" + (f" at `{str(b['commit'])[:12]}`" if b.get("commit") else ""),
-                ", ".join(f"{k} {v}" for k, v in machine.items())]
-        lines += ["; ".join(m for m in meta if m) + ".", ""]
-        lines += _table(b["columns"], [[_num(c) for c in row] for row in b["rows"]])
-        for note in b.get("notes") or []:
-            lines += [f"* {note}"]
-        lines += [""]
+    lines += ["## Benchmarks", "",
+              f"The timings of the benchmarks ({len(benchmarks or [])} recorded tables: the book's builds, the "
+              "metrics against pytrec_eval, ranx, ir_measures and trec_eval, the meta-evaluation) are on the "
+              "Guide's [performance page](../guide/performance), with the machine each ran on.", ""]
     return "\n".join(lines)
 
 

@@ -12,6 +12,7 @@ from .execute import execute_plan, remove_orphans
 from .findings_page import findings_glance, write_findings_page
 from .kernel import check_settings
 from .lock import book_lock, out_lock
+from .performance import benchmark_tables, performance_markdown
 from .offline import external_assets
 from .reference_pages import write_reference_pages
 from .site import build_book
@@ -139,7 +140,8 @@ def build(
         settings = book_settings(records)
         write_appendix(generated, stems, vendored=vendored, benchmarks_dir=benchmarks_dir)
         front = {"built_with": built_with(settings, chapter_seeds(records)),
-                 "findings_glance": findings_glance(generated, built)}
+                 "findings_glance": findings_glance(generated, built),
+                 "benchmarks": performance_markdown(benchmark_tables(benchmarks_dir), level=3)}
         index = build_book(book, out, quiet=quiet, log=log, substitutions=front)
     leaks = external_assets(index.parent) if check_offline else {}
     if leaks:

@@ -47,9 +47,9 @@ PAPERS: dict[str, tuple[str, str]] = {
     "003": ("Valcarce et al., RecSys 2018",
             "Valcarce, Bellogín, Parapar, Castells. *On the Robustness and Discriminative Power of IR "
             "Metrics for Top-N Recommendation.* RecSys 2018."),
-    "004": ("Bellogín, PhD thesis, ch. 4",
-            "Bellogín. PhD thesis, chapter 4: *Ranking-based evaluation of recommender systems: "
-            "experimental designs and biases.*"),
+    "004": ("Bellogín, PhD thesis 2012, ch. 4",
+            "Bellogín. PhD thesis, Universidad Autónoma de Madrid, 2012, chapter 4: *Ranking-based evaluation "
+            "of recommender systems: experimental designs and biases.*"),
     "zoo": ("Sanity checks of the recommender zoo",
             "Expectations the book checks before it trusts finer comparisons; not claims of the papers."),
     "project": ("The project's own checks",
@@ -471,8 +471,7 @@ def findings_glance(generated_dir: str | os.PathLike, keys: Mapping[str, str | N
     for paper in papers:
         rows = table[keys == paper]
         counts = rows.verdict.value_counts()
-        name = PAPERS.get(paper, (f"Paper {paper}", ""))[0]
-        label = f"{paper}: {name}" if paper.isdigit() else name
+        label = PAPERS.get(paper, (f"Paper {paper}", ""))[0]      # named (authors, venue, year), not numbered
         chapters = ", ".join(_chapter_link(ch, titles[ch]) for ch in sorted(rows.chapter.unique()))
         lines.append(f"| {label} ({len(rows)}) | " + " | ".join(str(counts.get(v, 0)) for v in verdicts)
                      + f" | {chapters} |")

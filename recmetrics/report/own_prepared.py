@@ -37,7 +37,7 @@ import numpy as np
 from ..cache import file_lock
 
 __all__ = ["prepare", "load", "source_key", "candidates", "comparisons", "discriminative_power", "robustness",
-           "start_robustness"]
+           "advice", "start_robustness"]
 
 
 def _folder() -> Path:
@@ -284,6 +284,20 @@ def comparisons(study, pool: str = "concat", *, test: str = "permutation", corre
         out[c] = compare(scores, test=test, correction=correction, alpha=alpha, n_permutations=n_permutations,
                          seed=seed, pvalues=pvalues)
     return out
+
+
+def advice(study, *, pool: str, n_permutations: int, seed: int, alpha: float, correction: str | None,
+           scenarios: Sequence[str], sizes, n_samples: int, n_jobs: int = 1, scheduler: Any = None):
+    """Chapter 5's answer (:func:`recmetrics.meta.advice.advise`) from the discriminative power and
+    robustness chapters 2 and 3 stored with these settings (read, not recomputed): what the chapter
+    shows and what the book's front page summarises."""
+    from ..meta.advice import advise
+
+    dp = discriminative_power(study, candidates(study), pool, n_permutations=n_permutations, seed=seed, alpha=alpha)
+    robust = robustness(study, scenarios, sizes, n_samples, seed, aggregate="arithmetic", n_jobs=n_jobs,
+                        client=scheduler, progress=False)
+    return advise(study, n_permutations=n_permutations, n_samples=n_samples, sizes=sizes, scenarios=scenarios,
+                  seed=seed, pool=pool, alpha=alpha, correction=correction, n_jobs=n_jobs, dp=dp, robustness=robust)
 
 
 def robustness(study, scenarios: Sequence[str], sizes, n_samples: int, seed: int, **kw):

@@ -50,13 +50,14 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import InputError, unknown_name
+from .own_depth import depth_cutoffs, depth_note
 from .own_sources import (METRICS, _export_inputs, _read_source, _run_files, _source_from_files,  # noqa: F401
                           example_source, export_study, load_study)
 from .paths import ReportError, _log_default, default_book_dir, default_notebooks_dir
 from . import profiles, schema
 from .profiles import default_jobs
 
-__all__ = ["Plan", "plan", "build", "load_study", "export_study", "example_source", "describe",
+__all__ = ["Plan", "plan", "build", "front_answer", "load_study", "export_study", "example_source", "describe",
            "marked_means", "pvalue_curves", "OWN_PARAMETERS", "METRICS", "LEFT_OUT", "notebooks_dir"]
 
 
@@ -70,6 +71,11 @@ OWN_PARAMETERS: dict[str, dict[str, Any]] = {
     # sharing them with the chapters; the quick profile keeps it on one (memory: its 8 GB at ML-20M scale)
     "paper": {"metrics": METRICS, "n_permutations": 100_000, "n_samples": 50, "n_jobs": default_jobs()},
 }
+
+
+#: the cut-offs a build first judges the runs at when none are given: those of top-100 lists, the
+#: usual depth (runs of another depth are judged again at theirs, :func:`~.own_depth.depth_cutoffs`)
+FIRST_CUTOFFS = (5, 10, 20, 50, 100)
 
 
 def _grids(profile: str) -> dict[str, list[float]]:
@@ -215,8 +221,9 @@ class Plan:
         declared = set(papermill.inspect_notebook(str(notebook)).keys())
         return {k: v for k, v in self.parameters.items() if k in declared}
 
-    def intro(self) -> str:
-        """The book's root page: what was meta-evaluated, with which settings, and the chapters."""
+    def intro(self, answer: str = "") -> str:
+        """The book's root page: what was meta-evaluated, with which settings, the ``answer``
+        (:func:`front_answer`, once the chapters ran) and the chapters."""
         s, p = self.summary, self.parameters
         folds = s.get("folds", 1)
         runs = "\n".join(f"| `{name}` | {', '.join(f'`{Path(x).name}`' for x in paths)} | {s['users'].get(name, '')} | "
@@ -231,7 +238,11 @@ class Plan:
             f"{s.get('threshold', 0):g}; {folds} fold{'s' if folds != 1 else ''}). It was built with the "
             f"`{self.profile}` profile: cut-offs {p.get('cutoffs')}, {p.get('n_permutations', 0):,} permutations "
             f"per test, {p.get('n_samples')} samples per reduced test size, seed {p.get('seed')}.",
-            *_depth_note(s, p),
+            *(["", note] if (note := depth_note(s.get("depth", {}), p.get("cutoffs") or [],
+                                                 s.get("cutoffs_chosen", True))) else []),
+            *(["", "## The answer", "", answer] if answer else []),
+            "",
+            "## The runs",
             "",
             "| run | file(s) | users with a list | depth |",
             "|---|---|---|---|",
@@ -285,14 +296,33 @@ class Plan:
         ])
 
 
-def _depth_note(summary: Mapping, parameters: Mapping) -> list[str]:
-    """A sentence when some run is shorter than the deepest cut-off (scored as trec_eval does)."""
-    depth, cut = summary.get("depth", {}), max(parameters.get("cutoffs") or [0])
-    short = [f"`{n}` ({d})" for n, d in depth.items() if d < cut]
-    if not short:
-        return []
-    return ["", f"Runs shorter than the deepest cut-off ({cut}): {', '.join(short)}. Their missing positions "
-                "count as non-relevant, as in trec_eval, so their scores at deeper cut-offs measure the shorter list."]
+def front_answer(p: Plan) -> str:
+    """The front page's answer, from what the chapters computed (read from the build's store): the
+    best system on the metric chapter 5 recommends, by how much and whether significantly
+    (:func:`~recmetrics.report.own_prose.headline`), and, when AP and infAP are the same measure on
+    these judgments, why. Empty when the plan lacks chapter 1 or 5."""
+    from ..meta.advice import INFAP_WHY, infap_is_ap
+    from . import own_prepared, own_prose
+    from .profiles import executed_parameters
+
+    nbs = {Path(nb).stem: nb for nb in p.notebooks}
+    if not {"01_systems", "05_which_metric"} <= set(nbs):
+        return ""
+    one, five = (executed_parameters(nbs[s], p.notebook_parameters(nbs[s])) for s in ("01_systems", "05_which_metric"))
+    study = load_study(p.source, p.parameters["metrics"], p.parameters["cutoffs"])
+    adv = own_prepared.advice(study, **{k: five[k] for k in ("pool", "n_permutations", "seed", "alpha", "correction",
+                                                            "scenarios", "sizes", "n_samples", "n_jobs", "scheduler")})
+    parts = []
+    if adv.recommended:
+        metric, cut = adv.table.loc[adv.recommended, "metric"], int(adv.table.loc[adv.recommended, "cutoff"])
+        cmp = own_prepared.comparisons(study, one["pool"], test=one["test"], correction=one["correction"],
+                                       alpha=one["alpha"], n_permutations=one["n_permutations"], seed=one["seed"])[cut]
+        parts.append(own_prose.headline(cmp, metric, cut, "the metric chapter 5 recommends for these runs")
+                     + " Chapter 1 compares every metric and cut-off; chapter 5 says why this one.")
+    if infap_is_ap(study):
+        parts.append(f"AP and infAP have the same value throughout this book. {INFAP_WHY} Chapter 5 leaves infAP "
+                     "out of its advice.")
+    return "\n\n".join(parts)
 
 
 def _title(notebook: Path) -> str:
@@ -428,12 +458,22 @@ def plan(qrels=None, runs=None, *, study=None, name: str | None = None, folds: S
         # is keyed (and stored) once under it, not stored again under the resolved source
         from ..data.io import default_threshold
 
-        levels = {default_threshold(q) for q in source["qrels"]}
-        if len(levels) == 1:
-            source["threshold"] = levels.pop()
+        defaults = {default_threshold(q) for q in source["qrels"]}
+        if len(defaults) == 1:
+            source["threshold"] = defaults.pop()
+    chosen = study is not None or "cutoffs" in given    # else the cut-offs follow the runs' depth (.own_depth)
+    if not chosen:
+        params["cutoffs"] = list(FIRST_CUTOFFS)
     key, study = prepare(source, params["metrics"], params["cutoffs"], read_judgments=_read_judgments,
                          read_run=_read_run, scheduler=params.get("scheduler"))
     summary = _summary(source, study if study is not None else load_study(source, params["metrics"], params["cutoffs"]))
+    if not chosen and depth_cutoffs(summary["depth"].values()) != params["cutoffs"]:
+        # runs of another depth than top-100: judged and scored again at their own cut-offs
+        del study
+        params["cutoffs"] = depth_cutoffs(summary["depth"].values())
+        key, study = prepare(source, params["metrics"], params["cutoffs"], read_judgments=_read_judgments,
+                             read_run=_read_run, scheduler=params.get("scheduler"))
+    summary["cutoffs_chosen"] = chosen
     if source.get("threshold") is None:     # show the threshold actually used, not None (the file type's default)
         source["threshold"] = float(summary["threshold"])
         if key is not None:
@@ -524,7 +564,7 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
             stale = stale_chapters(generated, list(rplan.keys), rplan.settings, rplan.keys)
             if stale:
                 raise ReportError(stale_message(stale))
-            _write_book_sources(book, p)
+            _write_book_sources(book, p, front_answer(p))
             vendor_js(generated / "_vendor", cache=js_cache, log=log)
             index = build_book(book, out_dir, quiet=quiet, log=log)
     finally:
@@ -545,7 +585,7 @@ def _in_memory(qrels, runs) -> bool:
     return isinstance(qrels, (Qrels, pd.DataFrame)) or isinstance(runs, Mapping)
 
 
-def _write_book_sources(book: Path, p: Plan) -> None:
+def _write_book_sources(book: Path, p: Plan, answer: str = "") -> None:
     """The book folder: the main book's configuration (title changed) and static files, and the
     generated intro, table of contents and *Not in this book* page (each file replaced whole)."""
     import yaml
@@ -562,5 +602,5 @@ def _write_book_sources(book: Path, p: Plan) -> None:
     if (main / "static").is_dir():
         shutil.copytree(main / "static", book / "static", dirs_exist_ok=True)
     write_text(book / "_toc.yml", p.toc())
-    write_text(book / "intro.md", p.intro())
+    write_text(book / "intro.md", p.intro(answer))
     write_text(book / "left_out.md", p.left_out())

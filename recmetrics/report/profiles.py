@@ -33,9 +33,10 @@ PROFILES: dict[str, dict[str, Any]] = {
 
 #: One line per profile for ``recmetrics report --help``.
 PROFILE_HELP: dict[str, str] = {
-    "quick": "small settings (few systems, 2 folds, 5 samples, 2,000 permutations): the whole book in minutes",
-    "paper": "the papers' settings (5 folds, the 21 systems, 50 samples, 100,000 permutations): "
-             "9 min on movielens-small, 10.5 on insteval (two cores, chapters side by side)",
+    "quick": "small settings (few systems, 2 folds, 5 samples, 2,000 permutations): a draft of the whole "
+             "book, its verdicts provisional",
+    "paper": "the papers' settings (5 folds, the 21 systems, 50 samples, 100,000 permutations); how "
+             "long each profile takes: the Guide's page 'Performance and tests'",
 }
 
 def default_jobs() -> int:
@@ -296,9 +297,16 @@ def parameters_markdown(values: Mapping[str, Any]) -> str:
 def show_parameters(nb, values: Mapping[str, Any]) -> None:
     """Insert a Markdown cell listing ``values`` after the notebook's title cell (or at the top).
 
+    The chapter then shows its parameters once, in that table: the code cells holding the same
+    values (papermill's injected ``parameters`` and the notebook's own) are tagged ``remove-cell``.
     Replaces a previous such cell, so re-processing a notebook does not stack tables."""
     import nbformat
 
+    for cell in nb.cells:
+        tags = cell.setdefault("metadata", {}).setdefault("tags", [])
+        if cell.get("cell_type") == "code" and {"injected-parameters", "parameters"} & set(tags) \
+                and "remove-cell" not in tags:
+            tags.append("remove-cell")
     cells = [c for c in nb.cells if "recmetrics-parameters" not in c.get("metadata", {}).get("tags", [])]
     cell = nbformat.v4.new_markdown_cell(parameters_markdown(values))
     cell.metadata["tags"] = ["recmetrics-parameters"]

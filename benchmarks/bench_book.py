@@ -1,0 +1,87 @@
+"""How long the main book takes to build: ``recmetrics report --profile P --dataset D --force``, whole
+process, from an empty run cache, into a temporary folder.
+
+Measured: the wall time of the command, the CPU time of its process tree and the peak of the tree's
+summed resident memory (sampled every 0.2 s, :class:`bench_scale.TreeMemory`), each chapter's
+execution time (the ``executed X in Ns`` lines of the build's log; chapters run side by side, so
+they add up to more than the wall time), and an unchanged rebuild (the same command without
+``--force``: every chapter kept). The table goes to ``benchmarks/results/bench_book_<profile>_<dataset>.json``,
+which the Guide's performance page shows with the machine it ran on.
+
+    python benchmarks/bench_book.py                                   # quick profile, movielens-small
+    python benchmarks/bench_book.py --profile paper --dataset insteval
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_scale import _LOG, TreeMemory  # noqa: E402
+from record import save_table  # noqa: E402
+
+
+def run(cmd: list[str], cwd: Path, env: dict) -> dict:
+    """Run ``cmd``; returns wall and CPU seconds, the tree's peak MB and ``{chapter: seconds}``."""
+    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    mem = TreeMemory(proc.pid)
+    mem.start()
+    chapters, tail = {}, []
+    for line in proc.stdout:
+        tail = (tail + [line])[-40:]
+        m = _LOG.search(line)
+        if m and m.group(1) == "executed":
+            chapters[m.group(2).removesuffix(".ipynb")] = float(m.group(3))
+    rc = proc.wait()
+    wall = time.perf_counter() - t0
+    mem.stop()
+    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = max((cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime), mem.cpu)
+    if rc != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed ({rc}):\n{''.join(tail)}")
+    return {"wall": wall, "cpu": cpu, "peak_mb": mem.peak / 2**20, "chapters": chapters}
+
+
+def _clock(seconds: float) -> str:
+    return f"{int(seconds // 60)}:{round(seconds % 60):02d}"
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--profile", default="quick")
+    p.add_argument("--dataset", default="movielens-small")
+    a = p.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="bench-book-") as tmp:
+        tmp = Path(tmp)
+        env = dict(os.environ, RECMETRICS_CACHE=str(tmp / "cache"), PYTHONUNBUFFERED="1")
+        cmd = [sys.executable, "-m", "recmetrics.cli", "report", "--profile", a.profile, "--dataset", a.dataset,
+               "--out", str(tmp / "site")]
+        first = run([*cmd, "--force"], tmp, env)
+        again = run(cmd, tmp, env)
+    rows = [[f"{a.profile} profile, {a.dataset}: every chapter executed", _clock(first["wall"]), round(first["wall"]),
+             round(first["cpu"]), round(first["peak_mb"] / 1024, 2),
+             ", ".join(f"{k[:2]} {v:.0f}" for k, v in first["chapters"].items())],
+            [f"{a.profile} profile, {a.dataset}: unchanged rebuild", _clock(again["wall"]), round(again["wall"], 1),
+             round(again["cpu"], 1), round(again["peak_mb"] / 1024, 2), "every chapter kept"]]
+    for row in rows:
+        print(" | ".join(map(str, row)))
+    save_table(f"bench_book_{a.profile}_{a.dataset}",
+               f"The book: recmetrics report --profile {a.profile} --dataset {a.dataset} (whole process)",
+               ["build", "wall (m:ss)", "wall s", "CPU s", "peak GB", "chapters (s; side by side)"], rows,
+               notes=["empty run cache; --force executes every chapter; chapters run side by side (--jobs: the "
+                      "cores, at most 4); peak = summed resident memory of the process tree",
+                      f"{sum(first['chapters'].values()):,.0f} s of chapter time in all"],
+               script="bench_book")
+
+
+if __name__ == "__main__":
+    main()
