@@ -69,7 +69,7 @@ def test_best_of_compares_with_every_rival_and_tests_groups_as_worded():
     assert fd.best_of(vals, ["AP"])[0] == "disagrees"
     assert fd.best_of(vals, ["RR"], higher=False)[0] == "agrees"
     assert fd.best_of({"P": 1.0, "AP": 1.0}, ["P"])[0] == "inconclusive"  # exact tie
-    with pytest.raises(KeyError):
+    with pytest.raises(InputError, match="'ERR'"):
         fd.best_of(vals, ["ERR"])
 
 

@@ -41,9 +41,12 @@ import numpy as np
 
 from ..errors import InputError
 from .comparisons import MIN_SE_SAMPLES, NOISE_SE, REL_TOL, SE, Comparison, compare, family
+from .firmness import DRAWS
+from .firmness import firmness as _firmness
 
 __all__ = ["Claim", "Evidence", "VERDICTS", "NOISE_SE", "REL_TOL", "MIN_SE_SAMPLES", "SE", "Comparison", "compare",
-           "family", "group_comparisons", "combine_comparisons", "threshold_reading", "holds_all", "combine", "order", "holds", "best_of",
+           "family", "Verdict", "decide", "jointly", "undecidable", "weakest", "group_comparisons",
+           "combine_comparisons", "threshold_reading", "holds_all", "holds_comparison", "order", "holds", "best_of",
            "not_testable", "assess", "save", "collect", "findings_dir", "to_markdown", "claim_anchor",
            "row_anchors"]
 
@@ -53,14 +56,86 @@ __all__ = ["Claim", "Evidence", "VERDICTS", "NOISE_SE", "REL_TOL", "MIN_SE_SAMPL
 VERDICTS = ("agrees", "disagrees", "inconclusive", "not testable")
 
 
+class Verdict(str):
+    """A verdict (one of :data:`VERDICTS`) that keeps the comparisons it was decided from, so a claim
+    made of several parts decides all of them as one family (:func:`jointly`).
+
+    >>> v = holds(0.95, ">", 0.9, 0.01); v, len(v.comparisons)
+    ('agrees', 1)
+    """
+
+    comparisons: tuple
+
+    def __new__(cls, verdict: str, comparisons: Iterable[Comparison] = ()):
+        if verdict not in VERDICTS:
+            raise InputError(f"verdict must be one of {VERDICTS}, got {verdict!r}")
+        out = super().__new__(cls, verdict)
+        out.comparisons = tuple(comparisons)
+        return out
+
+    def __reduce__(self):
+        return Verdict, (str(self), self.comparisons)
+
+
+def decide(comparisons: Iterable[Comparison], *, z: float = NOISE_SE) -> Verdict:
+    """:func:`family`'s verdict, keeping the comparisons (a :class:`Verdict`)."""
+    comps = list(comparisons)
+    return Verdict(family(comps, z=z)[0], comps)
+
+
+def undecidable(comparisons: Iterable[Comparison]) -> tuple[Comparison, ...]:
+    """The same comparisons with their uncertainty unknown: they decide nothing in a family (a part
+    whose reading flips with a project-chosen threshold or an open choice)."""
+    return tuple(dataclasses.replace(c, se=math.nan, votes=None, tie_holds=False) for c in comparisons)
+
+
+def jointly(parts: Iterable[str], *, z: float = NOISE_SE) -> Verdict:
+    """One verdict for a claim made of several parts ("A above B *and* C below D"): every part's
+    comparisons as one family (:func:`family`: ``agrees`` when each holds, ``disagrees`` when Holm
+    over all of them finds one against the claim), never the parts' separate verdicts joined.
+
+    Each part is a :class:`Verdict` (from :func:`holds`, :func:`best_of`, :func:`decide`, ...); an
+    ``inconclusive`` part without comparisons (nothing to compare) keeps the claim from agreeing; any
+    other bare verdict is an InputError (its comparisons are needed to correct for their number).
+
+    >>> jointly([holds(0.95, ">", 0.9, 0.01), holds(0.2, "<", 0.3, 0.01)])
+    'agrees'
+    >>> jointly([holds(0.95, ">", 0.9, 0.01), Verdict("inconclusive")])
+    'inconclusive'
+    """
+    comps: list[Comparison] = []
+    blocked = False
+    for p in parts:
+        pc = getattr(p, "comparisons", None)
+        if pc is None or (not pc and p != "inconclusive"):
+            raise InputError(f"jointly: a part read {str(p)!r} without the comparisons it was decided from "
+                             "(make it with holds, best_of, decide or Verdict(verdict, comparisons))")
+        comps += pc
+        blocked |= not pc
+    v = decide(comps, z=z) if comps else Verdict("inconclusive")
+    return Verdict("inconclusive", v.comparisons) if blocked and v == "agrees" else v
+
+
 def combine_comparisons(comparisons: Iterable[Comparison], *, z: float = NOISE_SE) -> tuple[str, str]:
-    """:func:`family` with a one-line detail: ``(verdict, detail)``."""
-    verdict, held, rev, und = family(comparisons, z=z)
+    """:func:`family` with a one-line detail: ``(verdict, detail)``; every comparison named with its
+    effect, se and distance from the line (the weakest one when all hold)."""
+    comps = list(comparisons)
+    verdict, held, rev, und = family(comps, z=z)
     if rev:
-        return verdict, "against the claim beyond the noise (Holm over the comparisons): " + "; ".join(c.text() for c in rev)
+        return Verdict(verdict, comps), ("against the claim beyond the noise (Holm over the comparisons): "
+                                         + "; ".join(c.text() for c in rev))
     if und:
-        return verdict, "within the noise: " + "; ".join(c.text() for c in und)
-    return verdict, f"all {len(held)} comparison(s) hold beyond {z:g} standard errors"
+        return Verdict(verdict, comps), "within the noise: " + "; ".join(c.text() for c in und)
+    return Verdict(verdict, comps), f"all {len(held)} comparison(s) hold beyond {z:g} standard errors{weakest(held)}"
+
+
+def weakest(comparisons: Iterable[Comparison]) -> str:
+    """``"; weakest: <comparison with its margin>"`` — the held comparison nearest the line, or ``""``."""
+    finite = [c for c in comparisons if math.isfinite(abs(c.z))]
+    if not finite:
+        return ""
+    c = min(finite, key=lambda c: abs(c.z))
+    return f"; weakest: {c.text()}"
 
 
 def order(a: float, b: float, se_a: float | None = 0.0, se_b: float | None = 0.0, *, z: float = NOISE_SE,
@@ -88,33 +163,42 @@ def _check_threshold(threshold) -> float:
     return float(threshold)
 
 
+def holds_comparison(value: float, relation: str, threshold: float, se: float | None = 0.0, *,
+                     replicates=None, label: str = "") -> Comparison:
+    """The comparison behind :func:`holds`, oriented so that ``gap > 0`` is what the relation says
+    (``value − threshold`` for ``>``/``>=``, ``threshold − value`` for ``<``/``<=``); a non-strict
+    relation on exact values holds at a tie."""
+    if relation not in (">", ">=", "<", "<="):
+        raise InputError(f"relation must be one of '>', '>=', '<', '<=', got {relation!r}")
+    threshold = _check_threshold(threshold)
+    reps_t = None if replicates is None else np.full(np.shape(np.ravel(replicates)), threshold)
+    sym = {">": ">", ">=": "≥", "<": "<", "<=": "≤"}[relation]
+    text = label or f"{float(value):.4g} {sym} {threshold:g}"
+    if relation.startswith(">"):
+        c = compare(value, threshold, se, 0.0, reps_a=replicates, reps_b=reps_t, label=text)
+    else:
+        c = compare(threshold, value, 0.0, se, reps_a=reps_t, reps_b=replicates, label=text)
+    return dataclasses.replace(c, tie_holds=relation.endswith("=")) if math.isfinite(float(value)) else c
+
+
 def holds(value: float, relation: str, threshold: float, se: float | None = 0.0, *, z: float = NOISE_SE,
-          replicates=None) -> str:
+          replicates=None, label: str = "") -> Verdict:
     """Verdict of ``value <relation> threshold`` (relation one of ``> >= < <=``) against its uncertainty.
 
     Beyond the noise band the claim ``agrees`` or ``disagrees``. Inside it a strict relation is
     ``inconclusive``; a non-strict one (``>=``, ``<=``) ``agrees`` when the value is exact
     (``se = 0``: 0.7999999999999998 ≥ 0.8 holds) and is ``inconclusive`` when it is an estimate.
     ``replicates``: the value on each data split (their spread enters the se, :func:`compare`).
+    The :class:`Verdict` keeps its comparison (:func:`holds_comparison`), for :func:`jointly`.
 
     >>> holds(0.7999999999999998, ">=", 0.8), holds(0.8 + 2e-16, ">", 0.8), holds(0.75, ">=", 0.8, se=0.04)
     ('agrees', 'inconclusive', 'inconclusive')
     """
-    if relation not in (">", ">=", "<", "<="):
-        raise InputError(f"relation must be one of '>', '>=', '<', '<=', got {relation!r}")
-    threshold = _check_threshold(threshold)
-    reps_t = None if replicates is None else np.full(np.shape(np.ravel(replicates)), threshold)
-    sign = compare(value, threshold, se, 0.0, reps_a=replicates, reps_b=reps_t).sign(z)
-    if relation.startswith("<"):
-        sign = -sign
-    if sign:
-        return "agrees" if sign > 0 else "disagrees"
-    exact = (se is None or (float(se) == 0.0 and getattr(se, "n", None) is None)) and replicates is None
-    return "agrees" if relation.endswith("=") and exact and math.isfinite(float(value)) else "inconclusive"
+    return decide([holds_comparison(value, relation, threshold, se, replicates=replicates, label=label)], z=z)
 
 
 def holds_all(values: Iterable[float], relation: str, threshold: float, se: Iterable | None = None, *,
-              z: float = NOISE_SE) -> str:
+              z: float = NOISE_SE) -> Verdict:
     """:func:`holds` for several values at once ("each τ ≥ 0.8"), as one family: ``agrees`` when every
     value holds, ``disagrees`` only when Holm's step-down over the values finds one against the
     relation (so the chance of a false ``disagrees`` does not grow with their number), else
@@ -127,12 +211,7 @@ def holds_all(values: Iterable[float], relation: str, threshold: float, se: Iter
     ses = [0.0] * len(values) if se is None else list(se)
     if len(ses) != len(values):
         raise InputError(f"holds_all: {len(values)} values but {len(ses)} standard errors")
-    verdicts = [holds(v, relation, threshold, s, z=z) for v, s in zip(values, ses)]
-    if verdicts and all(v == "agrees" for v in verdicts):
-        return "agrees"
-    t = _check_threshold(threshold)
-    comps = [compare(v, t, s, 0.0) if relation.startswith(">") else compare(t, v, 0.0, s) for v, s in zip(values, ses)]
-    return "disagrees" if family(comps, z=z)[2] else "inconclusive"
+    return decide([holds_comparison(v, relation, threshold, s) for v, s in zip(values, ses)], z=z)
 
 
 def threshold_reading(value: float, relation: str, threshold: float, step: float, se: float | None = 0.0, *,
@@ -161,8 +240,10 @@ def threshold_reading(value: float, relation: str, threshold: float, step: float
               f"at {threshold - step:g} / {threshold + step:g}: {lo} / {hi}")
     opposite = {"agrees": "disagrees", "disagrees": "agrees"}.get(at)
     if opposite in (lo, hi):
-        return "inconclusive", detail + " — flips within one step of the project's threshold"
-    return at, detail
+        return (Verdict("inconclusive", undecidable(at.comparisons)),
+                detail + " — flips within one step of the project's threshold")
+    margin = "; ".join(c.margin() for c in at.comparisons[:1]) if not several else weakest(at.comparisons)[2:]
+    return at, detail + (f" ({margin})" if margin else "")
 
 
 def _check_group(group) -> list:
@@ -171,7 +252,23 @@ def _check_group(group) -> list:
     group = list(group)
     if not group:
         raise InputError("group is empty: name the entries the claim is about")
+    seen = set()
+    for g in group:
+        if g in seen:
+            raise InputError(f"group names {g!r} twice: name each entry once")
+        seen.add(g)
     return group
+
+
+def _check_cover(values: Mapping, given: Mapping | None, what: str) -> None:
+    """``se`` or ``replicates`` given for some entries must be given for all of them (a missing one
+    would be read as exact, or as zeros); an se of ``None`` says "exact" explicitly."""
+    if not given:
+        return
+    missing = [k for k in values if k not in given or (what == "replicates" and given[k] is None)]
+    if missing:
+        raise InputError(f"{what} covers {len(values) - len(missing)} of the {len(values)} entries: none for "
+                         f"{', '.join(map(repr, missing[:5]))} (give it for every entry, or for none)")
 
 
 def best_of(values: Mapping[str, float], group: Iterable[str], se: Mapping[str, float] | None = None, *,
@@ -195,24 +292,25 @@ def best_of(values: Mapping[str, float], group: Iterable[str], se: Mapping[str, 
     group = _check_group(group)
     missing = [g for g in group if g not in values]
     if missing:
-        raise KeyError(missing[0])
+        raise InputError(f"group names {missing[0]!r}, which has no value (entries: "
+                         f"{', '.join(map(repr, list(values)[:12]))})")
     others = [k for k in values if k not in group]
     if not others:
-        return "inconclusive", "nothing to compare with"
+        return Verdict("inconclusive"), "nothing to compare with"
     comps = group_comparisons(values, group, se, higher=higher, replicates=replicates)
     verdict, held, rev, und = family(comps, z=z)
     if rev:
-        return "disagrees", "; ".join(_beats(c) for c in rev) + f" (Holm over the {len(comps)} pairs)"
+        return Verdict("disagrees", comps), "; ".join(_beats(c) for c in rev) + f" (Holm over the {len(comps)} pairs)"
     if und:
-        return "inconclusive", "within the noise: " + "; ".join(c.text() for c in und)
-    return "agrees", f"{', '.join(map(str, group))} beat(s) every other entry beyond {z:g} standard errors"
+        return Verdict("inconclusive", comps), "within the noise: " + "; ".join(c.text() for c in und)
+    return Verdict("agrees", comps), (f"{', '.join(map(str, group))} beat(s) every other entry beyond {z:g} standard "
+                                      f"errors{weakest(held)}")
 
 
 def _beats(c: Comparison) -> str:
-    """"o beats m (…)" for a member-vs-other comparison that went against the claim."""
+    """"o beats m (…)" for a member-vs-other comparison that went against the claim, with its margin."""
     m, o = c.pair
-    against = f", in {c.votes[1] - c.votes[0]} of {c.votes[1]} replicates" if c.votes else ""
-    return f"{o} beats {m} ({c.values[1]:.4g} vs {c.values[0]:.4g}{against})"
+    return f"{o} beats {m} ({c.values[1]:.4g} vs {c.values[0]:.4g}; {c.margin()})"
 
 
 def group_comparisons(values: Mapping, group: Iterable, se: Mapping | None = None, *, higher: bool = True,
@@ -223,8 +321,10 @@ def group_comparisons(values: Mapping, group: Iterable, se: Mapping | None = Non
     prefixes each comparison's text (e.g. the scenario). ``pair_se(m, o)``: the se of the
     difference itself when the two estimates are paired (the same Monte Carlo samples), used
     instead of ``sqrt(se_m² + se_o²)``."""
-    se, reps = dict(se or {}), dict(replicates or {})
     group = _check_group(group)
+    _check_cover(values, se, "se")
+    _check_cover(values, replicates, "replicates")
+    se, reps = dict(se or {}), dict(replicates or {})
     comps = []
     for m in group:
         for o in (k for k in values if k not in group):
@@ -272,31 +372,18 @@ class Claim:
     check: Callable[[Mapping[str, Any]], Evidence]
 
 
-def combine(verdicts: Iterable[str]) -> str:
-    """One verdict for a claim that makes several comparisons at once: ``disagrees`` if any part
-    disagrees, ``agrees`` if every part agrees (and there is at least one), else ``inconclusive``
-    (an undecided or untestable part, or no part at all).
-
-    >>> combine(["agrees", "agrees"]), combine(["agrees", "inconclusive"]), combine(["inconclusive", "disagrees"])
-    ('agrees', 'inconclusive', 'disagrees')
-    >>> combine([])
-    'inconclusive'
-    """
-    verdicts = list(verdicts)
-    if "disagrees" in verdicts:
-        return "disagrees"
-    return "agrees" if verdicts and all(v == "agrees" for v in verdicts) else "inconclusive"
-
-
 def assess(claims: Iterable[Claim], results: Mapping[str, Any], context: Mapping[str, Any] | None = None,
-           deviations: Iterable[str] | None = None):
+           deviations: Iterable[str] | None = None, *, draws: int = DRAWS):
     """Run every claim's check on ``results``; one row per claim (a pandas DataFrame).
 
-    Columns: ``id, paper, claim, paper_evidence, verdict, value, our_evidence, deviations`` plus one
-    column per ``context`` entry (dataset, profile, ...), so a gathered table says where each verdict
-    came from. ``deviations``: where this run's set-up differs from the paper's (one string each,
-    e.g. from :func:`recmetrics.papers.deviations`); every row carries them, joined by ``"; "``
-    (empty when the run follows the paper).
+    Columns: ``id, paper, claim, paper_evidence, verdict, value, our_evidence, deviations, firmness,
+    firmness_basis`` plus one column per ``context`` entry (dataset, profile, ...), so a gathered
+    table says where each verdict came from. ``deviations``: where this run's set-up differs from
+    the paper's (one string each, e.g. from :func:`recmetrics.papers.deviations`); every row carries
+    them, joined by ``"; "`` (empty when the run follows the paper). ``firmness``: the chance another
+    split reads the row's verdict the same (:func:`recmetrics.meta.firmness.firmness`, at most
+    ``draws`` replays of its check; 0: not computed, NaN), ``firmness_basis`` how it was found
+    (``simulated``, ``closed form``, ``not testable``, ``not computed``).
     """
     import pandas as pd
 
@@ -310,18 +397,28 @@ def assess(claims: Iterable[Claim], results: Mapping[str, Any], context: Mapping
         if claim.id in seen:
             raise InputError(f"claim id {claim.id!r} appears twice")
         seen.add(claim.id)
+        computed = True
         try:
             ev = claim.check(results)
         except KeyError as exc:
-            ev = Evidence("inconclusive", None, f"not computed here: {exc.args[0]!r}")
+            ev, computed = Evidence("inconclusive", None, f"not computed here: {exc.args[0]!r}"), False
         if not isinstance(ev, Evidence):
             raise InputError(f"the check of claim {claim.id!r} returned {type(ev).__name__}, expected Evidence")
         value = None if ev.value is None or not math.isfinite(float(ev.value)) else float(ev.value)
+        if not draws:
+            firm, basis = math.nan, ""
+        elif not computed or ev.verdict == "not testable":
+            firm, basis = 1.0, "not computed" if not computed else "not testable"
+        else:
+            firm, basis, _ = _firmness(claim.check, results, ev.verdict, key=claim.id,
+                                       seed=int(dict(context or {}).get("seed") or 0), draws=draws)
         rows.append({"id": claim.id, "paper": claim.paper, "claim": claim.claim,
                      "paper_evidence": claim.paper_evidence, "verdict": ev.verdict, "value": value,
-                     "our_evidence": ev.detail, "deviations": deviation_text, **dict(context or {})})
+                     "our_evidence": ev.detail, "deviations": deviation_text, "firmness": firm,
+                     "firmness_basis": basis, **dict(context or {})})
     return pd.DataFrame(rows, columns=["id", "paper", "claim", "paper_evidence", "verdict", "value",
-                                       "our_evidence", "deviations", *dict(context or {})])
+                                       "our_evidence", "deviations", "firmness", "firmness_basis",
+                                       *dict(context or {})])
 
 
 def findings_dir() -> Path:
