@@ -47,7 +47,7 @@ from .firmness import firmness as _firmness
 __all__ = ["Claim", "Evidence", "VERDICTS", "NOISE_SE", "REL_TOL", "MIN_SE_SAMPLES", "SE", "Comparison", "compare",
            "family", "Verdict", "decide", "jointly", "undecidable", "weakest", "group_comparisons",
            "combine_comparisons", "threshold_reading", "holds_all", "holds_comparison", "order", "holds", "best_of",
-           "not_testable", "assess", "save", "collect", "findings_dir", "to_markdown", "claim_anchor",
+           "not_testable", "assess", "save", "collect", "findings_dir", "to_markdown", "split_deviations", "claim_anchor",
            "row_anchors"]
 
 #: the verdicts a check may return. ``not testable``: the project's set-up cannot produce the
@@ -458,7 +458,8 @@ def save(table, chapter: str, directory: str | os.PathLike | None = None, *,
 
 
 def collect(directory: str | os.PathLike | None = None):
-    """Every chapter's saved findings in one DataFrame (column ``chapter`` added)."""
+    """Every chapter's saved findings in one DataFrame (column ``chapter`` added; ``firmness`` and
+    ``firmness_basis``, :func:`assess`, NaN and ``""`` for findings saved without them)."""
     import pandas as pd
 
     path = Path(directory) if directory is not None else findings_dir()
@@ -470,8 +471,11 @@ def collect(directory: str | os.PathLike | None = None):
         frames.append(frame)
     if not frames:
         return pd.DataFrame(columns=["chapter", "id", "paper", "claim", "paper_evidence", "verdict", "value",
-                                     "our_evidence"])
-    return pd.concat(frames, ignore_index=True)
+                                     "our_evidence", "firmness", "firmness_basis"])
+    out = pd.concat(frames, ignore_index=True)
+    if "firmness" not in out:           # findings saved before firmness was computed
+        out["firmness"], out["firmness_basis"] = math.nan, ""
+    return out
 
 
 #: section labels the Findings page can link to: Sphinx turns a MyST target into an HTML id
@@ -507,25 +511,62 @@ def to_markdown(table) -> str:
 
     Rendered as a table by the book (``nb_render_markdown_format: myst``). Each row's claim cell
     starts with an empty ``<span id="claim-...">`` (:func:`row_anchors`) that the Findings page links
-    to; a non-empty ``deviations`` column (where the run's set-up differs from the paper's) is added
-    to our evidence. Cell text is escaped (``|``, ``$``, ``<``) so it prints as written.
+    to. Where the run's set-up differs from the paper's (the ``deviations`` column) it is said once,
+    above the table, for every row that shares it; a row says only the deviations particular to it.
+    Under each verdict, its firmness (:mod:`recmetrics.meta.firmness`): ``firm`` or ``borderline``
+    ("another split may read this differently"). Cell text is escaped (``|``, ``$``, ``<``) so it
+    prints as written.
 
     >>> import pandas as pd
     >>> t = pd.DataFrame({"id": ["c1"], "claim": ["P < R costs $1"], "paper": ["000"],
-    ...                   "paper_evidence": ["Fig. 4"], "our_evidence": ["`a|b` vs 0.3"], "verdict": ["agrees"]})
+    ...                   "paper_evidence": ["Fig. 4"], "our_evidence": ["`a|b` vs 0.3"], "verdict": ["agrees"],
+    ...                   "firmness": [0.62], "firmness_basis": ["simulated"]})
     >>> print(to_markdown(t))
     | claim | paper | paper's evidence | our evidence | verdict |
     |---|---|---|---|---|
-    | <span id="claim-c1"></span>P &lt; R costs \\$1 | 000 | Fig. 4 | `a\\|b` vs 0.3 | **agrees** |
+    | <span id="claim-c1"></span>P &lt; R costs \\$1 | 000 | Fig. 4 | `a\\|b` vs 0.3 | **agrees**<br>borderline (0.62): another split may read this differently |
     """
     from ..markdown import markdown_cell as _markdown_cell
+    from .firmness import BORDERLINE, firm_label
 
-    deviations = table["deviations"] if "deviations" in table else [None] * len(table)
-    lines = ["| claim | paper | paper's evidence | our evidence | verdict |", "|---|---|---|---|---|"]
-    for anchor, dev, row in zip(row_anchors(table["id"]), deviations, table.itertuples(index=False)):
+    n = len(table)
+    deviations = [split_deviations(d) for d in (table["deviations"] if "deviations" in table else [None] * n)]
+    shared = [d for d in deviations[0] if all(d in other for other in deviations[1:])] if n else []
+    firmness = table["firmness"] if "firmness" in table else [math.nan] * n
+    bases = table["firmness_basis"] if "firmness_basis" in table else [""] * n
+    lines = []
+    if shared:
+        lines += [f"*Set-up differs from the paper, for every claim below: {_markdown_cell('; '.join(shared))}.*", ""]
+    lines += ["| claim | paper | paper's evidence | our evidence | verdict |", "|---|---|---|---|---|"]
+    for anchor, dev, firm, basis, row in zip(row_anchors(table["id"]), deviations, firmness, bases,
+                                             table.itertuples(index=False)):
         ours = _markdown_cell(row.our_evidence)
-        if isinstance(dev, str) and dev.strip():
-            ours += f" *Set-up differs from the paper: {_markdown_cell(dev)}.*"
+        own = [d for d in dev if d not in shared]
+        if own:
+            ours += f" *Set-up differs from the paper: {_markdown_cell('; '.join(own))}.*"
+        label = firm_label(firm)
+        how = (f"{float(firm):.2f}" if str(basis or "") in ("", "simulated") else str(basis)) if label else ""
+        firm_text = f"<br>{label} ({how})" + (f": {BORDERLINE}" if label == "borderline" else "") if label else ""
         lines.append(f"| <span id=\"{anchor}\"></span>{_markdown_cell(row.claim)} | {_markdown_cell(row.paper)} | "
-                     f"{_markdown_cell(row.paper_evidence)} | {ours} | **{row.verdict}** |")
+                     f"{_markdown_cell(row.paper_evidence)} | {ours} | **{row.verdict}**{firm_text} |")
     return "\n".join(lines)
+
+
+def split_deviations(text) -> list[str]:
+    """The deviations of a row, one string each: the ``"; "``-joined column split where no
+    parenthesis is open (an item may itself hold ``"; "`` inside its brackets).
+
+    >>> split_deviations("folds: 2 (the paper: 5); systems: 6 of 21 (missing: A, B; not in the paper: C)")
+    ['folds: 2 (the paper: 5)', 'systems: 6 of 21 (missing: A, B; not in the paper: C)']
+    """
+    if not isinstance(text, str) or not text.strip():
+        return []
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += ch in "([{"
+        depth -= ch in ")]}" and depth > 0
+        if depth == 0 and text.startswith("; ", i):
+            items.append(text[start:i])
+            start = i + 2
+    items.append(text[start:])
+    return [t.strip() for t in items if t.strip()]

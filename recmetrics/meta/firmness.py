@@ -34,8 +34,10 @@ that claim, which the family rule keeps at its level however many comparisons th
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import zlib
+from contextvars import ContextVar
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -43,16 +45,45 @@ import numpy as np
 from .comparisons import REDRAW, Comparison
 
 __all__ = ["FIRM", "BORDERLINE", "DRAWS", "MIN_DRAWS", "BATCH", "Predictive", "Null", "replay", "firmness",
-           "null_rate", "firm_label"]
+           "null_rate", "firm_label", "replay_cached"]
 
 #: a verdict at least this firm is shown as firm; below it, as borderline
 FIRM = 0.9
 #: the words a borderline verdict carries
 BORDERLINE = "another split may read this differently"
 #: replays at most per row, at least, and per batch between the stopping checks
-DRAWS, MIN_DRAWS, BATCH = 400, 100, 50
+DRAWS, MIN_DRAWS, BATCH = 400, 40, 20
 
 _SQRT2 = math.sqrt(2.0)
+#: while a check is replayed: the results of deterministic helpers, by call (:func:`replay_cached`)
+_MEMO: ContextVar = ContextVar("recmetrics_replay_memo", default=None)
+
+
+def _key(x):
+    if isinstance(x, (str, bytes, int, float, bool, type(None))):
+        return x
+    if isinstance(x, (list, tuple)):
+        return (type(x).__name__, *map(_key, x))
+    if isinstance(x, dict):
+        return ("dict", *((_key(k), _key(v)) for k, v in x.items()))
+    return ("id", id(x))
+
+
+def replay_cached(fn):
+    """Remember ``fn``'s result while a check is replayed (:func:`firmness`, :func:`null_rate`): the
+    same call on the same objects returns the first result. Only for functions whose result does not
+    depend on the redraw — summaries and lookups of a chapter's results that no comparison is made
+    in; outside a replay the function runs as written."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        memo = _MEMO.get()
+        if memo is None:
+            return fn(*args, **kwargs)
+        key = (fn.__qualname__, _key(args), _key(kwargs))
+        if key not in memo:
+            memo[key] = (fn(*args, **kwargs), args, kwargs)   # the arguments kept: their ids stay theirs
+        return memo[key][0]
+    return wrapper
 
 
 def _uncertain(se) -> float:
@@ -123,7 +154,8 @@ class Predictive(_Draws):
 class Null(_Draws):
     """One replay with every uncertain comparison at its null: its gap (and its replicates' paired
     mean) drawn around 0 with its own se, the same draw for both tests of one comparison (they read
-    the same data)."""
+    the same data), a new draw for every comparison made (two metrics at the same value are two
+    estimates)."""
 
     def inputs(self, a, b, se_a, se_b, reps_a, reps_b):
         return a, b, reps_a, reps_b
@@ -133,7 +165,7 @@ class Null(_Draws):
         rep_se = c.rep_se if c.votes is not None and 0 < c.rep_se < math.inf else 0.0
         if not (se or rep_se):
             return c
-        eps = self.eps(("null", c.label, c.gap, c.se, c.rep_gap, c.rep_se))
+        eps = self.eps(("null", len(self.keys)))
         gap = (se or rep_se) * eps
         rep_gap = rep_se * eps if rep_se else c.rep_gap
         return dataclasses.replace(c, gap=gap, rep_gap=rep_gap)
@@ -161,6 +193,14 @@ def firmness(check: Callable, results: Mapping[str, Any], verdict: str, *, key: 
     ``verdict``; ``basis`` is ``"closed form"`` (firmness 1) when the check redrew nothing, else
     ``"simulated"``. ``key`` (the claim's id) and ``seed`` seed the replays."""
     rng = _rng(key, seed)
+    memo = _MEMO.set({})
+    try:
+        return _firmness(check, results, verdict, rng, draws)
+    finally:
+        _MEMO.reset(memo)
+
+
+def _firmness(check, results, verdict, rng, draws):
     same = n = 0
     while n < draws:
         for _ in range(min(BATCH, draws - n)):
@@ -181,12 +221,16 @@ def null_rate(check: Callable, results: Mapping[str, Any], *, key: str = "", see
     how many uncertain comparisons the check makes (0: nothing to simulate, the share is NaN)."""
     rng = _rng(key, seed)
     hits, size = 0, 0
-    for i in range(draws):
-        redraw = Null(rng)
-        hits += replay(check, results, redraw) == "disagrees"
-        size = max(size, len(redraw.keys))
-        if i == 0 and not size:
-            return math.nan, 0
+    memo = _MEMO.set({})
+    try:
+        for i in range(draws):
+            redraw = Null(rng)
+            hits += replay(check, results, redraw) == "disagrees"
+            size = max(size, len(redraw.keys))
+            if i == 0 and not size:
+                return math.nan, 0
+    finally:
+        _MEMO.reset(memo)
     return hits / draws, size
 
 

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..meta.firmness import replay_cached
 from ..meta.findings import Evidence, compare, family, not_testable
 from .checks import base_name, by_base, few_systems, robustness_area, robustness_replicates, replicates_of, _spread_text, _lowest, _se_text
 
@@ -85,6 +86,7 @@ def _unknown_without(reps, names) -> dict | None:
     return None if reps else {m: float("nan") for m in names}
 
 
+@replay_cached
 def _tau_by_base(tau) -> pd.DataFrame:
     t = pd.DataFrame(tau).astype(np.float64)
     names = [base_name(m) for m in t.index]

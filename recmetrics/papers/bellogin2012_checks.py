@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from ..meta.comparisons import holm
+from ..meta.firmness import replay_cached
 from ..meta.findings import (NOISE_SE, Evidence, Verdict, compare, decide, family, holds, holds_comparison, jointly,
                               not_testable, undecidable)
 from ..protocols.chapter import RANDOM, THESIS_DESIGNS, design_spec
@@ -81,6 +82,7 @@ def _role(results, role: str) -> str:
     return dict(results.get("systems") or ROLES)[role]
 
 
+@replay_cached
 def _design(run, name: str) -> str:
     spec = design_spec(name, run.info.get("T"))
     if spec not in set(run.table["design"]):
@@ -88,6 +90,7 @@ def _design(run, name: str) -> str:
     return spec
 
 
+@replay_cached
 def _value(run, design: str, system: str, metric: str = "P@10") -> float:
     t = run.table
     row = t[(t["design"] == design) & (t["system"] == system) & (t["metric"] == metric)]
@@ -96,6 +99,7 @@ def _value(run, design: str, system: str, metric: str = "P@10") -> float:
     return float(row["value"].iloc[0])
 
 
+@replay_cached
 def _rep(run, design: str, system: str, metric: str = "P@10") -> pd.Series:
     key = (design, system, metric)
     if key not in run.replicates.columns:
@@ -103,6 +107,7 @@ def _rep(run, design: str, system: str, metric: str = "P@10") -> pd.Series:
     return run.replicates[key]
 
 
+@replay_cached
 def lead(run, design: str, system: str, reference: str, metric: str = "P@10") -> tuple[float, float]:
     """(L, se): ``system``'s precision above the analytic random precision as a share of
     ``reference``'s, L = (P_s − E[P_RND]) / (P_ref − E[P_RND]), in ``design`` (a spec of ``run.table``),
@@ -289,6 +294,14 @@ def _mf_above_knn(results) -> Evidence:
 def _best_in(run, d: str, best: str) -> tuple[list, dict]:
     """``best`` against every rival in design ``d``: the paired comparisons (``gap > 0``: best above) and
     the one-sided Wilcoxon p-values over users, Holm-corrected over the rivals."""
+    rivals, p = _wilcoxon(run, d, best)
+    t = run.table[(run.table["design"] == d) & (run.table["metric"] == "P@10")].set_index("system")["value"]
+    return [_paired(run, d, best, o, t) for o in rivals], p
+
+
+@replay_cached
+def _wilcoxon(run, d: str, best: str) -> tuple[list, dict]:
+    """The rivals of ``best`` in design ``d`` and their one-sided Wilcoxon p-values over users, Holm-corrected."""
     from ..meta.significance import pairwise
 
     pu = run.per_user
@@ -297,9 +310,7 @@ def _best_in(run, d: str, best: str) -> tuple[list, dict]:
     if best not in frame.index:
         raise KeyError(f"per_user[{d}, {best}]")
     tests = pairwise(frame, test="wilcoxon", baseline=best, alternative="greater", correction="holm")
-    t = run.table[(run.table["design"] == d) & (run.table["metric"] == "P@10")].set_index("system")["value"]
-    comps = [_paired(run, d, best, o, t) for o in frame.index if o != best]
-    return comps, dict(zip(tests["b"], tests["p_adj"]))
+    return [o for o in frame.index if o != best], dict(zip(tests["b"], tests["p_adj"]))
 
 
 def _plsa_best(results) -> Evidence:
@@ -351,6 +362,7 @@ def _level_of_random(results) -> Evidence:
                     f"than to pLSA, lead < {NEAR} in both (one family)")
 
 
+@replay_cached
 def _lead_any(run, d: str, results, metric: str) -> tuple[float, pd.Series]:
     """Pop's lead over random as a share of pLSA's under ``metric`` and its replicates: random is the
     analytic expectation for P@n, the Random system's measured value for any other metric (nDCG)."""

@@ -39,6 +39,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..meta.findings import NOISE_SE, SE, Evidence, best_of, compare, family, group_comparisons
+from ..meta.firmness import replay_cached
 from ..meta.replicates import spread
 
 __all__ = ["MIN_SYSTEMS", "base_name", "by_base", "few_systems", "robustness_area", "robustness_best",
@@ -72,6 +73,7 @@ def few_systems(results: Mapping[str, Any]) -> Evidence | None:
     return None
 
 
+@replay_cached
 def robustness_area(rob, scenario: str, among: Sequence[str] | None = None) -> tuple[pd.Series, pd.Series]:
     """Mean τ over the reduced sizes of ``scenario`` per metric and its Monte Carlo standard error
     (only the metrics ``among``, when given: a paper's own metrics). The se is an estimate from the
@@ -88,6 +90,7 @@ def robustness_area(rob, scenario: str, among: Sequence[str] | None = None) -> t
     return values, se
 
 
+@replay_cached
 def robustness_replicates(rob, scenario: str, index, sizes: Sequence[float] | None = None) -> dict | None:
     """``{metric base name: mean τ on each data-split replicate}`` of ``scenario`` (None without
     replicates): over the scenario's reduced sizes, or over ``sizes`` only (one size: the curve at it)."""
@@ -98,6 +101,7 @@ def robustness_replicates(rob, scenario: str, index, sizes: Sequence[float] | No
     return {m: reps[m].to_numpy(dtype=np.float64) for m in index if m in reps.columns}
 
 
+@replay_cached
 def robustness_pair_se(rob, scenario: str) -> Callable | None:
     """``(a, b) -> se`` of the difference of two metrics' mean τ under ``scenario``, paired over the
     shared samples (:meth:`Robustness.area_diff_se <recmetrics.meta.robustness.Robustness.area_diff_se>`),
@@ -114,6 +118,7 @@ def robustness_pair_se(rob, scenario: str) -> Callable | None:
     return pair
 
 
+@replay_cached
 def replicates_of(results: Mapping[str, Any], key: str, index=None) -> dict | None:
     """``results[key + "_replicates"]`` (replicates x entries) as ``{entry: per-replicate values}``."""
     reps = results.get(key + "_replicates")

@@ -57,6 +57,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from ..meta.firmness import replay_cached
 from ..meta.findings import (SE, Claim, Evidence, best_of, compare, decide, holds, holds_all, jointly, not_testable,
                              threshold_reading)
 from ..metrics.registry import parse
@@ -406,6 +407,7 @@ def _subtopic_worse(r) -> Evidence:
 
 
 # ----------------------------------------------------------------------------------- Experiment 3
+@replay_cached
 def _robust_frame(r) -> tuple[pd.DataFrame, bool]:
     s = r["robustness"]
     raw = "removal" in s.columns
