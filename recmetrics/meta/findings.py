@@ -45,7 +45,7 @@ from .firmness import DRAWS
 from .firmness import firmness as _firmness
 
 __all__ = ["Claim", "Evidence", "VERDICTS", "NOISE_SE", "REL_TOL", "MIN_SE_SAMPLES", "SE", "Comparison", "compare",
-           "family", "Verdict", "decide", "jointly", "undecidable", "weakest", "group_comparisons",
+           "family", "Verdict", "decide", "jointly", "undecidable", "weakest", "group_comparisons", "row_firmness",
            "combine_comparisons", "threshold_reading", "holds_all", "holds_comparison", "order", "holds", "best_of",
            "not_testable", "assess", "save", "collect", "findings_dir", "to_markdown", "split_deviations", "claim_anchor",
            "row_anchors"]
@@ -405,20 +405,29 @@ def assess(claims: Iterable[Claim], results: Mapping[str, Any], context: Mapping
         if not isinstance(ev, Evidence):
             raise InputError(f"the check of claim {claim.id!r} returned {type(ev).__name__}, expected Evidence")
         value = None if ev.value is None or not math.isfinite(float(ev.value)) else float(ev.value)
-        if not draws:
-            firm, basis = math.nan, ""
-        elif not computed or ev.verdict == "not testable":
-            firm, basis = 1.0, "not computed" if not computed else "not testable"
-        else:
-            firm, basis, _ = _firmness(claim.check, results, ev.verdict, key=claim.id,
-                                       seed=int(dict(context or {}).get("seed") or 0), draws=draws)
+        firm, basis = row_firmness(claim.check, results, ev.verdict if computed else None, key=claim.id,
+                                   context=context, draws=draws)
         rows.append({"id": claim.id, "paper": claim.paper, "claim": claim.claim,
-                     "paper_evidence": claim.paper_evidence, "verdict": ev.verdict, "value": value,
+                     "paper_evidence": claim.paper_evidence, "verdict": str(ev.verdict), "value": value,
                      "our_evidence": ev.detail, "deviations": deviation_text, "firmness": firm,
                      "firmness_basis": basis, **dict(context or {})})
     return pd.DataFrame(rows, columns=["id", "paper", "claim", "paper_evidence", "verdict", "value",
                                        "our_evidence", "deviations", "firmness", "firmness_basis",
                                        *dict(context or {})])
+
+
+def row_firmness(check: Callable, results: Mapping[str, Any], verdict: str | None, *, key: str,
+                 context: Mapping[str, Any] | None = None, draws: int = DRAWS) -> tuple[float, str]:
+    """``(firmness, basis)`` of one row (:func:`recmetrics.meta.firmness.firmness`, seeded by the claim's
+    id and the context's split seed): 1 for a claim not computed (``verdict`` None) or not testable,
+    NaN when ``draws`` is 0."""
+    if not draws:
+        return math.nan, ""
+    if verdict is None or verdict == "not testable":
+        return 1.0, "not computed" if verdict is None else "not testable"
+    firm, basis, _ = _firmness(check, results, str(verdict), key=key,
+                               seed=int(dict(context or {}).get("seed") or 0), draws=draws)
+    return firm, basis
 
 
 def findings_dir() -> Path:

@@ -52,7 +52,7 @@ FIRM = 0.9
 #: the words a borderline verdict carries
 BORDERLINE = "another split may read this differently"
 #: replays at most per row, at least, and per batch between the stopping checks
-DRAWS, MIN_DRAWS, BATCH = 400, 40, 20
+DRAWS, MIN_DRAWS, BATCH = 120, 40, 20
 
 _SQRT2 = math.sqrt(2.0)
 #: while a check is replayed: the results of deterministic helpers, by call (:func:`replay_cached`)

@@ -40,7 +40,7 @@ import pandas as pd
 
 from ..meta.comparisons import holm
 from ..meta.firmness import replay_cached
-from ..meta.findings import (NOISE_SE, Evidence, Verdict, compare, decide, family, holds, holds_comparison, jointly,
+from ..meta.findings import (NOISE_SE, VERDICTS, Evidence, Verdict, compare, decide, family, holds, holds_comparison, jointly,
                               not_testable, undecidable)
 from ..protocols.chapter import RANDOM, THESIS_DESIGNS, design_spec
 
@@ -137,7 +137,8 @@ def _readings(check_one: Callable[[str], tuple[Verdict, float | None, str]], nam
     verdicts = {str(p[0]) for p in parts}
     first = parts[0][0]
     verdict = first if len(verdicts) == 1 else Verdict("inconclusive", undecidable(first.comparisons))
-    detail = "; ".join(f"{n}: {p[0]} ({p[2]})" for n, p in zip(names, parts))
+    detail = "; ".join(f"{n}: {p[2]}" if str(p[2]).startswith(VERDICTS) else f"{n}: {p[0]} ({p[2]})"
+                       for n, p in zip(names, parts))
     if len(verdicts) > 1:
         detail = "flips with P1R's percentile counts — " + detail
     return verdict, parts[0][1], detail
