@@ -55,7 +55,7 @@ def test_exact_rows_are_firm_by_construction_and_say_so():
                        fd.Claim("nt", "000", "c", "e", check=lambda r: fd.not_testable("the set-up has no α = 0")),
                        fd.Claim("missing", "000", "c", "e", check=lambda r: r["absent"])], {})
     assert list(table.firmness) == [1.0, 1.0, 1.0]
-    assert list(table.firmness_basis) == ["closed form", "not testable", "not computed"]
+    assert list(table.firmness_basis) == ["exact values", "not testable", "not computed"]
 
 
 def test_assess_reports_firmness_and_its_label():

@@ -383,7 +383,7 @@ def assess(claims: Iterable[Claim], results: Mapping[str, Any], context: Mapping
     them, joined by ``"; "`` (empty when the run follows the paper). ``firmness``: the chance another
     split reads the row's verdict the same (:func:`recmetrics.meta.firmness.firmness`, at most
     ``draws`` replays of its check; 0: not computed, NaN), ``firmness_basis`` how it was found
-    (``simulated``, ``closed form``, ``not testable``, ``not computed``).
+    (``simulated``, ``exact values``, ``not testable``, ``not computed``).
     """
     import pandas as pd
 

@@ -16,9 +16,11 @@ How an estimate is redrawn (:class:`Predictive`):
   by √2 times the resampled mean's departure (its spread is the batch-means se);
 * with a standard error alone (Monte Carlo, a bootstrap over users), by √2 · se · N(0, 1), one draw
   per estimate (the same value and se in two comparisons of one replay move together);
-* exact values (closed forms, counts, identities) are not redrawn: a check that makes no uncertain
-  comparison is firm by construction (basis ``"closed form"``), as is a claim the set-up cannot test
-  (``"not testable"``) or one whose result was not computed (``"not computed"``).
+* exact values (closed forms, counts, definitions) are not redrawn: a check that makes no uncertain
+  comparison is firm by construction (basis ``"exact values"``), as is a claim the set-up cannot test
+  (``"not testable"``) or one whose result was not computed (``"not computed"``). A comparison whose
+  uncertainty is unknown decides nothing on any split (its verdict stays ``inconclusive``), so it is
+  not redrawn either.
 
 The replays stop early once the share is clearly on one side of :data:`FIRM` (at least
 :data:`MIN_DRAWS`, batches of :data:`BATCH`, at most ``draws``), seeded from the claim's id, so a
@@ -190,7 +192,7 @@ def _rng(key: str, seed: int) -> np.random.Generator:
 def firmness(check: Callable, results: Mapping[str, Any], verdict: str, *, key: str = "", seed: int = 0,
              draws: int = DRAWS) -> tuple[float, str, int]:
     """``(firmness, basis, replays)``: the share of replays under :class:`Predictive` that read
-    ``verdict``; ``basis`` is ``"closed form"`` (firmness 1) when the check redrew nothing, else
+    ``verdict``; ``basis`` is ``"exact values"`` (firmness 1) when the check redrew nothing, else
     ``"simulated"``. ``key`` (the claim's id) and ``seed`` seed the replays."""
     rng = _rng(key, seed)
     memo = _MEMO.set({})
@@ -208,7 +210,7 @@ def _firmness(check, results, verdict, rng, draws):
             same += replay(check, results, redraw) == verdict
             n += 1
             if n == 1 and not redraw.keys:
-                return 1.0, "closed form", 0
+                return 1.0, "exact values", 0
         p = same / n
         if n >= MIN_DRAWS and abs(p - FIRM) > 3.0 * math.sqrt(max(p * (1 - p), 1.0 / n) / n):
             break

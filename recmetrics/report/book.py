@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
@@ -10,6 +11,7 @@ from ..errors import InputError, unknown_name
 from .appendix import built_with, chapter_seeds, write_appendix
 from .execute import execute_plan, remove_orphans
 from .findings_page import findings_glance, write_findings_page
+from .stability import check_seeds
 from .lock import book_lock
 from .offline import external_assets
 from .reference_pages import write_reference_pages
@@ -48,6 +50,7 @@ def build(
     folds=None,
     threshold: float | None = None,
     jobs: int | None = None,
+    seeds: Iterable[int] | None = None,
 ) -> Path:
     """Run the notebooks with ``profile``'s parameters on ``dataset`` and build the book.
 
@@ -82,7 +85,7 @@ def build(
         from .own_runs import build as build_own_runs
 
         for given, what in ((dataset, "dataset"), (dataset_args, "dataset_args"),
-                            (notebooks_dir, "notebooks_dir"), (only, "only")):
+                            (notebooks_dir, "notebooks_dir"), (only, "only"), (seeds, "seeds")):
             if given:
                 raise InputError(f"{what} does not apply to the book of your own runs (qrels=/runs=/study=)")
         check_out(out, book_dir)
@@ -96,12 +99,25 @@ def build(
     if not (book / "_config.yml").is_file() or not (book / "_toc.yml").is_file():
         raise ReportError(f"{book} is not a Jupyter Book folder (need _config.yml and _toc.yml)")
     generated = book / "generated"
+    seeds = check_seeds(seeds, overrides)
+    if seeds and not execute:
+        raise InputError("seeds builds the chapters at every seed: it needs the chapters executed (no --no-execute)")
     if execute:  # every argument checked before the lock is taken and anything is written
-        plan = make_plan(profile or "quick", dataset if dataset is not None else "movielens-small",
-                         dataset_args=dataset_args, overrides=overrides, scheduler=scheduler,
-                         notebooks_dir=notebooks_dir, generated_dir=generated, only=only, out=out, book_dir=book,
-                         kernel_name=kernel_name)
+        plans = [make_plan(profile or "quick", dataset if dataset is not None else "movielens-small",
+                           dataset_args=dataset_args, overrides=dict(overrides or {}, **({"seed": s} if s is not None
+                                                                                          else {})),
+                           scheduler=scheduler, notebooks_dir=notebooks_dir, generated_dir=generated, only=only,
+                           out=out, book_dir=book, kernel_name=kernel_name)
+                 for s in (seeds[1:] + seeds[:1] if seeds else [None])]
+        plan = plans[-1]
     with book_lock(book, "report"):
+        replicated = generated / "replicated"
+        shutil.rmtree(replicated, ignore_errors=True)   # a replicated build's seeds belong to that build only
+        for s, other in zip(seeds[1:], plans[:-1]):
+            log(f"replicated build: the chapters at split seed {s}")
+            execute_plan(other, force=force, kernel_name=kernel_name, timeout=timeout, progress=progress, log=log,
+                         jobs=jobs)
+            shutil.copytree(generated / "findings", replicated / f"seed-{s}")
         if execute:
             vendored = vendor_js(generated / "_vendor", cache=js_cache, log=log)  # before the notebooks: fails fast
             execute_plan(plan, force=force, kernel_name=kernel_name, timeout=timeout, progress=progress, log=log,

@@ -37,8 +37,6 @@ import re
 from pathlib import Path
 from typing import Any, Mapping
 
-import pandas as pd
-
 from ..meta.findings import split_deviations
 from ..meta.firmness import BORDERLINE, FIRM, firm_label
 
@@ -274,7 +272,7 @@ def _group_html(rows: list[Mapping[str, Any]], chapter: str, info: Mapping[str, 
             _inline(_text(row.get("paper_evidence"))),
             ours,
             f'<span class="rm-verdict rm-verdict-{_slug(verdict)}">{html.escape(verdict)}</span>'
-            + firmness_html(row.get("firmness"), row.get("firmness_basis")),
+            + firmness_html(row.get("firmness"), row.get("firmness_basis")) + _replicated_html(row),
         ]
         klass = ' class="rm-small"' if is_small else ""
         trs.append(f'<tr data-verdict="{html.escape(verdict)}" data-firm="{firm or "unknown"}"{klass}>'
@@ -283,7 +281,7 @@ def _group_html(rows: list[Mapping[str, Any]], chapter: str, info: Mapping[str, 
 
 
 def firmness_html(value: Any, basis: Any = "") -> str:
-    """The firmness under a verdict: ``firm 0.97`` (``firm: closed form``), or ``borderline 0.62``
+    """The firmness under a verdict: ``firm 0.97`` (``firm exact values``), or ``borderline 0.62``
     with the words :data:`recmetrics.meta.firmness.BORDERLINE`; ``""`` when not computed."""
     label = firm_label(value)
     if not label:
@@ -295,6 +293,37 @@ def firmness_html(value: Any, basis: Any = "") -> str:
     words = f": {BORDERLINE}" if label == "borderline" else ""
     return (f'<br><small class="rm-firmness rm-{label}" title="{html.escape(title)}">{label} '
             f"{html.escape(how)}{html.escape(words)}</small>")
+
+
+def _replicated_html(row: Mapping[str, Any]) -> str:
+    """Under the verdict of a replicated build: each seed's verdict and the replicated one."""
+    by_seed = row.get("seed_verdicts")
+    if not isinstance(by_seed, dict) or not by_seed:
+        return ""
+    seeds = ", ".join(f"{html.escape(str(k))}: {html.escape(str(v))}" for k, v in by_seed.items())
+    rep = _text(row.get("replicated"))
+    words = f" ({BORDERLINE})" if rep == "borderline" else ""
+    return (f'<br><small class="rm-replicated">by split seed — {seeds}; replicated: '
+            f'<strong>{html.escape(rep)}</strong>{html.escape(words)}</small>')
+
+
+def _with_seeds(table, generated: Path):
+    """``table`` with each row's verdict under every seed of a replicated build (``seed_verdicts``,
+    the book's own seed first) and the replicated verdict (:func:`.stability.replicated_verdict`);
+    unchanged when the build was not replicated. Returns ``(table, seeds)``."""
+    from .stability import replicated_verdict, verdicts_by_seed
+
+    folders = sorted((generated / "replicated").glob("seed-*"), key=lambda d: int(d.name[5:]))
+    if not folders:
+        return table, []
+    own = sorted({str(s) for s in table["seed"].dropna()}) if "seed" in table else []
+    own_label = own[0] if len(own) == 1 else "this book"
+    v = verdicts_by_seed({own_label: generated / "findings", **{d.name[5:]: d for d in folders}})
+    occurrence = table.groupby(["chapter", "id"]).cumcount()
+    rows = [v.loc[key].dropna().to_dict() if key in v.index else {}
+            for key in zip(table["chapter"], table["id"], occurrence)]
+    table = table.assign(seed_verdicts=rows, replicated=[replicated_verdict(r.values()) if r else "" for r in rows])
+    return table, list(v.columns)
 
 
 def _slug(text: str) -> str:
@@ -359,6 +388,7 @@ def write_findings_page(generated_dir: str | os.PathLike) -> Path | None:
     if table.empty:
         page.unlink(missing_ok=True)
         return None
+    table, seeds = _with_seeds(table, generated)
     counts = table.verdict.value_counts()
     verdicts = list(findings.VERDICTS) + sorted(set(table.verdict) - set(findings.VERDICTS))
     is_paper = table.paper.map(paper_key).str.fullmatch(r"\d{3}")
@@ -366,9 +396,14 @@ def write_findings_page(generated_dir: str | os.PathLike) -> Path | None:
     summary = f"{int(is_paper.sum())} claims of the papers: " + ", ".join(
         f"{paper_counts.get(v, 0)} {v}" for v in verdicts)
     if "firmness" in table:
-        firm_counts = pd.Series([firm_label(x) for x in table.firmness[is_paper]]).value_counts()
+        labels = [firm_label(x) for x in table.firmness[is_paper]]
+        firm_counts = {k: labels.count(k) for k in ("firm", "borderline")}
         summary += (f"; {firm_counts.get('firm', 0)} of them firm (another split of the data reads the same verdict "
                     f"with a chance of at least {FIRM:g}), {firm_counts.get('borderline', 0)} borderline")
+    if seeds:
+        rep = table.replicated[is_paper].value_counts()
+        summary += (f"; replicated over split seeds {', '.join(seeds)}: "
+                    + ", ".join(f"{rep.get(v, 0)} {v}" for v in [*verdicts, "borderline"] if rep.get(v, 0)))
     if not is_paper.all():
         own = table.verdict[~is_paper].value_counts()
         summary += f"; and {int((~is_paper).sum())} of the project's own checks, not counted as the papers' claims: " \
@@ -470,7 +505,7 @@ def findings_glance(generated_dir: str | os.PathLike) -> str:
     papers = sorted(keys.unique(), key=lambda p: (not p.isdigit(), p not in PAPERS, p))
     infos = {ch: chapter_info(generated / f"{ch}.ipynb") for ch in table.chapter.unique()}
     titles = {ch: info["title"] or ch for ch, info in infos.items()}
-    firm = pd.Series([firm_label(x) for x in table.firmness], index=table.index)
+    firm = table.firmness.map(firm_label)
     lines = ["| paper (claims) | " + " | ".join(verdicts) + " | firm | borderline | chapters |",
              "|---|" + "---:|" * (len(verdicts) + 2) + "---|"]
     for paper in papers:

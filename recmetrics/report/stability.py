@@ -30,17 +30,18 @@ from itertools import combinations, permutations
 from typing import Mapping
 
 import numpy as np
-import pandas as pd
 
 from ..errors import InputError
 
 __all__ = ["verdicts_by_seed", "firmness_by_seed", "stability", "expected_stability", "predicted_changes",
-           "honesty", "DECIDED"]
+           "honesty", "check_seeds", "replicated_verdict", "DECIDED"]
 
 DECIDED = ("agrees", "disagrees")
 
 
 def _by_seed(dirs: Mapping[str, str | os.PathLike], column: str):
+    import pandas as pd
+
     from ..meta.findings import collect
 
     cols = {}
@@ -58,6 +59,7 @@ def _by_seed(dirs: Mapping[str, str | os.PathLike], column: str):
 def verdicts_by_seed(dirs: Mapping[str, str | os.PathLike]):
     """One row per claim row (index chapter, id, occurrence), one column of verdicts per seed label;
     ``dirs``: ``{seed label: findings folder}`` (the ``findings`` folder of a build's generated chapters)."""
+
     return _by_seed(dirs, "verdict")
 
 
@@ -70,6 +72,8 @@ def stability(verdicts) -> dict:
     """Over the claim rows every seed has: ``claims``, ``opposite`` (rows that agree under one seed and
     disagree under another), ``changed`` (rows whose verdict differs between seeds),
     ``decided_everywhere`` (rows decided under every seed), and the shares."""
+    import pandas as pd
+
     v = pd.DataFrame(verdicts).dropna()
     n = len(v)
     if not n:
@@ -85,6 +89,8 @@ def expected_stability(verdicts, k: int = 3) -> dict:
     """:func:`stability`'s counts and shares averaged over every ``k`` of the seeds (columns) of
     ``verdicts``, with ``subsets``: how many were averaged. With exactly ``k`` seeds it is
     :func:`stability` itself."""
+    import pandas as pd
+
     v = pd.DataFrame(verdicts).dropna()
     if v.shape[1] < k:
         raise InputError(f"expected_stability over {k} seeds needs at least {k} seeds, got {v.shape[1]}")
@@ -116,6 +122,8 @@ def honesty(verdicts, firmness, firm: float | None = None) -> dict:
     * ``pairs`` — per pair of seeds, the rows that changed and the number predicted
       (:func:`predicted_changes`), and ``observed`` / ``predicted`` summed over the pairs, ``ratio``;
     * ``opposite`` — rows that agree under one seed and disagree under another."""
+    import pandas as pd
+
     from ..meta.firmness import FIRM
 
     firm = FIRM if firm is None else float(firm)
@@ -135,3 +143,31 @@ def honesty(verdicts, firmness, firm: float | None = None) -> dict:
             "pairs": pairs, "observed": observed, "predicted": predicted,
             "ratio": observed / predicted if predicted > 0 else float("nan"),
             "opposite": stability(v)["opposite"]}
+
+
+def check_seeds(seeds, overrides=None) -> list[int]:
+    """The split seeds of a replicated build, checked: at least two distinct integers >= 0, not given
+    beside a ``seed`` override (the first of ``seeds`` is the book's own); ``[]`` for ``None``."""
+    if seeds is None:
+        return []
+    if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__iter__"):
+        raise InputError(f"seeds must be a list of split seeds, e.g. [0, 1, 2], got {seeds!r}")
+    out = list(seeds)
+    bad = [s for s in out if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0]
+    if bad:
+        raise InputError(f"seeds must be integers >= 0, got {bad[0]!r}")
+    if len(out) < 2 or len(set(out)) != len(out):
+        raise InputError(f"seeds must name at least two distinct split seeds, got {out}")
+    if overrides and "seed" in overrides:
+        raise InputError("give the split seed once: seeds (a replicated build, the first is the book's) or "
+                         "-p seed=S, not both")
+    return [int(s) for s in out]
+
+
+def replicated_verdict(verdicts) -> str:
+    """One verdict over the seeds of a replicated build: the verdict every seed reads (decided or not),
+    else ``"borderline"`` (another split may read it differently)."""
+    vs = {str(v) for v in verdicts}
+    if not vs:
+        raise InputError("replicated_verdict needs the verdict of at least one seed")
+    return vs.pop() if len(vs) == 1 else "borderline"
