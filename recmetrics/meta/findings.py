@@ -46,6 +46,7 @@ from .firmness import firmness as _firmness
 
 __all__ = ["Claim", "Evidence", "VERDICTS", "NOISE_SE", "REL_TOL", "MIN_SE_SAMPLES", "SE", "Comparison", "compare",
            "family", "Verdict", "decide", "jointly", "undecidable", "weakest", "group_comparisons", "row_firmness",
+           "keep_for_replay",
            "combine_comparisons", "threshold_reading", "holds_all", "holds_comparison", "order", "holds", "best_of",
            "not_testable", "assess", "save", "collect", "findings_dir", "to_markdown", "split_deviations", "claim_anchor",
            "row_anchors"]
@@ -387,6 +388,8 @@ def assess(claims: Iterable[Claim], results: Mapping[str, Any], context: Mapping
     """
     import pandas as pd
 
+    claims = list(claims)
+    keep_for_replay(claims, results, context)
     if isinstance(deviations, str):
         deviations = [deviations]
     deviation_text = "; ".join(str(d) for d in (deviations or ()))
@@ -414,6 +417,29 @@ def assess(claims: Iterable[Claim], results: Mapping[str, Any], context: Mapping
     return pd.DataFrame(rows, columns=["id", "paper", "claim", "paper_evidence", "verdict", "value",
                                        "our_evidence", "deviations", "firmness", "firmness_basis",
                                        *dict(context or {})])
+
+
+def keep_for_replay(claims: Iterable[Claim], results: Mapping[str, Any], context: Mapping[str, Any] | None = None):
+    """With ``$RECMETRICS_REPLAY_DIR`` set, write the claims and the results their checks read to a
+    file there (cloudpickle), so their checks can be replayed outside the chapter — the null rate of
+    every check (``benchmarks/null_rates.py``, :func:`recmetrics.meta.firmness.null_rate`); else nothing."""
+    folder = os.environ.get("RECMETRICS_REPLAY_DIR")
+    if not folder:
+        return None
+    import hashlib
+
+    try:
+        import cloudpickle
+    except ImportError:                       # joblib (the models extra) carries its own copy
+        from joblib.externals import cloudpickle
+
+    claims = list(claims)
+    tag = hashlib.sha1("\0".join(c.id for c in claims).encode("utf-8")).hexdigest()[:10]
+    path = Path(folder) / f"{os.environ.get('RECMETRICS_CHAPTER', 'claims')}-{tag}.pkl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as fh:
+        cloudpickle.dump({"claims": claims, "results": dict(results), "context": dict(context or {})}, fh)
+    return path
 
 
 def row_firmness(check: Callable, results: Mapping[str, Any], verdict: str | None, *, key: str,
