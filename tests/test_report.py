@@ -11,6 +11,9 @@ from __future__ import annotations
 import base64
 import html
 import json
+import math
+import os
+import pickle
 import re
 import shutil
 import subprocess
@@ -55,10 +58,20 @@ def built_book(tmp_path_factory):
                                                                                  "findings", "results"))
     timings = {}
     t0 = time.perf_counter()
-    index = report.build(profile="quick", dataset=DATASET, book_dir=book, notebooks_dir=notebooks,
-                         out=root / "site", log=None)
+    # every chapter keeps its claims and results, so their checks can be replayed at their null
+    previous = os.environ.get("RECMETRICS_REPLAY_DIR")
+    os.environ["RECMETRICS_REPLAY_DIR"] = str(root / "replay")
+    try:
+        index = report.build(profile="quick", dataset=DATASET, book_dir=book, notebooks_dir=notebooks,
+                             out=root / "site", log=None)
+    finally:
+        if previous is None:
+            os.environ.pop("RECMETRICS_REPLAY_DIR", None)
+        else:
+            os.environ["RECMETRICS_REPLAY_DIR"] = previous
     timings["build"] = time.perf_counter() - t0
-    return {"root": root, "book": book, "index": index, "site": index.parent, "timings": timings}
+    return {"root": root, "book": book, "index": index, "site": index.parent, "timings": timings,
+            "replay": root / "replay"}
 
 
 # ------------------------------------------------------------------------------------- tests
@@ -695,3 +708,27 @@ def test_a_repeated_split_is_named_in_the_set_up_and_a_single_one_is_not():
     assert _setup({}, {"folds": 2, "repeats": 1}) == ["2 folds"]
     assert context_text({"folds": 6, "repeats": 3}) == "6 folds, split drawn 3 times"
     assert context_text({"folds": 2, "repeats": 1}) == "2 folds"
+
+
+def test_every_check_that_makes_several_comparisons_keeps_the_null_rate(built_book):
+    """Every claim of the built book whose check makes two or more uncertain comparisons, replayed with
+    all of them at their null: ``disagrees`` no more often than the rule's level (4.55 %) allows
+    (binomial, 3 se over the draws); the claims as the chapters made them, on the book's own results."""
+    from recmetrics.meta.firmness import null_rate
+
+    level, draws = math.erfc(2 / math.sqrt(2)), 400
+    bound = level + 3 * math.sqrt(level * (1 - level) / draws)
+    kept = sorted(built_book["replay"].glob("*.pkl"))
+    assert len(kept) >= 8, kept                # every chapter with claims kept them
+    checked, over = [], []
+    for path in kept:
+        with open(path, "rb") as fh:
+            saved = pickle.load(fh)
+        for claim in saved["claims"]:
+            rate, size = null_rate(claim.check, saved["results"], key=claim.id, draws=draws)
+            if size >= 2:
+                checked.append(claim.id)
+                if rate > bound:
+                    over.append((path.stem, claim.id, size, rate))
+    assert len(checked) >= 20, checked
+    assert not over, over
