@@ -1,4 +1,4 @@
-"""Replicates of the data split: what a verdict must survive besides Monte Carlo noise (issue 25 §1).
+"""Replicates of the data split: what a verdict must survive besides Monte Carlo noise.
 
 A claim about discriminative power (DP), robustness curves or rank correlations is decided on one
 data split. Another split seed re-draws which ratings are test ratings and the same chapter reads

@@ -433,7 +433,7 @@ def _robust(r) -> Evidence:
     low = at.loc[at.tau.idxmin()]
     se_txt = "" if not np.isfinite(at.se).any() else f", largest se {np.nanmax(at.se):.3f}"
     # 'high' is the project's reading (ROBUST_TAU), read one step either side; a shortfall counts
-    # only beyond Holm over the cut-off x β values (issue 25 §2)
+    # only beyond Holm over the cut-off x β values
     # each se is estimated from the n removals: an SE on n samples (Student's t; 0 from identical removals: unknown)
     ses = [SE(float(e), n=int(n)) if np.isfinite(e) else float(e) for e, n in zip(at.se, at.n)] \
         if "n" in at.columns else list(at.se)
