@@ -374,7 +374,7 @@ class Claim:
 
 
 def assess(claims: Iterable[Claim], results: Mapping[str, Any], context: Mapping[str, Any] | None = None,
-           deviations: Iterable[str] | None = None, *, draws: int = DRAWS):
+           deviations: Iterable[str] | None = None, *, draws: int = DRAWS, keep: bool = True):
     """Run every claim's check on ``results``; one row per claim (a pandas DataFrame).
 
     Columns: ``id, paper, claim, paper_evidence, verdict, value, our_evidence, deviations, firmness,
@@ -384,12 +384,14 @@ def assess(claims: Iterable[Claim], results: Mapping[str, Any], context: Mapping
     them, joined by ``"; "`` (empty when the run follows the paper). ``firmness``: the chance another
     split reads the row's verdict the same (:func:`recmetrics.meta.firmness.firmness`, at most
     ``draws`` replays of its check; 0: not computed, NaN), ``firmness_basis`` how it was found
-    (``simulated``, ``exact values``, ``not testable``, ``not computed``).
+    (``simulated``, ``exact values``, ``not testable``, ``not computed``). ``keep``: keep the claims
+    and results for replays outside the chapter when asked to (:func:`keep_for_replay`).
     """
     import pandas as pd
 
     claims = list(claims)
-    keep_for_replay(claims, results, context)
+    if keep:
+        keep_for_replay(claims, results, context)
     if isinstance(deviations, str):
         deviations = [deviations]
     deviation_text = "; ".join(str(d) for d in (deviations or ()))
@@ -419,10 +421,13 @@ def assess(claims: Iterable[Claim], results: Mapping[str, Any], context: Mapping
                                        *dict(context or {})])
 
 
-def keep_for_replay(claims: Iterable[Claim], results: Mapping[str, Any], context: Mapping[str, Any] | None = None):
+def keep_for_replay(claims: Iterable[Claim], results: Mapping[str, Any], context: Mapping[str, Any] | None = None,
+                    *, choice: str | None = None):
     """With ``$RECMETRICS_REPLAY_DIR`` set, write the claims and the results their checks read to a
     file there (cloudpickle), so their checks can be replayed outside the chapter — the null rate of
-    every check (``benchmarks/null_rates.py``, :func:`recmetrics.meta.firmness.null_rate`); else nothing."""
+    every check (``benchmarks/null_rates.py``, :func:`recmetrics.meta.firmness.null_rate`); else nothing.
+    With ``choice``, ``results`` are the results under every reading of that open choice
+    (:func:`recmetrics.papers.choices.assess_choices`)."""
     folder = os.environ.get("RECMETRICS_REPLAY_DIR")
     if not folder:
         return None
@@ -438,7 +443,8 @@ def keep_for_replay(claims: Iterable[Claim], results: Mapping[str, Any], context
     path = Path(folder) / f"{os.environ.get('RECMETRICS_CHAPTER', 'claims')}-{tag}.pkl"
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "wb") as fh:
-        cloudpickle.dump({"claims": claims, "results": dict(results), "context": dict(context or {})}, fh)
+        cloudpickle.dump({"claims": claims, "results": dict(results), "context": dict(context or {}),
+                          "choice": choice}, fh)
     return path
 
 
