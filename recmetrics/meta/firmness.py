@@ -46,7 +46,7 @@ import numpy as np
 
 from .comparisons import REDRAW, Comparison
 
-__all__ = ["FIRM", "BORDERLINE", "DRAWS", "MIN_DRAWS", "BATCH", "Predictive", "Null", "replay", "firmness",
+__all__ = ["FIRM", "BORDERLINE", "DRAWS", "MIN_DRAWS", "BATCH", "SPLIT_FACTOR", "Predictive", "Null", "replay", "firmness",
            "null_rate", "firm_label", "replay_cached"]
 
 #: a verdict at least this firm is shown as firm; below it, as borderline
@@ -55,6 +55,11 @@ FIRM = 0.9
 BORDERLINE = "another split may read this differently"
 #: replays at most per row, at least, and per batch between the stopping checks
 DRAWS, MIN_DRAWS, BATCH = 120, 40, 20
+#: how much further another split's estimate lies than the standard errors of this split say: the
+#: split's user groups and the Monte Carlo draws see the users' variability, not the training's (another
+#: split trains every system on other ratings); measured on books built at several seeds
+#: (``benchmarks/firmness_calibration.py``)
+SPLIT_FACTOR = 1.0
 
 _SQRT2 = math.sqrt(2.0)
 #: while a check is replayed: the results of deterministic helpers, by call (:func:`replay_cached`)
@@ -115,11 +120,13 @@ class _Draws:
 
 
 class Predictive(_Draws):
-    """One replay as another split reads it: every uncertain input of :func:`compare` redrawn."""
+    """One replay as another split reads it: every uncertain input of :func:`compare` redrawn, its
+    departure ``√2 · factor`` times its standard error (``factor``: :data:`SPLIT_FACTOR`)."""
 
-    def __init__(self, rng: np.random.Generator):
+    def __init__(self, rng: np.random.Generator, factor: float = SPLIT_FACTOR):
         super().__init__(rng)
         self._index: dict[int, np.ndarray] = {}
+        self.scale = _SQRT2 * float(factor)
 
     def _resample(self, n: int) -> np.ndarray:
         if n not in self._index:
@@ -137,11 +144,11 @@ class Predictive(_Draws):
                 # the resampled mean's departure, widened from the bootstrap's (n-1)/n variance
                 depart = (float(sample.mean()) - float(r[ok].mean())) * math.sqrt(n / (n - 1)) if sample.size else 0.0
                 self.keys.add(("reps", r.size))
-                return x + _SQRT2 * depart, r + _SQRT2 * depart
+                return x + self.scale * depart, r + self.scale * depart
             return x, reps
         s = _uncertain(se)
         if s and math.isfinite(x):
-            return x + _SQRT2 * s * self.eps(("se", x, s)), reps
+            return x + self.scale * s * self.eps(("se", x, s)), reps
         return x, reps
 
     def inputs(self, a, b, se_a, se_b, reps_a, reps_b):
@@ -190,23 +197,23 @@ def _rng(key: str, seed: int) -> np.random.Generator:
 
 
 def firmness(check: Callable, results: Mapping[str, Any], verdict: str, *, key: str = "", seed: int = 0,
-             draws: int = DRAWS) -> tuple[float, str, int]:
-    """``(firmness, basis, replays)``: the share of replays under :class:`Predictive` that read
-    ``verdict``; ``basis`` is ``"exact values"`` (firmness 1) when the check redrew nothing, else
+             draws: int = DRAWS, factor: float = SPLIT_FACTOR) -> tuple[float, str, int]:
+    """``(firmness, basis, replays)``: the share of replays under :class:`Predictive` (``factor``) that
+    read ``verdict``; ``basis`` is ``"exact values"`` (firmness 1) when the check redrew nothing, else
     ``"simulated"``. ``key`` (the claim's id) and ``seed`` seed the replays."""
     rng = _rng(key, seed)
     memo = _MEMO.set({})
     try:
-        return _firmness(check, results, verdict, rng, draws)
+        return _firmness(check, results, verdict, rng, draws, factor)
     finally:
         _MEMO.reset(memo)
 
 
-def _firmness(check, results, verdict, rng, draws):
+def _firmness(check, results, verdict, rng, draws, factor):
     same = n = 0
     while n < draws:
         for _ in range(min(BATCH, draws - n)):
-            redraw = Predictive(rng)
+            redraw = Predictive(rng, factor)
             same += replay(check, results, redraw) == verdict
             n += 1
             if n == 1 and not redraw.keys:
