@@ -59,8 +59,9 @@ def built_book(tmp_path_factory):
     timings = {}
     t0 = time.perf_counter()
     # every chapter keeps its claims and results, so their checks can be replayed at their null
+    replay = tmp_path_factory.mktemp("replay")
     previous = os.environ.get("RECMETRICS_REPLAY_DIR")
-    os.environ["RECMETRICS_REPLAY_DIR"] = str(root / "replay")
+    os.environ["RECMETRICS_REPLAY_DIR"] = str(replay)
     try:
         index = report.build(profile="quick", dataset=DATASET, book_dir=book, notebooks_dir=notebooks,
                              out=root / "site", log=None)
@@ -71,7 +72,7 @@ def built_book(tmp_path_factory):
             os.environ["RECMETRICS_REPLAY_DIR"] = previous
     timings["build"] = time.perf_counter() - t0
     return {"root": root, "book": book, "index": index, "site": index.parent, "timings": timings,
-            "replay": root / "replay"}
+            "replay": replay}
 
 
 # ------------------------------------------------------------------------------------- tests
@@ -237,8 +238,8 @@ def test_findings_page_groups_links_counts_and_warns(tmp_path):
     from recmetrics.report.findings_page import findings_glance
 
     glance = findings_glance(tmp_path)
-    assert ('| 000: Valcarce et al., IRJ 2020 (2) | 1 | 0 | 0 | 1 | [5](generated/05_a "Chapter A"), '
-            '[6](generated/06_b "Chapter B") |') in glance.splitlines()
+    assert ('| 000: Valcarce et al., IRJ 2020 (2) | 1 | 0 | 0 | 1 | 2 | 0 | [5](generated/05_a "Chapter A"), '
+            '[6](generated/06_b "Chapter B") |') in glance.splitlines()   # both firm: exact, not testable
     assert "all 4 claims" in glance and "provisional" in glance
     for f in (tmp_path / "findings").glob("*.json"):
         f.unlink()
@@ -650,12 +651,16 @@ def test_findings_page_filters_and_links(built_book, tmp_path):
             return {all: rows.length, shown: rows.filter(r => !r.hidden && r.offsetParent !== null).length,
                     agrees: rows.filter(r => r.dataset.verdict === 'agrees').length,
                     shownAgrees: rows.filter(r => r.dataset.verdict === 'agrees' && r.offsetParent !== null).length,
-                    boxes: Array.from(document.querySelectorAll('.rm-findings-filter input')).map(b => b.dataset.verdict),
+                    boxes: Array.from(document.querySelectorAll('.rm-findings-filter input[data-verdict]')).map(b => b.dataset.verdict),
+                    firmBoxes: Array.from(document.querySelectorAll('.rm-findings-filter input[data-firm]')).map(b => b.dataset.firm),
                     warnings: document.querySelectorAll('.rm-small-profile').length,
                     groups: document.querySelectorAll('tbody.rm-findings-group').length,
+                    shownBorderline: rows.filter(r => r.dataset.firm === 'borderline' && r.offsetParent !== null).length,
+                    borderline: rows.filter(r => r.dataset.firm === 'borderline').length,
                     papers: Array.from(document.querySelectorAll('.rm-findings-wrap')).map(w => w.dataset.paper)}; })()"""
         before = cdp.evaluate(count)
         assert before["boxes"] == ["agrees", "disagrees", "inconclusive", "not testable"], before
+        assert before["firmBoxes"] == ["firm", "borderline"], before
         assert before["all"] == before["shown"] > before["agrees"] > 0, before
         assert before["warnings"] == before["groups"] > 0, before  # the quick profile: every chapter group warned
         assert before["papers"] == sorted(before["papers"], key=lambda p: (not p.isdigit(), p)), before
@@ -663,6 +668,11 @@ def test_findings_page_filters_and_links(built_book, tmp_path):
             box.click(); return box.checked; })()""")
         after = cdp.evaluate(count)
         assert after["shownAgrees"] == 0 and after["shown"] == before["all"] - before["agrees"], after
+        # agrees back on, firm verdicts off: only the borderline ones stay
+        cdp.evaluate("""(() => { document.querySelector('.rm-findings-filter input[data-verdict="agrees"]').click();
+            document.querySelector('.rm-findings-filter input[data-firm="firm"]').click(); return true; })()""")
+        firm_off = cdp.evaluate(count)
+        assert firm_off["shown"] == firm_off["shownBorderline"] == before["borderline"], firm_off
         requests = [ev["params"]["request"]["url"] for ev in cdp.events
                     if ev.get("method") == "Network.requestWillBeSent"]
         assert not [u for u in requests if urlparse(u).scheme not in ("file", "data", "blob", "about")]

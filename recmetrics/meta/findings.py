@@ -29,6 +29,7 @@ threshold, ``z`` <= 0, an empty group or one given as a string, a negative se) r
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import math
 import os
@@ -553,7 +554,7 @@ def to_markdown(table) -> str:
     Rendered as a table by the book (``nb_render_markdown_format: myst``). Each row's claim cell
     starts with an empty ``<span id="claim-...">`` (:func:`row_anchors`) that the Findings page links
     to. Where the run's set-up differs from the paper's (the ``deviations`` column) it is said once,
-    above the table, for every row that shares it; a row says only the deviations particular to it.
+    above the rows that share it (a table per run of rows with the same deviations).
     Under each verdict, its firmness (:mod:`recmetrics.meta.firmness`): ``firm`` or ``borderline``
     ("another split may read this differently"). Cell text is escaped (``|``, ``$``, ``<``) so it
     prints as written.
@@ -572,25 +573,27 @@ def to_markdown(table) -> str:
 
     n = len(table)
     deviations = [split_deviations(d) for d in (table["deviations"] if "deviations" in table else [None] * n)]
-    shared = [d for d in deviations[0] if all(d in other for other in deviations[1:])] if n else []
     firmness = table["firmness"] if "firmness" in table else [math.nan] * n
     bases = table["firmness_basis"] if "firmness_basis" in table else [""] * n
-    lines = []
-    if shared:
-        lines += [f"*Set-up differs from the paper, for every claim below: {_markdown_cell('; '.join(shared))}.*", ""]
-    lines += ["| claim | paper | paper's evidence | our evidence | verdict |", "|---|---|---|---|---|"]
-    for anchor, dev, firm, basis, row in zip(row_anchors(table["id"]), deviations, firmness, bases,
-                                             table.itertuples(index=False)):
-        ours = _markdown_cell(row.our_evidence)
-        own = [d for d in dev if d not in shared]
-        if own:
-            ours += f" *Set-up differs from the paper: {_markdown_cell('; '.join(own))}.*"
-        label = firm_label(firm)
-        how = (f"{float(firm):.2f}" if str(basis or "") in ("", "simulated") else str(basis)) if label else ""
-        firm_text = f"<br>{label} ({how})" + (f": {BORDERLINE}" if label == "borderline" else "") if label else ""
-        lines.append(f"| <span id=\"{anchor}\"></span>{_markdown_cell(row.claim)} | {_markdown_cell(row.paper)} | "
-                     f"{_markdown_cell(row.paper_evidence)} | {ours} | **{row.verdict}**{firm_text} |")
-    return "\n".join(lines)
+    head = ["| claim | paper | paper's evidence | our evidence | verdict |", "|---|---|---|---|---|"]
+    rows = list(zip(row_anchors(table["id"]), deviations, firmness, bases, table.itertuples(index=False)))
+    lines: list[str] = []
+    for dev, group in itertools.groupby(rows, key=lambda r: r[1]):
+        group = list(group)    # the set-up's deviations, once above the rows that share them
+        if lines:
+            lines.append("")
+        if dev:
+            lines += [f"*Set-up differs from the paper{' for every claim below' if len(group) == n else ''}: "
+                      f"{_markdown_cell('; '.join(dev))}.*", ""]
+        lines += head
+        for anchor, _, firm, basis, row in group:
+            label = firm_label(firm)
+            how = (f"{float(firm):.2f}" if str(basis or "") in ("", "simulated") else str(basis)) if label else ""
+            firm_text = f"<br>{label} ({how})" + (f": {BORDERLINE}" if label == "borderline" else "") if label else ""
+            lines.append(f"| <span id=\"{anchor}\"></span>{_markdown_cell(row.claim)} | {_markdown_cell(row.paper)} | "
+                         f"{_markdown_cell(row.paper_evidence)} | {_markdown_cell(row.our_evidence)} | "
+                         f"**{row.verdict}**{firm_text} |")
+    return "\n".join(lines if lines else head)
 
 
 def split_deviations(text) -> list[str]:
