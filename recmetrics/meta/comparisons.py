@@ -234,11 +234,10 @@ class Comparison:
 
     def margin(self) -> str:
         """The effect, its se and its distance from the line: ``"+0.012 ± 0.005, z 2.4"`` (with the split's
-        replicates the se is the Monte Carlo and the split's together, and how many replicates hold)."""
+        replicates the se is the Monte Carlo and the split's together: ``"… with the split"``)."""
         gap, se, tail = self.gap, self.total_se, ""
-        if self.votes is not None:
-            head = f"{_num(gap)} ± {_num(se, False)} with the split"
-            tail = f", holds in {self.votes[0]} of {self.votes[1]} replicates"
+        if self.votes is not None:    # the replicates' own values (τ, DP on 1/R of the users) are biased: their
+            head = f"{_num(gap)} ± {_num(se, False)} with the split"    # spread is shown, not their count
         else:
             head = f"{_num(gap)} ± {_num(se, False)}" if se > 0 else f"{_num(gap)}, exact"
         z = self.z
