@@ -64,3 +64,19 @@ def test_findings_page_shows_every_seed_and_the_replicated_verdict(tmp_path):
     assert "replicated over split seeds 0, 1, 2: 1 agrees, 1 borderline" in page
     assert "by split seed — 0: inconclusive, 1: agrees, 2: inconclusive; replicated: <strong>borderline</strong>" in page
     assert "firm 1.00" in page or "firm exact values" in page
+
+
+def test_replicated_build_arguments_are_refused_before_anything_runs(capsys, monkeypatch):
+    from recmetrics import cli
+
+    def refuse(*a, **k):
+        raise AssertionError("a chapter was executed before the arguments were checked")
+
+    monkeypatch.setattr("recmetrics.report.book.execute_plan", refuse)
+    for args, words in ((["--seeds", "0"], "at least two distinct"), (["--seeds", "0", "0"], "at least two distinct"),
+                        (["--seeds", "0", "1", "-p", "seed=3"], "give the split seed once"),
+                        (["--seeds", "0", "1", "--no-execute"], "needs the chapters executed"),
+                        (["--seeds", "0", "1", "--qrels", "q", "--runs", "r"], "--seeds replicates")):
+        rc = cli.main(["report", *args])
+        err = capsys.readouterr().err.strip()
+        assert rc == 2 and words in err and len(err.splitlines()) == 1, (args, err)
