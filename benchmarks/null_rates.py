@@ -18,8 +18,17 @@ from pathlib import Path
 
 from recmetrics.meta.comparisons import NOISE_SE
 from recmetrics.meta.firmness import null_rate
+from recmetrics.papers.choices import joint_check
 
 LEVEL = math.erfc(NOISE_SE / math.sqrt(2.0))
+
+
+def replayable(claim, kept):
+    """``(check, results)`` that replay ``claim`` as its chapter decided it: under every reading of an
+    open choice at once when the chapter kept one (:func:`recmetrics.papers.choices.joint_check`)."""
+    if kept.get("choice"):
+        return joint_check(claim, kept["results"]), {}
+    return claim.check, kept["results"]
 
 
 def rates(folder, draws: int = 2000):
@@ -30,7 +39,8 @@ def rates(folder, draws: int = 2000):
             kept = pickle.load(fh)
         for claim in kept["claims"]:
             t0 = time.perf_counter()
-            rate, size = null_rate(claim.check, kept["results"], key=claim.id, draws=draws)
+            check, results = replayable(claim, kept)
+            rate, size = null_rate(check, results, key=claim.id, draws=draws)
             out.append({"chapter": path.stem.rsplit("-", 1)[0], "id": claim.id, "comparisons": size,
                         "null_disagrees": rate, "se": math.sqrt(max(rate * (1 - rate), 1e-12) / draws)
                         if size else math.nan, "seconds": time.perf_counter() - t0})
