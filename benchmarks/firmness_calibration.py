@@ -69,7 +69,7 @@ def tables(folders, factors, draws=DRAWS):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--fit", nargs="+", required=True, help="seed=replay folder: the seeds the factor is chosen on")
-    ap.add_argument("--check", nargs="+", required=True, help="seed=replay folder: the seeds it is checked on")
+    ap.add_argument("--check", nargs="+", default=[], help="seed=replay folder: the seeds it is checked on")
     ap.add_argument("--factors", nargs="+", type=float, default=[1.0, 1.5, 2.0, 2.5])
     ap.add_argument("--draws", type=int, default=DRAWS)
     ap.add_argument("--json", help="write the figures to this file")
@@ -79,6 +79,8 @@ def main(argv=None):
     out = {"factors": args.factors, "draws": args.draws, "fit": {}, "check": {}}
     v, f = tables({**fit, **chk}, args.factors, args.draws)
     for part, seeds in (("fit", list(fit)), ("check", list(chk))):
+        if not seeds:
+            continue
         for factor in args.factors:
             h = honesty(v[seeds], f[factor][seeds])
             out[part][str(factor)] = {k: h[k] for k in ("firm_share", "firm_kept", "firm_rows", "observed",
@@ -88,7 +90,8 @@ def main(argv=None):
                   f"{h['firm_kept']:.1%}; opposite {h['opposite']}")
     best = min(args.factors, key=lambda k: abs(math.log(out["fit"][str(k)]["ratio"])))
     out["chosen"] = best
-    print(f"chosen on the fit seeds: factor {best:g}; on the check seeds: {out['check'][str(best)]}")
+    print(f"chosen on the fit seeds: factor {best:g}" + (f"; on the check seeds: {out['check'][str(best)]}"
+                                                         if chk else ""))
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1, default=float))
 
