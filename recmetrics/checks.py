@@ -1,4 +1,4 @@
-"""Argument checks shared by the meta-evaluation entry points (issue 17: no silent wrong p-value).
+"""Argument checks shared by the meta-evaluation entry points: no silent wrong p-value.
 
 One definition of what a valid input is, used by :mod:`recmetrics.meta.discriminative`,
 :mod:`~recmetrics.meta.significance`, :mod:`~recmetrics.meta.compare`,

@@ -248,6 +248,9 @@ def _report(args) -> int:
 def _build_report(build, args, own: dict, dataset_args: dict, overrides: dict):
     """``recmetrics report``'s build: the book of your own runs when ``own`` is given, else the main book."""
     if own:
+        if args.seeds:
+            raise CliError("--seeds replicates the chapters that draw a split of a dataset; the book of your own "
+                           "runs reads the runs as given (build it once per fold set instead)")
         if args.dataset is not None or dataset_args:
             raise CliError("--qrels/--runs build the book of your own runs: --dataset and --dataset-arg "
                            "do not apply (the runs are given, nothing is fitted)")
@@ -255,7 +258,7 @@ def _build_report(build, args, own: dict, dataset_args: dict, overrides: dict):
                      execute=not args.no_execute, scheduler=args.scheduler, jobs=args.jobs, **own)
     return build(profile=args.profile, dataset=args.dataset, out=args.out,
                  dataset_args=dataset_args or None, overrides=overrides or None, scheduler=args.scheduler,
-                 force=args.force, execute=not args.no_execute, progress=True, jobs=args.jobs)
+                 force=args.force, execute=not args.no_execute, progress=True, jobs=args.jobs, seeds=args.seeds)
 
 
 def _own_runs(args) -> dict:
@@ -342,6 +345,10 @@ def add_report(sub) -> None:
     r.add_argument("--out", default=None, metavar="DIR",
                    help="folder of the built site, replaced whole when the build succeeded (default "
                         "book/_build/html; own runs: book/_build/runs/FOLDER/html, FOLDER from --name)")
+    r.add_argument("--seeds", nargs="+", type=int, default=None, metavar="S",
+                   help="a replicated build: execute the chapters at each of these split seeds (at least two; the "
+                        "book is the first seed's) and show every claim's verdict under each seed beside one "
+                        "replicated verdict on the Findings page")
     r.add_argument("--force", action="store_true",
                    help="execute every chapter again, even those whose inputs did not change")
     r.add_argument("--jobs", type=int, default=None, metavar="N",

@@ -203,7 +203,7 @@ def test_bpref_infap_low_dp():
     swapped = dp.copy()
     swapped["bpref"], swapped["infAP"] = 3.0, 5.0
     ev = check("003", "dp-bpref-infap-low-003", {"dp": swapped})
-    assert ev.verdict == "disagrees" and "bpref above infAP: disagrees" in ev.detail
+    assert ev.verdict == "disagrees" and "bpref above infAP (-2, exact): reversed" in ev.detail
     low = dp.copy()
     low["bpref"] = 0.5
     assert check("003", "dp-bpref-infap-low-003", {"dp": low}).verdict == "disagrees"
@@ -409,7 +409,7 @@ def test_scenario_and_tier_checks_decide_against_the_split_replicates():
     # P's items-vs-ratings gap changes sign between user groups: not decided
     torn = with_replicates(rob(scen), {"random-items": {"P": 0.3}}, spread=0.0)
     ev = check("000", "items-hurt-more", {"robustness": torn})
-    assert ev.verdict == "inconclusive" and "P 0.800 vs 0.900 (inconclusive)" in ev.detail
+    assert ev.verdict == "inconclusive" and "P 0.800 vs 0.900 (within the noise" in ev.detail
     assert "data-split replicates" in ev.detail
     tiers = {"RR": 0.95, "ERR": 0.94, "infAP": 0.9, "bpref": 0.89}
     ok = with_replicates(rob({"large-users": flat(tiers)}), {}, spread=0.0)

@@ -155,7 +155,7 @@ def test_plsa_best_needs_every_rival_beaten_beyond_the_noise_and_by_the_test():
     assert verdict("plsa-best", {"designs": tie}).verdict == "inconclusive"
     beaten = fake_run(designs(UAR={KNN: 0.090}))
     ev = verdict("plsa-best", {"designs": beaten})
-    assert ev.verdict == "disagrees" and "UAR: disagrees" in ev.detail
+    assert ev.verdict == "disagrees" and "against it (Holm): UAR: pLSA − kNN" in ev.detail
 
 
 def test_pop_close_to_best_is_second_and_nearer_the_best():

@@ -11,6 +11,9 @@ from __future__ import annotations
 import base64
 import html
 import json
+import math
+import os
+import pickle
 import re
 import shutil
 import subprocess
@@ -55,10 +58,21 @@ def built_book(tmp_path_factory):
                                                                                  "findings", "results"))
     timings = {}
     t0 = time.perf_counter()
-    index = report.build(profile="quick", dataset=DATASET, book_dir=book, notebooks_dir=notebooks,
-                         out=root / "site", log=None)
+    # every chapter keeps its claims and results, so their checks can be replayed at their null
+    replay = tmp_path_factory.mktemp("replay")
+    previous = os.environ.get("RECMETRICS_REPLAY_DIR")
+    os.environ["RECMETRICS_REPLAY_DIR"] = str(replay)
+    try:
+        index = report.build(profile="quick", dataset=DATASET, book_dir=book, notebooks_dir=notebooks,
+                             out=root / "site", log=None)
+    finally:
+        if previous is None:
+            os.environ.pop("RECMETRICS_REPLAY_DIR", None)
+        else:
+            os.environ["RECMETRICS_REPLAY_DIR"] = previous
     timings["build"] = time.perf_counter() - t0
-    return {"root": root, "book": book, "index": index, "site": index.parent, "timings": timings}
+    return {"root": root, "book": book, "index": index, "site": index.parent, "timings": timings,
+            "replay": replay}
 
 
 # ------------------------------------------------------------------------------------- tests
@@ -232,8 +246,8 @@ def test_findings_page_groups_links_counts_and_warns(tmp_path):
     from recmetrics.report.findings_page import findings_glance
 
     glance = findings_glance(tmp_path)
-    assert ('| Valcarce et al., IRJ 2020 (2) | 1 | 0 | 0 | 1 | [5](generated/05_a "Chapter A"), '
-            '[6](generated/06_b "Chapter B") |') in glance.splitlines()
+    assert ('| Valcarce et al., IRJ 2020 (2) | 1 | 0 | 0 | 1 | 2 | 0 | [5](generated/05_a "Chapter A"), '
+            '[6](generated/06_b "Chapter B") |') in glance.splitlines()   # both firm: exact, not testable
     assert not re.search(r"\b00[0-4]\b", glance)        # papers are named, not numbered
     assert "all 4 claims" in glance and "provisional" in glance
     for f in (tmp_path / "findings").glob("*.json"):
@@ -648,12 +662,16 @@ def test_findings_page_filters_and_links(built_book, tmp_path):
             return {all: rows.length, shown: rows.filter(r => !r.hidden && r.offsetParent !== null).length,
                     agrees: rows.filter(r => r.dataset.verdict === 'agrees').length,
                     shownAgrees: rows.filter(r => r.dataset.verdict === 'agrees' && r.offsetParent !== null).length,
-                    boxes: Array.from(document.querySelectorAll('.rm-findings-filter input')).map(b => b.dataset.verdict),
+                    boxes: Array.from(document.querySelectorAll('.rm-findings-filter input[data-verdict]')).map(b => b.dataset.verdict),
+                    firmBoxes: Array.from(document.querySelectorAll('.rm-findings-filter input[data-firm]')).map(b => b.dataset.firm),
                     warnings: document.querySelectorAll('.rm-small-profile').length,
                     groups: document.querySelectorAll('tbody.rm-findings-group').length,
+                    shownBorderline: rows.filter(r => r.dataset.firm === 'borderline' && r.offsetParent !== null).length,
+                    borderline: rows.filter(r => r.dataset.firm === 'borderline').length,
                     papers: Array.from(document.querySelectorAll('.rm-findings-wrap')).map(w => w.dataset.paper)}; })()"""
         before = cdp.evaluate(count)
         assert before["boxes"] == ["agrees", "disagrees", "inconclusive", "not testable"], before
+        assert before["firmBoxes"] == ["firm", "borderline"], before
         assert before["all"] == before["shown"] > before["agrees"] > 0, before
         assert before["warnings"] == before["groups"] > 0, before  # the quick profile: every chapter group warned
         assert before["papers"] == sorted(before["papers"], key=lambda p: (not p.isdigit(), p)), before
@@ -661,6 +679,11 @@ def test_findings_page_filters_and_links(built_book, tmp_path):
             box.click(); return box.checked; })()""")
         after = cdp.evaluate(count)
         assert after["shownAgrees"] == 0 and after["shown"] == before["all"] - before["agrees"], after
+        # agrees back on, firm verdicts off: only the borderline ones stay
+        cdp.evaluate("""(() => { document.querySelector('.rm-findings-filter input[data-verdict="agrees"]').click();
+            document.querySelector('.rm-findings-filter input[data-firm="firm"]').click(); return true; })()""")
+        firm_off = cdp.evaluate(count)
+        assert firm_off["shown"] == firm_off["shownBorderline"] == before["borderline"], firm_off
         requests = [ev["params"]["request"]["url"] for ev in cdp.events
                     if ev.get("method") == "Network.requestWillBeSent"]
         assert not [u for u in requests if urlparse(u).scheme not in ("file", "data", "blob", "about")]
@@ -706,3 +729,30 @@ def test_a_repeated_split_is_named_in_the_set_up_and_a_single_one_is_not():
     assert _setup({}, {"folds": 2, "repeats": 1}) == ["2 folds"]
     assert context_text({"folds": 6, "repeats": 3}) == "6 folds, split drawn 3 times"
     assert context_text({"folds": 2, "repeats": 1}) == "2 folds"
+
+
+def test_every_check_that_makes_several_comparisons_keeps_the_null_rate(built_book):
+    """Every claim of the built book whose check makes two or more uncertain comparisons, replayed with
+    all of them at their null: ``disagrees`` no more often than the rule's level (4.55 %) allows
+    (binomial, 3 se over the draws); the claims as the chapters made them, on the book's own results."""
+    from recmetrics.meta.firmness import null_rate
+    from recmetrics.papers.choices import joint_check
+
+    level, draws = math.erfc(2 / math.sqrt(2)), 400
+    bound = level + 3 * math.sqrt(level * (1 - level) / draws)
+    kept = sorted(built_book["replay"].glob("*.pkl"))
+    assert len(kept) >= 8, kept                # every chapter with claims kept them
+    checked, over = [], []
+    for path in kept:
+        with open(path, "rb") as fh:
+            saved = pickle.load(fh)
+        for claim in saved["claims"]:
+            check, results = ((joint_check(claim, saved["results"]), {}) if saved.get("choice")
+                              else (claim.check, saved["results"]))
+            rate, size = null_rate(check, results, key=claim.id, draws=draws)
+            if size >= 2:
+                checked.append(claim.id)
+                if rate > bound:
+                    over.append((path.stem, claim.id, size, rate))
+    assert len(checked) >= 20, checked
+    assert not over, over

@@ -25,7 +25,7 @@ _LAZY = {
     "Comparison": "compare",
 }
 _SUBMODULES = ("significance", "discriminative", "compare", "agreement", "robustness", "perturbations",
-               "axioms", "guidelines", "findings", "advice")
+               "axioms", "guidelines", "findings", "firmness", "advice")
 # rm.meta.compare is the module (importing a submodule rebinds the package attribute, so a function of
 # the same name could not stay exported): call rm.meta.compare.compare(...)
 

@@ -32,7 +32,7 @@ import math
 from typing import Any, Mapping
 
 from ..errors import InputError
-from .findings import Claim, Evidence, combine, holds, not_testable, order
+from .findings import Claim, Evidence, Verdict, compare, family, holds, jointly, not_testable
 
 __all__ = ["TABLE2", "TABLE2_PRECISION", "paired_difference", "system_pairs", "ordering_evidence", "DATASET_CLAIMS",
            "ZOO_CLAIMS", "PERSONALISED"]
@@ -103,25 +103,28 @@ def ordering_evidence(pairs: Mapping[str, Mapping[str, float]], better: str, wor
     """Verdict of "``better`` beats ``worse`` on every entry" from :func:`paired_difference` results.
 
     ``pairs``: ``{label: paired_difference(better's scores, worse's scores)}``. ``agrees`` when
-    every difference is positive beyond two standard errors (:func:`~recmetrics.meta.findings.order`),
-    ``disagrees`` when some is negative beyond them, ``inconclusive`` otherwise; the detail lists
-    each entry's means and the difference ± se. The value is the smallest difference.
+    every difference is positive beyond two standard errors, ``disagrees`` when Holm's step-down over
+    the entries finds one negative (:func:`~recmetrics.meta.findings.family`), ``inconclusive``
+    otherwise; the detail lists each entry's means and the difference ± se with its z. The value is
+    the smallest difference.
     """
     if not pairs:
         raise KeyError(f"{better} vs {worse}")
-    signs, parts = {}, []
+    comps, parts = {}, []
     for label, p in pairs.items():
-        signs[label] = order(p["difference"], 0.0, p["se"], 0.0)
-        parts.append(f"{label}: {p['mean_a']:.4f} vs {p['mean_b']:.4f} (difference {p['difference']:+.4f} "
-                     f"± {p['se']:.4f}, n = {p['n']:,})")
-    lost = [k for k, s in signs.items() if s < 0]
-    open_ = [k for k, s in signs.items() if s == 0]
+        comps[label] = compare(p["difference"], 0.0, p["se"], 0.0, label=label)
+        parts.append(f"{label}: {p['mean_a']:.4f} vs {p['mean_b']:.4f} (difference {comps[label].margin()}, "
+                     f"n = {p['n']:,})")
+    verdict, held, rev, und = family(comps.values())
+    verdict = Verdict(verdict, comps.values())
+    lost = [k for k, c in comps.items() if c in rev]
+    open_ = [k for k, c in comps.items() if c in und]
     if lost:
-        verdict, head = "disagrees", f"{worse} beats {better} on {', '.join(lost)}"
+        head = f"{worse} beats {better} on {', '.join(lost)} (Holm over the {len(comps)} entries)"
     elif open_:
-        verdict, head = "inconclusive", f"within two standard errors on {', '.join(open_)}"
+        head = f"within two standard errors on {', '.join(open_)}"
     else:
-        verdict, head = "agrees", f"{better} above {worse} beyond two standard errors on all {len(signs)}"
+        head = f"{better} above {worse} beyond two standard errors on all {len(comps)}"
     smallest = min(p["difference"] for p in pairs.values())
     return Evidence(verdict, smallest, head + "; " + "; ".join(parts))
 
@@ -153,7 +156,7 @@ def _personalised(results: Mapping[str, Any]) -> Evidence:
     if not per_system:
         raise KeyError("none of " + ", ".join(PERSONALISED) + " was run")
     evidences = {s: ordering_evidence(pairs, s, "Pop") for s, pairs in per_system.items()}
-    verdict = combine(e.verdict for e in evidences.values())
+    verdict = jointly(e.verdict for e in evidences.values())
     detail = " | ".join(f"{s}: {e.verdict} ({e.detail})" for s, e in evidences.items())
     missing = [s for s in PERSONALISED if s not in per_system]
     if missing:

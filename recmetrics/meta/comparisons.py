@@ -2,14 +2,19 @@
 its noise (:class:`Comparison`, :func:`compare`), standard errors that are themselves estimates
 (:class:`SE`: Student's t on their sample count), and a claim's comparisons as one family
 (:func:`family`: intersection-union for ``agrees``, Holm's step-down for ``disagrees``), so that
-the rule's error rates are what it states (issue 25 §2). The data split's replicates enter a
-comparison as a paired test (:mod:`recmetrics.meta.replicates`). Import these from
-:mod:`recmetrics.meta.findings`, which re-exports them.
+the rule's error rates are what it states. The data split's replicates enter a comparison as a
+paired test (:mod:`recmetrics.meta.replicates`). Import these from :mod:`recmetrics.meta.findings`,
+which re-exports them.
+
+Every comparison a verdict rests on is made by :func:`compare`, so a check can be replayed with its
+inputs redrawn (:data:`REDRAW`, set by :mod:`recmetrics.meta.firmness`): as another split would
+read them (a verdict's firmness), or with every comparison at its null (the rule's error rate).
 """
 from __future__ import annotations
 
 import functools
 import math
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -17,7 +22,7 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["NOISE_SE", "REL_TOL", "MIN_SE_SAMPLES", "SE", "Comparison", "compare", "family", "check_z"]
+__all__ = ["NOISE_SE", "REL_TOL", "MIN_SE_SAMPLES", "SE", "Comparison", "compare", "family", "holm", "check_z", "REDRAW"]
 
 #: a difference must exceed this many standard errors (of the difference) to decide a comparison;
 #: its two-sided level ``2·(1 − Φ(2)) = 4.55 %`` is the error rate the rule promises, per claim
@@ -26,6 +31,10 @@ NOISE_SE = 2.0
 REL_TOL = 1e-9
 #: an se estimated from fewer samples than this is unknown (it decides nothing)
 MIN_SE_SAMPLES = 2
+#: the redraw in force while a check is replayed (:mod:`recmetrics.meta.firmness`), else ``None``: an
+#: object with ``inputs(a, b, se_a, se_b, reps_a, reps_b) -> (a, b, reps_a, reps_b)`` (the estimates as
+#: another draw reads them) and ``outcome(Comparison) -> Comparison``
+REDRAW: ContextVar = ContextVar("recmetrics_redraw", default=None)
 
 
 class SE(float):
@@ -113,11 +122,14 @@ class Comparison:
     """One comparison ``a − b`` against its noise: ``gap`` (a − b), ``se`` of the difference (inf:
     unknown), its degrees of freedom ``df`` (inf: a known se), the floating-point tolerance ``tol``,
     a ``label`` for details; ``pair``/``values``: the two entries and their values, when a check
-    needs them back. With data-split replicates it also holds their paired test: ``rep_gap`` (the
-    mean per-replicate difference), ``rep_se`` (its batch-means se ``sd(d)/√R``, on ``R − 1``
-    degrees of freedom) and ``votes = (replicates where a > b, R)``; the comparison then decides only
-    when both tests decide the same way (its p-value is the larger of the two). An unknown Monte
-    Carlo se then leaves the decision to the replicates (the full-split gap must point their way)."""
+    needs them back. With data-split replicates it also holds their paired spread: ``rep_se`` (the
+    batch-means se ``sd(d)/√R`` of the per-replicate differences, on ``R − 1`` degrees of freedom),
+    ``rep_gap`` (their mean, for the record) and ``votes = (replicates where a > b, R)``. The
+    full-split gap is then decided against the Monte Carlo se and the replicates' se together
+    (``sqrt(se² + rep_se²)``, Welch–Satterthwaite degrees of freedom; an unknown Monte Carlo se is
+    part of the replicates' spread): the replicates estimate how far the statistic moves with the
+    users it is measured on, not the statistic itself, whose value on 1/R of the users is biased for
+    τ or DP (a τ of 1.000 on every user averages 0.88 on the groups)."""
 
     label: str
     gap: float
@@ -129,21 +141,51 @@ class Comparison:
     values: tuple | None = None
     rep_gap: float | None = None
     rep_se: float = math.inf
+    #: a non-strict relation on exact values: a gap within the tolerance holds (0.7999999999999998 ≥ 0.8)
+    tie_holds: bool = False
+    #: an identity ("a = b"): it holds while the gap is inside its band, and a departure either way is
+    #: against it
+    identity: bool = False
+
+    @property
+    def exact(self) -> bool:
+        """Both values exact (an se of 0 known, no replicates): the comparison has no noise."""
+        return self.se == 0 and math.isinf(self.df) and self.votes is None and math.isfinite(self.gap)
+
+    def holds(self, z: float = NOISE_SE) -> bool:
+        """What the claim says of this comparison holds beyond (an identity: within) the noise."""
+        s = self.sign(z)
+        if self.identity:
+            return s == 0 and math.isfinite(self.gap) and not math.isinf(self.se) and not math.isnan(self.se)
+        return s > 0
+
+    def against(self, z: float = NOISE_SE) -> bool:
+        """Decided against the claim, this comparison alone (an identity: departed either way)."""
+        s = self.sign(z)
+        return s != 0 if self.identity else s < 0
 
     def _parts(self):
         if self.votes is None:
             yield self.gap, self.se, self.df, self.tol
             return
-        # with replicates, an unknown Monte Carlo se (NaN, or 0 from identical samples) leaves the
-        # decision to the replicates' paired test, computed from the same samples: the full-split
-        # gap then only has to point the same way
-        yield self.gap, (0.0 if math.isinf(self.se) else self.se), self.df, self.tol
-        yield self.rep_gap, self.rep_se, float(self.votes[1] - 1), self.tol
+        yield self.gap, *self._split_se(), self.tol
+
+    def _split_se(self) -> tuple[float, float]:
+        """The se of the full-split gap with the replicates' spread, and its degrees of freedom."""
+        mc = 0.0 if math.isinf(self.se) or math.isnan(self.se) else self.se
+        rep, rdf = self.rep_se, float(self.votes[1] - 1)
+        if math.isinf(rep) or math.isnan(rep):
+            return math.inf, math.inf
+        var = mc * mc + rep * rep
+        denom = (mc ** 4 / self.df if mc and math.isfinite(self.df) else 0.0) + (rep ** 4 / rdf if rep else 0.0)
+        return math.sqrt(var), (var * var / denom if denom > 0 else math.inf)
 
     def sign(self, z: float = NOISE_SE) -> int:
-        """+1 / −1 when ``|gap| > q·se + tol`` (``q`` = :func:`_quantile`), else 0 (with replicates:
-        only when their paired test gives the same sign)."""
+        """+1 / −1 when ``|gap| > q·se + tol`` (``q`` = :func:`_quantile`; with replicates the se is
+        the Monte Carlo and the split's together), else 0."""
         z = _check_z(z)
+        if self.tie_holds and self.exact and abs(self.gap) <= self.tol:
+            return 1
         signs = set()
         for gap, se, df, tol in self._parts():
             if gap is None or not math.isfinite(gap) or math.isinf(se) or math.isnan(se):
@@ -157,6 +199,8 @@ class Comparison:
         """Two-sided p-value of ``gap ≠ 0`` beyond the tolerance (1 when undecidable, 0 for an exact gap):
         ``p < level(z)`` exactly when :meth:`sign` decides, so Holm's step-down can order comparisons."""
         ps, dirs = [], set()
+        if self.tie_holds and self.exact and abs(self.gap) <= self.tol:
+            return 1.0
         for gap, se, df, tol in self._parts():
             excess = abs(gap) - tol if gap is not None and math.isfinite(gap) else -1.0
             if excess <= 0 or math.isinf(se) or math.isnan(se):
@@ -172,8 +216,44 @@ class Comparison:
                 ps.append(float(2 * stats.t.sf(excess / se, df)))
         return max(ps) if len(dirs) == 1 else 1.0
 
+    @property
+    def total_se(self) -> float:
+        """The se the gap is decided against (with replicates, the Monte Carlo and the split's together)."""
+        return self._split_se()[0] if self.votes is not None else self.se
+
+    @property
+    def z(self) -> float:
+        """The distance from the decision line in standard errors: ``gap / total_se`` (±inf for an
+        exact gap, NaN when unknown)."""
+        gap, se = self.gap, self.total_se
+        if gap is None or not math.isfinite(gap) or math.isnan(se) or math.isinf(se):
+            return math.nan
+        if se == 0:
+            return 0.0 if abs(gap) <= self.tol else math.copysign(math.inf, gap)
+        return gap / se
+
+    def margin(self) -> str:
+        """The effect, its se and its distance from the line: ``"+0.012 ± 0.005, z 2.4"`` (with the split's
+        replicates the se is the Monte Carlo and the split's together: ``"… with the split"``)."""
+        gap, se, tail = self.gap, self.total_se, ""
+        if self.votes is not None:    # the replicates' own values (τ, DP on 1/R of the users) are biased: their
+            head = f"{_num(gap)} ± {_num(se, False)} with the split"    # spread is shown, not their count
+        else:
+            head = f"{_num(gap)} ± {_num(se, False)}" if se > 0 else f"{_num(gap)}, exact"
+        z = self.z
+        zt = "" if se == 0 and self.votes is None else (f", z {z:+.1f}" if math.isfinite(z) else ", se unknown")
+        return head + zt + tail
+
     def text(self) -> str:
-        return self.label + (f" (holds in {self.votes[0]} of {self.votes[1]} replicates)" if self.votes else "")
+        return f"{self.label} ({self.margin()})" if self.label else self.margin()
+
+
+def _num(x, signed: bool = True) -> str:
+    """A gap or an se in three significant digits (``+0.0123``, ``0.00412``; ``n/a`` when unknown)."""
+    if x is None or not math.isfinite(x):
+        return "n/a"
+    sign = "+" if signed else ""
+    return f"{x:{sign}.3g}" if abs(x) >= 1e-4 or x == 0 else f"{x:{sign}.2e}"
 
 
 def _replicate_part(reps_a, reps_b) -> tuple[float | None, float, tuple[int, int] | None]:
@@ -198,11 +278,29 @@ def compare(a: float, b: float, se_a=0.0, se_b=0.0, *, reps_a=None, reps_b=None,
     paired per-replicate values of both (the data split's variability, :mod:`recmetrics.meta.replicates`:
     a paired t-test on the per-replicate differences, which must agree with the first)."""
     a, b = float(a), float(b)
+    redraw = REDRAW.get()
+    shown = label or f"{a:.4g} vs {b:.4g}"
+    if redraw is not None:
+        a, b, reps_a, reps_b = redraw.inputs(a, b, se_a, se_b, reps_a, reps_b)
     rep_gap, rep_se, votes = _replicate_part(reps_a, reps_b)
     se, df = _se_df(se_a, se_b)
     gap = a - b if math.isfinite(a) and math.isfinite(b) else math.nan
     tol = REL_TOL * max(1.0, abs(a), abs(b)) if math.isfinite(gap) else 0.0
-    return Comparison(label or f"{a:.4g} vs {b:.4g}", gap, se, df, tol, votes, rep_gap=rep_gap, rep_se=rep_se)
+    c = Comparison(shown, gap, se, df, tol, votes, rep_gap=rep_gap, rep_se=rep_se)
+    return c if redraw is None else redraw.outcome(c)
+
+
+def holm(comparisons: Iterable[Comparison], *, z: float = NOISE_SE) -> list[Comparison]:
+    """The comparisons Holm's step-down rejects (``gap ≠ 0`` beyond the noise, family-wise level
+    ``2·(1 − Φ(z))``), in order of their p-values."""
+    comps = list(comparisons)
+    alpha, m = _level(_check_z(z)), len(comps)
+    rejected = []
+    for i, c in enumerate(sorted(comps, key=lambda c: c.p)):
+        if c.p > alpha / (m - i):
+            break
+        rejected.append(c)
+    return rejected
 
 
 def family(comparisons: Iterable[Comparison], *, z: float = NOISE_SE) -> tuple[str, list, list, list]:
@@ -211,24 +309,21 @@ def family(comparisons: Iterable[Comparison], *, z: float = NOISE_SE) -> tuple[s
 
     * ``agrees`` when *every* comparison holds beyond its band (an intersection-union test: if the
       claim is false some comparison is, and that one alone passes with probability at most the
-      level ``2·(1 − Φ(z))``, so no correction is needed);
+      level ``2·(1 − Φ(z))``, so no correction is needed); an identity (``Comparison.identity``)
+      holds while it is inside its band;
     * ``disagrees`` when Holm's step-down over the two-sided p-values of all m comparisons
-      (family-wise level ``2·(1 − Φ(z))``) rejects a comparison that goes against the claim: with
+      (family-wise level ``2·(1 − Φ(z))``) rejects a comparison that goes against the claim (an
+      identity: a departure either way): with
       all comparisons truly null, that happens in at most 4.55 % of draws however many there are;
     * otherwise ``inconclusive``.
     """
     z = _check_z(z)
     comps = list(comparisons)
-    held = [c for c in comps if c.sign(z) > 0]
-    alpha, m = _level(z), len(comps)
-    rejected = []
-    for i, c in enumerate(sorted(comps, key=lambda c: c.p)):
-        if c.p > alpha / (m - i):
-            break
-        rejected.append(c)
-    reversed_ = [c for c in rejected if c.gap < 0]
+    held = [c for c in comps if c.holds(z)]
+    rejected = holm(comps, z=z)
+    reversed_ = [c for c in rejected if c.identity or c.gap < 0]
     undecided = [c for c in comps if c not in held and c not in reversed_]
-    verdict = "disagrees" if reversed_ else "agrees" if comps and len(held) == m else "inconclusive"
+    verdict = "disagrees" if reversed_ else "agrees" if comps and len(held) == len(comps) else "inconclusive"
     return verdict, held, reversed_, undecided
 
 

@@ -29,6 +29,7 @@ threshold, ``z`` <= 0, an empty group or one given as a string, a negative se) r
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import math
 import os
@@ -41,10 +42,14 @@ import numpy as np
 
 from ..errors import InputError
 from .comparisons import MIN_SE_SAMPLES, NOISE_SE, REL_TOL, SE, Comparison, compare, family
+from .firmness import DRAWS
+from .firmness import firmness as _firmness
 
 __all__ = ["Claim", "Evidence", "VERDICTS", "NOISE_SE", "REL_TOL", "MIN_SE_SAMPLES", "SE", "Comparison", "compare",
-           "family", "group_comparisons", "combine_comparisons", "threshold_reading", "holds_all", "combine", "order", "holds", "best_of",
-           "not_testable", "assess", "save", "collect", "findings_dir", "to_markdown", "claim_anchor",
+           "family", "Verdict", "decide", "jointly", "undecidable", "weakest", "group_comparisons", "row_firmness",
+           "keep_for_replay",
+           "combine_comparisons", "threshold_reading", "holds_all", "holds_comparison", "order", "holds", "best_of",
+           "not_testable", "assess", "save", "collect", "findings_dir", "to_markdown", "split_deviations", "claim_anchor",
            "row_anchors"]
 
 #: the verdicts a check may return. ``not testable``: the project's set-up cannot produce the
@@ -53,14 +58,86 @@ __all__ = ["Claim", "Evidence", "VERDICTS", "NOISE_SE", "REL_TOL", "MIN_SE_SAMPL
 VERDICTS = ("agrees", "disagrees", "inconclusive", "not testable")
 
 
+class Verdict(str):
+    """A verdict (one of :data:`VERDICTS`) that keeps the comparisons it was decided from, so a claim
+    made of several parts decides all of them as one family (:func:`jointly`).
+
+    >>> v = holds(0.95, ">", 0.9, 0.01); v, len(v.comparisons)
+    ('agrees', 1)
+    """
+
+    comparisons: tuple
+
+    def __new__(cls, verdict: str, comparisons: Iterable[Comparison] = ()):
+        if verdict not in VERDICTS:
+            raise InputError(f"verdict must be one of {VERDICTS}, got {verdict!r}")
+        out = super().__new__(cls, verdict)
+        out.comparisons = tuple(comparisons)
+        return out
+
+    def __reduce__(self):
+        return Verdict, (str(self), self.comparisons)
+
+
+def decide(comparisons: Iterable[Comparison], *, z: float = NOISE_SE) -> Verdict:
+    """:func:`family`'s verdict, keeping the comparisons (a :class:`Verdict`)."""
+    comps = list(comparisons)
+    return Verdict(family(comps, z=z)[0], comps)
+
+
+def undecidable(comparisons: Iterable[Comparison]) -> tuple[Comparison, ...]:
+    """The same comparisons with their uncertainty unknown: they decide nothing in a family (a part
+    whose reading flips with a project-chosen threshold or an open choice)."""
+    return tuple(dataclasses.replace(c, se=math.nan, votes=None, tie_holds=False) for c in comparisons)
+
+
+def jointly(parts: Iterable[str], *, z: float = NOISE_SE) -> Verdict:
+    """One verdict for a claim made of several parts ("A above B *and* C below D"): every part's
+    comparisons as one family (:func:`family`: ``agrees`` when each holds, ``disagrees`` when Holm
+    over all of them finds one against the claim), never the parts' separate verdicts joined.
+
+    Each part is a :class:`Verdict` (from :func:`holds`, :func:`best_of`, :func:`decide`, ...); an
+    ``inconclusive`` part without comparisons (nothing to compare) keeps the claim from agreeing; any
+    other bare verdict is an InputError (its comparisons are needed to correct for their number).
+
+    >>> jointly([holds(0.95, ">", 0.9, 0.01), holds(0.2, "<", 0.3, 0.01)])
+    'agrees'
+    >>> jointly([holds(0.95, ">", 0.9, 0.01), Verdict("inconclusive")])
+    'inconclusive'
+    """
+    comps: list[Comparison] = []
+    blocked = False
+    for p in parts:
+        pc = getattr(p, "comparisons", None)
+        if pc is None or (not pc and p != "inconclusive"):
+            raise InputError(f"jointly: a part read {str(p)!r} without the comparisons it was decided from "
+                             "(make it with holds, best_of, decide or Verdict(verdict, comparisons))")
+        comps += pc
+        blocked |= not pc
+    v = decide(comps, z=z) if comps else Verdict("inconclusive")
+    return Verdict("inconclusive", v.comparisons) if blocked and v == "agrees" else v
+
+
 def combine_comparisons(comparisons: Iterable[Comparison], *, z: float = NOISE_SE) -> tuple[str, str]:
-    """:func:`family` with a one-line detail: ``(verdict, detail)``."""
-    verdict, held, rev, und = family(comparisons, z=z)
+    """:func:`family` with a one-line detail: ``(verdict, detail)``; every comparison named with its
+    effect, se and distance from the line (the weakest one when all hold)."""
+    comps = list(comparisons)
+    verdict, held, rev, und = family(comps, z=z)
     if rev:
-        return verdict, "against the claim beyond the noise (Holm over the comparisons): " + "; ".join(c.text() for c in rev)
+        return Verdict(verdict, comps), ("against the claim beyond the noise (Holm over the comparisons): "
+                                         + "; ".join(c.text() for c in rev))
     if und:
-        return verdict, "within the noise: " + "; ".join(c.text() for c in und)
-    return verdict, f"all {len(held)} comparison(s) hold beyond {z:g} standard errors"
+        return Verdict(verdict, comps), "within the noise: " + "; ".join(c.text() for c in und)
+    return Verdict(verdict, comps), f"all {len(held)} comparison(s) hold beyond {z:g} standard errors{weakest(held)}"
+
+
+def weakest(comparisons: Iterable[Comparison]) -> str:
+    """``"; weakest: <comparison with its margin>"`` — the held comparison nearest the line, or ``""``."""
+    finite = [c for c in comparisons if math.isfinite(abs(c.z))]
+    if not finite:
+        return ""
+    c = min(finite, key=lambda c: abs(c.z))
+    return f"; weakest: {c.text()}"
 
 
 def order(a: float, b: float, se_a: float | None = 0.0, se_b: float | None = 0.0, *, z: float = NOISE_SE,
@@ -88,33 +165,42 @@ def _check_threshold(threshold) -> float:
     return float(threshold)
 
 
+def holds_comparison(value: float, relation: str, threshold: float, se: float | None = 0.0, *,
+                     replicates=None, label: str = "") -> Comparison:
+    """The comparison behind :func:`holds`, oriented so that ``gap > 0`` is what the relation says
+    (``value − threshold`` for ``>``/``>=``, ``threshold − value`` for ``<``/``<=``); a non-strict
+    relation on exact values holds at a tie."""
+    if relation not in (">", ">=", "<", "<="):
+        raise InputError(f"relation must be one of '>', '>=', '<', '<=', got {relation!r}")
+    threshold = _check_threshold(threshold)
+    reps_t = None if replicates is None else np.full(np.shape(np.ravel(replicates)), threshold)
+    sym = {">": ">", ">=": "≥", "<": "<", "<=": "≤"}[relation]
+    text = label or f"{float(value):.4g} {sym} {threshold:g}"
+    if relation.startswith(">"):
+        c = compare(value, threshold, se, 0.0, reps_a=replicates, reps_b=reps_t, label=text)
+    else:
+        c = compare(threshold, value, 0.0, se, reps_a=reps_t, reps_b=replicates, label=text)
+    return dataclasses.replace(c, tie_holds=relation.endswith("=")) if math.isfinite(float(value)) else c
+
+
 def holds(value: float, relation: str, threshold: float, se: float | None = 0.0, *, z: float = NOISE_SE,
-          replicates=None) -> str:
+          replicates=None, label: str = "") -> Verdict:
     """Verdict of ``value <relation> threshold`` (relation one of ``> >= < <=``) against its uncertainty.
 
     Beyond the noise band the claim ``agrees`` or ``disagrees``. Inside it a strict relation is
     ``inconclusive``; a non-strict one (``>=``, ``<=``) ``agrees`` when the value is exact
     (``se = 0``: 0.7999999999999998 ≥ 0.8 holds) and is ``inconclusive`` when it is an estimate.
     ``replicates``: the value on each data split (their spread enters the se, :func:`compare`).
+    The :class:`Verdict` keeps its comparison (:func:`holds_comparison`), for :func:`jointly`.
 
     >>> holds(0.7999999999999998, ">=", 0.8), holds(0.8 + 2e-16, ">", 0.8), holds(0.75, ">=", 0.8, se=0.04)
     ('agrees', 'inconclusive', 'inconclusive')
     """
-    if relation not in (">", ">=", "<", "<="):
-        raise InputError(f"relation must be one of '>', '>=', '<', '<=', got {relation!r}")
-    threshold = _check_threshold(threshold)
-    reps_t = None if replicates is None else np.full(np.shape(np.ravel(replicates)), threshold)
-    sign = compare(value, threshold, se, 0.0, reps_a=replicates, reps_b=reps_t).sign(z)
-    if relation.startswith("<"):
-        sign = -sign
-    if sign:
-        return "agrees" if sign > 0 else "disagrees"
-    exact = (se is None or (float(se) == 0.0 and getattr(se, "n", None) is None)) and replicates is None
-    return "agrees" if relation.endswith("=") and exact and math.isfinite(float(value)) else "inconclusive"
+    return decide([holds_comparison(value, relation, threshold, se, replicates=replicates, label=label)], z=z)
 
 
 def holds_all(values: Iterable[float], relation: str, threshold: float, se: Iterable | None = None, *,
-              z: float = NOISE_SE) -> str:
+              z: float = NOISE_SE) -> Verdict:
     """:func:`holds` for several values at once ("each τ ≥ 0.8"), as one family: ``agrees`` when every
     value holds, ``disagrees`` only when Holm's step-down over the values finds one against the
     relation (so the chance of a false ``disagrees`` does not grow with their number), else
@@ -127,12 +213,7 @@ def holds_all(values: Iterable[float], relation: str, threshold: float, se: Iter
     ses = [0.0] * len(values) if se is None else list(se)
     if len(ses) != len(values):
         raise InputError(f"holds_all: {len(values)} values but {len(ses)} standard errors")
-    verdicts = [holds(v, relation, threshold, s, z=z) for v, s in zip(values, ses)]
-    if verdicts and all(v == "agrees" for v in verdicts):
-        return "agrees"
-    t = _check_threshold(threshold)
-    comps = [compare(v, t, s, 0.0) if relation.startswith(">") else compare(t, v, 0.0, s) for v, s in zip(values, ses)]
-    return "disagrees" if family(comps, z=z)[2] else "inconclusive"
+    return decide([holds_comparison(v, relation, threshold, s) for v, s in zip(values, ses)], z=z)
 
 
 def threshold_reading(value: float, relation: str, threshold: float, step: float, se: float | None = 0.0, *,
@@ -161,8 +242,10 @@ def threshold_reading(value: float, relation: str, threshold: float, step: float
               f"at {threshold - step:g} / {threshold + step:g}: {lo} / {hi}")
     opposite = {"agrees": "disagrees", "disagrees": "agrees"}.get(at)
     if opposite in (lo, hi):
-        return "inconclusive", detail + " — flips within one step of the project's threshold"
-    return at, detail
+        return (Verdict("inconclusive", undecidable(at.comparisons)),
+                detail + " — flips within one step of the project's threshold")
+    margin = "; ".join(c.margin() for c in at.comparisons[:1]) if not several else weakest(at.comparisons)[2:]
+    return at, detail + (f" ({margin})" if margin else "")
 
 
 def _check_group(group) -> list:
@@ -171,7 +254,23 @@ def _check_group(group) -> list:
     group = list(group)
     if not group:
         raise InputError("group is empty: name the entries the claim is about")
+    seen = set()
+    for g in group:
+        if g in seen:
+            raise InputError(f"group names {g!r} twice: name each entry once")
+        seen.add(g)
     return group
+
+
+def _check_cover(values: Mapping, given: Mapping | None, what: str) -> None:
+    """``se`` or ``replicates`` given for some entries must be given for all of them (a missing one
+    would be read as exact, or as zeros); an se of ``None`` says "exact" explicitly."""
+    if not given:
+        return
+    missing = [k for k in values if k not in given or (what == "replicates" and given[k] is None)]
+    if missing:
+        raise InputError(f"{what} covers {len(values) - len(missing)} of the {len(values)} entries: none for "
+                         f"{', '.join(map(repr, missing[:5]))} (give it for every entry, or for none)")
 
 
 def best_of(values: Mapping[str, float], group: Iterable[str], se: Mapping[str, float] | None = None, *,
@@ -195,24 +294,25 @@ def best_of(values: Mapping[str, float], group: Iterable[str], se: Mapping[str, 
     group = _check_group(group)
     missing = [g for g in group if g not in values]
     if missing:
-        raise KeyError(missing[0])
+        raise InputError(f"group names {missing[0]!r}, which has no value (entries: "
+                         f"{', '.join(map(repr, list(values)[:12]))})")
     others = [k for k in values if k not in group]
     if not others:
-        return "inconclusive", "nothing to compare with"
+        return Verdict("inconclusive"), "nothing to compare with"
     comps = group_comparisons(values, group, se, higher=higher, replicates=replicates)
     verdict, held, rev, und = family(comps, z=z)
     if rev:
-        return "disagrees", "; ".join(_beats(c) for c in rev) + f" (Holm over the {len(comps)} pairs)"
+        return Verdict("disagrees", comps), "; ".join(_beats(c) for c in rev) + f" (Holm over the {len(comps)} pairs)"
     if und:
-        return "inconclusive", "within the noise: " + "; ".join(c.text() for c in und)
-    return "agrees", f"{', '.join(map(str, group))} beat(s) every other entry beyond {z:g} standard errors"
+        return Verdict("inconclusive", comps), "within the noise: " + "; ".join(c.text() for c in und)
+    return Verdict("agrees", comps), (f"{', '.join(map(str, group))} beat(s) every other entry beyond {z:g} standard "
+                                      f"errors{weakest(held)}")
 
 
 def _beats(c: Comparison) -> str:
-    """"o beats m (…)" for a member-vs-other comparison that went against the claim."""
+    """"o beats m (…)" for a member-vs-other comparison that went against the claim, with its margin."""
     m, o = c.pair
-    against = f", in {c.votes[1] - c.votes[0]} of {c.votes[1]} replicates" if c.votes else ""
-    return f"{o} beats {m} ({c.values[1]:.4g} vs {c.values[0]:.4g}{against})"
+    return f"{o} beats {m} ({c.values[1]:.4g} vs {c.values[0]:.4g}; {c.margin()})"
 
 
 def group_comparisons(values: Mapping, group: Iterable, se: Mapping | None = None, *, higher: bool = True,
@@ -223,8 +323,10 @@ def group_comparisons(values: Mapping, group: Iterable, se: Mapping | None = Non
     prefixes each comparison's text (e.g. the scenario). ``pair_se(m, o)``: the se of the
     difference itself when the two estimates are paired (the same Monte Carlo samples), used
     instead of ``sqrt(se_m² + se_o²)``."""
-    se, reps = dict(se or {}), dict(replicates or {})
     group = _check_group(group)
+    _check_cover(values, se, "se")
+    _check_cover(values, replicates, "replicates")
+    se, reps = dict(se or {}), dict(replicates or {})
     comps = []
     for m in group:
         for o in (k for k in values if k not in group):
@@ -272,34 +374,25 @@ class Claim:
     check: Callable[[Mapping[str, Any]], Evidence]
 
 
-def combine(verdicts: Iterable[str]) -> str:
-    """One verdict for a claim that makes several comparisons at once: ``disagrees`` if any part
-    disagrees, ``agrees`` if every part agrees (and there is at least one), else ``inconclusive``
-    (an undecided or untestable part, or no part at all).
-
-    >>> combine(["agrees", "agrees"]), combine(["agrees", "inconclusive"]), combine(["inconclusive", "disagrees"])
-    ('agrees', 'inconclusive', 'disagrees')
-    >>> combine([])
-    'inconclusive'
-    """
-    verdicts = list(verdicts)
-    if "disagrees" in verdicts:
-        return "disagrees"
-    return "agrees" if verdicts and all(v == "agrees" for v in verdicts) else "inconclusive"
-
-
 def assess(claims: Iterable[Claim], results: Mapping[str, Any], context: Mapping[str, Any] | None = None,
-           deviations: Iterable[str] | None = None):
+           deviations: Iterable[str] | None = None, *, draws: int = DRAWS, keep: bool = True):
     """Run every claim's check on ``results``; one row per claim (a pandas DataFrame).
 
-    Columns: ``id, paper, claim, paper_evidence, verdict, value, our_evidence, deviations`` plus one
-    column per ``context`` entry (dataset, profile, ...), so a gathered table says where each verdict
-    came from. ``deviations``: where this run's set-up differs from the paper's (one string each,
-    e.g. from :func:`recmetrics.papers.deviations`); every row carries them, joined by ``"; "``
-    (empty when the run follows the paper).
+    Columns: ``id, paper, claim, paper_evidence, verdict, value, our_evidence, deviations, firmness,
+    firmness_basis`` plus one column per ``context`` entry (dataset, profile, ...), so a gathered
+    table says where each verdict came from. ``deviations``: where this run's set-up differs from
+    the paper's (one string each, e.g. from :func:`recmetrics.papers.deviations`); every row carries
+    them, joined by ``"; "`` (empty when the run follows the paper). ``firmness``: the chance another
+    split reads the row's verdict the same (:func:`recmetrics.meta.firmness.firmness`, at most
+    ``draws`` replays of its check; 0: not computed, NaN), ``firmness_basis`` how it was found
+    (``simulated``, ``exact values``, ``not testable``, ``not computed``). ``keep``: keep the claims
+    and results for replays outside the chapter when asked to (:func:`keep_for_replay`).
     """
     import pandas as pd
 
+    claims = list(claims)
+    if keep:
+        keep_for_replay(claims, results, context)
     if isinstance(deviations, str):
         deviations = [deviations]
     deviation_text = "; ".join(str(d) for d in (deviations or ()))
@@ -310,18 +403,64 @@ def assess(claims: Iterable[Claim], results: Mapping[str, Any], context: Mapping
         if claim.id in seen:
             raise InputError(f"claim id {claim.id!r} appears twice")
         seen.add(claim.id)
+        computed = True
         try:
             ev = claim.check(results)
         except KeyError as exc:
-            ev = Evidence("inconclusive", None, f"not computed here: {exc.args[0]!r}")
+            ev, computed = Evidence("inconclusive", None, f"not computed here: {exc.args[0]!r}"), False
         if not isinstance(ev, Evidence):
             raise InputError(f"the check of claim {claim.id!r} returned {type(ev).__name__}, expected Evidence")
         value = None if ev.value is None or not math.isfinite(float(ev.value)) else float(ev.value)
+        firm, basis = row_firmness(claim.check, results, ev.verdict if computed else None, key=claim.id,
+                                   context=context, draws=draws)
         rows.append({"id": claim.id, "paper": claim.paper, "claim": claim.claim,
-                     "paper_evidence": claim.paper_evidence, "verdict": ev.verdict, "value": value,
-                     "our_evidence": ev.detail, "deviations": deviation_text, **dict(context or {})})
+                     "paper_evidence": claim.paper_evidence, "verdict": str(ev.verdict), "value": value,
+                     "our_evidence": ev.detail, "deviations": deviation_text, "firmness": firm,
+                     "firmness_basis": basis, **dict(context or {})})
     return pd.DataFrame(rows, columns=["id", "paper", "claim", "paper_evidence", "verdict", "value",
-                                       "our_evidence", "deviations", *dict(context or {})])
+                                       "our_evidence", "deviations", "firmness", "firmness_basis",
+                                       *dict(context or {})])
+
+
+def keep_for_replay(claims: Iterable[Claim], results: Mapping[str, Any], context: Mapping[str, Any] | None = None,
+                    *, choice: str | None = None):
+    """With ``$RECMETRICS_REPLAY_DIR`` set, write the claims and the results their checks read to a
+    file there (cloudpickle), so their checks can be replayed outside the chapter — the null rate of
+    every check (``benchmarks/null_rates.py``, :func:`recmetrics.meta.firmness.null_rate`); else nothing.
+    With ``choice``, ``results`` are the results under every reading of that open choice
+    (:func:`recmetrics.papers.choices.assess_choices`)."""
+    folder = os.environ.get("RECMETRICS_REPLAY_DIR")
+    if not folder:
+        return None
+    import hashlib
+
+    try:
+        import cloudpickle
+    except ImportError:                       # joblib (the models extra) carries its own copy
+        from joblib.externals import cloudpickle
+
+    claims = list(claims)
+    tag = hashlib.sha1("\0".join(c.id for c in claims).encode("utf-8")).hexdigest()[:10]
+    path = Path(folder) / f"{os.environ.get('RECMETRICS_CHAPTER', 'claims')}-{tag}.pkl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as fh:
+        cloudpickle.dump({"claims": claims, "results": dict(results), "context": dict(context or {}),
+                          "choice": choice}, fh)
+    return path
+
+
+def row_firmness(check: Callable, results: Mapping[str, Any], verdict: str | None, *, key: str,
+                 context: Mapping[str, Any] | None = None, draws: int = DRAWS) -> tuple[float, str]:
+    """``(firmness, basis)`` of one row (:func:`recmetrics.meta.firmness.firmness`, seeded by the claim's
+    id and the context's split seed): 1 for a claim not computed (``verdict`` None) or not testable,
+    NaN when ``draws`` is 0."""
+    if not draws:
+        return math.nan, ""
+    if verdict is None or verdict == "not testable":
+        return 1.0, "not computed" if verdict is None else "not testable"
+    firm, basis, _ = _firmness(check, results, str(verdict), key=key,
+                               seed=int(dict(context or {}).get("seed") or 0), draws=draws)
+    return firm, basis
 
 
 def findings_dir() -> Path:
@@ -361,7 +500,8 @@ def save(table, chapter: str, directory: str | os.PathLike | None = None, *,
 
 
 def collect(directory: str | os.PathLike | None = None, names: Iterable[str] | None = None):
-    """Every chapter's saved findings in one DataFrame (column ``chapter`` added); ``names``: only
+    """Every chapter's saved findings in one DataFrame (column ``chapter`` added; ``firmness`` and
+    ``firmness_basis``, :func:`assess`, NaN and ``""`` for findings saved without them); ``names``: only
     these files of ``directory`` (those missing are skipped), e.g. the ones a build's chapters wrote."""
     import pandas as pd
 
@@ -376,8 +516,11 @@ def collect(directory: str | os.PathLike | None = None, names: Iterable[str] | N
         frames.append(frame)
     if not frames:
         return pd.DataFrame(columns=["chapter", "id", "paper", "claim", "paper_evidence", "verdict", "value",
-                                     "our_evidence"])
-    return pd.concat(frames, ignore_index=True)
+                                     "our_evidence", "firmness", "firmness_basis"])
+    out = pd.concat(frames, ignore_index=True)
+    if "firmness" not in out:           # findings saved before firmness was computed
+        out["firmness"], out["firmness_basis"] = math.nan, ""
+    return out
 
 
 #: section labels the Findings page can link to: Sphinx turns a MyST target into an HTML id
@@ -413,25 +556,64 @@ def to_markdown(table) -> str:
 
     Rendered as a table by the book (``nb_render_markdown_format: myst``). Each row's claim cell
     starts with an empty ``<span id="claim-...">`` (:func:`row_anchors`) that the Findings page links
-    to; a non-empty ``deviations`` column (where the run's set-up differs from the paper's) is added
-    to our evidence. Cell text is escaped (``|``, ``$``, ``<``) so it prints as written.
+    to. Where the run's set-up differs from the paper's (the ``deviations`` column) it is said once,
+    above the rows that share it (a table per run of rows with the same deviations).
+    Under each verdict, its firmness (:mod:`recmetrics.meta.firmness`): ``firm`` or ``borderline``
+    ("another split may read this differently"). Cell text is escaped (``|``, ``$``, ``<``) so it
+    prints as written.
 
     >>> import pandas as pd
     >>> t = pd.DataFrame({"id": ["c1"], "claim": ["P < R costs $1"], "paper": ["000"],
-    ...                   "paper_evidence": ["Fig. 4"], "our_evidence": ["`a|b` vs 0.3"], "verdict": ["agrees"]})
+    ...                   "paper_evidence": ["Fig. 4"], "our_evidence": ["`a|b` vs 0.3"], "verdict": ["agrees"],
+    ...                   "firmness": [0.62], "firmness_basis": ["simulated"]})
     >>> print(to_markdown(t))
     | claim | paper | paper's evidence | our evidence | verdict |
     |---|---|---|---|---|
-    | <span id="claim-c1"></span>P &lt; R costs \\$1 | 000 | Fig. 4 | `a\\|b` vs 0.3 | **agrees** |
+    | <span id="claim-c1"></span>P &lt; R costs \\$1 | 000 | Fig. 4 | `a\\|b` vs 0.3 | **agrees**<br>borderline (0.62): another split may read this differently |
     """
     from ..markdown import markdown_cell as _markdown_cell
+    from .firmness import BORDERLINE, firm_label
 
-    deviations = table["deviations"] if "deviations" in table else [None] * len(table)
-    lines = ["| claim | paper | paper's evidence | our evidence | verdict |", "|---|---|---|---|---|"]
-    for anchor, dev, row in zip(row_anchors(table["id"]), deviations, table.itertuples(index=False)):
-        ours = _markdown_cell(row.our_evidence)
-        if isinstance(dev, str) and dev.strip():
-            ours += f" *Set-up differs from the paper: {_markdown_cell(dev)}.*"
-        lines.append(f"| <span id=\"{anchor}\"></span>{_markdown_cell(row.claim)} | {_markdown_cell(row.paper)} | "
-                     f"{_markdown_cell(row.paper_evidence)} | {ours} | **{row.verdict}** |")
-    return "\n".join(lines)
+    n = len(table)
+    deviations = [split_deviations(d) for d in (table["deviations"] if "deviations" in table else [None] * n)]
+    firmness = table["firmness"] if "firmness" in table else [math.nan] * n
+    bases = table["firmness_basis"] if "firmness_basis" in table else [""] * n
+    head = ["| claim | paper | paper's evidence | our evidence | verdict |", "|---|---|---|---|---|"]
+    rows = list(zip(row_anchors(table["id"]), deviations, firmness, bases, table.itertuples(index=False)))
+    lines: list[str] = []
+    for dev, group in itertools.groupby(rows, key=lambda r: r[1]):
+        group = list(group)    # the set-up's deviations, once above the rows that share them
+        if lines:
+            lines.append("")
+        if dev:
+            lines += [f"*Set-up differs from the paper{' for every claim below' if len(group) == n else ''}: "
+                      f"{_markdown_cell('; '.join(dev))}.*", ""]
+        lines += head
+        for anchor, _, firm, basis, row in group:
+            label = firm_label(firm)
+            how = (f"{float(firm):.2f}" if str(basis or "") in ("", "simulated") else str(basis)) if label else ""
+            firm_text = f"<br>{label} ({how})" + (f": {BORDERLINE}" if label == "borderline" else "") if label else ""
+            lines.append(f"| <span id=\"{anchor}\"></span>{_markdown_cell(row.claim)} | {_markdown_cell(row.paper)} | "
+                         f"{_markdown_cell(row.paper_evidence)} | {_markdown_cell(row.our_evidence)} | "
+                         f"**{row.verdict}**{firm_text} |")
+    return "\n".join(lines if lines else head)
+
+
+def split_deviations(text) -> list[str]:
+    """The deviations of a row, one string each: the ``"; "``-joined column split where no
+    parenthesis is open (an item may itself hold ``"; "`` inside its brackets).
+
+    >>> split_deviations("folds: 2 (the paper: 5); systems: 6 of 21 (missing: A, B; not in the paper: C)")
+    ['folds: 2 (the paper: 5)', 'systems: 6 of 21 (missing: A, B; not in the paper: C)']
+    """
+    if not isinstance(text, str) or not text.strip():
+        return []
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += ch in "([{"
+        depth -= ch in ")]}" and depth > 0
+        if depth == 0 and text.startswith("; ", i):
+            items.append(text[start:i])
+            start = i + 2
+    items.append(text[start:])
+    return [t.strip() for t in items if t.strip()]

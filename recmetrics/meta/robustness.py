@@ -73,6 +73,7 @@ import pandas as pd
 from .. import checks
 from ..errors import InputError, unknown_name
 from .agreement import kendall_tau, tau_rows
+from .firmness import replay_cached
 from .reduced_sets import _Context, _task, mask_judged  # noqa: F401 (mask_judged: public here too)
 
 __all__ = ["SCENARIOS", "PAPER_SIZES", "QUICK_SIZES", "SPARSITY_003", "POPULARITY_003", "GRIDS_003", "GRIDS_000",
@@ -203,6 +204,7 @@ class Robustness:
                           replicate_samples=None if reps is None else
                           reps[reps["metric"].isin(names)].reset_index(drop=True))
 
+    @replay_cached
     def summary(self) -> pd.DataFrame:
         """Per scenario, size and metric: mean τ over the samples, its std and minimum, the mean
         metric value, the number of samples and of ``undefined`` ones.
@@ -212,12 +214,14 @@ class Robustness:
         sizes does not look more robust by dropping those samples; ``undefined`` says how many."""
         return _summary(self.samples)
 
+    @replay_cached
     def curve(self, scenario: str, value: str = "tau") -> pd.DataFrame:
         """Sizes x metrics table of the mean ``tau`` (or ``mean_value``) of one scenario."""
         s = self.summary()
         s = s[s["scenario"] == _scenario(scenario)]
         return s.pivot(index="size", columns="metric", values=value).sort_index(ascending=False)
 
+    @replay_cached
     def area(self, scenario: str | None = None) -> pd.Series:
         """Mean τ over the scenario's grid below 100% per metric (per scenario and metric when
         ``scenario`` is None): one robustness score per metric, larger is more robust.
@@ -234,6 +238,7 @@ class Robustness:
             return s[s["scenario"] == _scenario(scenario)].groupby("metric", sort=False)["tau"].mean()
         return s.groupby(["scenario", "metric"], sort=False)["tau"].mean()
 
+    @replay_cached
     def area_se(self, scenario: str | None = None) -> pd.Series:
         """Monte Carlo standard error of :meth:`area`: ``sqrt(sum_sizes std² / samples) / n_sizes``
         (``std`` over a size's samples; samples are independent across sizes). The deterministic
@@ -248,6 +253,7 @@ class Robustness:
         return np.sqrt(g["var"].sum(min_count=1)) / g["var"].size()
 
 
+    @replay_cached
     def area_diff_se(self, scenario: str) -> pd.DataFrame:
         """Metrics x metrics: the Monte Carlo se of the *difference* of two metrics' :meth:`area`.
 

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..meta.firmness import replay_cached
 from ..meta.findings import Evidence, compare, family, not_testable
 from .checks import base_name, by_base, few_systems, robustness_area, robustness_replicates, replicates_of, _spread_text, _lowest, _se_text
 
@@ -85,6 +86,7 @@ def _unknown_without(reps, names) -> dict | None:
     return None if reps else {m: float("nan") for m in names}
 
 
+@replay_cached
 def _tau_by_base(tau) -> pd.DataFrame:
     t = pd.DataFrame(tau).astype(np.float64)
     names = [base_name(m) for m in t.index]
@@ -111,16 +113,13 @@ def lowest_mean_correlation(key: str, group: Sequence[str], prefix: str = "G", *
         if few:
             return few
         tau = _tau_by_base(results[key])
-        outside = [m for m in tau.index if m not in group and m not in partner]
-
-        def means(t):
-            return {m: float(np.nanmean([t.loc[m, o] for o in outside if o != m]))
-                    for m in tau.index if m not in partner}
-        mean_with_outside = means(tau)
+        outside = tuple(m for m in tau.index if m not in group and m not in partner)
+        keep = tuple(m for m in tau.index if m not in partner)
+        mean_with_outside = _mean_tau_with(tau, keep, outside)
         mats = results.get(key + "_replicates")
         reps = None
         if mats is not None:
-            per = [means(_tau_by_base(t)) for t in mats]
+            per = [_mean_tau_with(_tau_by_base(t), keep, outside) for t in mats]
             reps = {m: np.array([p[m] for p in per]) for m in mean_with_outside}
         verdict, detail = _lowest(mean_with_outside, group, _unknown_without(reps, mean_with_outside), reps)
         inside = [tau.loc[a, b] for i, a in enumerate(group) for b in group[i + 1:]]
@@ -131,6 +130,17 @@ def lowest_mean_correlation(key: str, group: Sequence[str], prefix: str = "G", *
                         + (f"; within the group τ {', '.join(f'{t:.3f}' for t in inside)}" if inside else "")
                         + _spread_text(reps, group) + f" — {detail}{_tau_note(results)}")
     return check
+
+
+@replay_cached
+def _mean_tau_with(tau, keep: tuple, outside: tuple) -> dict:
+    """Each metric of ``keep``: its mean τ with the metrics of ``outside`` (itself excluded, NaN skipped)."""
+    block = tau.loc[list(keep), list(outside)].to_numpy(dtype=np.float64, copy=True)
+    for i, m in enumerate(keep):
+        if m in outside:
+            block[i, outside.index(m)] = np.nan
+    with np.errstate(all="ignore"):
+        return {m: float(np.nanmean(row)) for m, row in zip(keep, block)}
 
 
 #: why a GF1 claim cannot be tested under the per-user reading of F1 (Eq. 3 per user, then the mean)

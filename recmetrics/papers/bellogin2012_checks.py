@@ -32,12 +32,16 @@ itself tests significance):
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Callable
 
 import numpy as np
 import pandas as pd
 
-from ..meta.findings import NOISE_SE, Comparison, Evidence, combine, compare, family, holds, not_testable, order
+from ..meta.comparisons import holm
+from ..meta.firmness import replay_cached
+from ..meta.findings import (NOISE_SE, VERDICTS, Evidence, Verdict, compare, decide, family, holds, holds_comparison, jointly,
+                              not_testable, undecidable)
 from ..protocols.chapter import RANDOM, THESIS_DESIGNS, design_spec
 
 __all__ = ["ROLES", "NEAR", "ALPHA", "IDENTITY_TOLERANCE", "TREC_SINGLE_SHARE", "TREC_TOP_SHARE", "lead"]
@@ -59,17 +63,16 @@ def _identities(items) -> tuple[list[str], str]:
     (two-sided, in either direction) rejects it, ``agrees`` when it is within its noise and the band
     ``2 se`` is within ±:data:`IDENTITY_TOLERANCE` of the expectation, else ``inconclusive``; the
     claim ``disagrees`` when one item does, ``agrees`` when all do."""
-    comps = []
-    for m, e, se in items:
-        c = compare(m, e, se, 0.0)
-        comps.append(Comparison(label=str(len(comps)), gap=-abs(c.gap), se=c.se, df=c.df, tol=c.tol))
+    comps = [dataclasses.replace(compare(m, e, se, 0.0, label=str(i)), identity=True) for i, (m, e, se) in enumerate(items)]
     departs = {int(c.label) for c in family(comps)[2]}
     verdicts = []
     for i, ((m, e, se), c) in enumerate(zip(items, comps)):
         band = NOISE_SE * se / e if e > 0 else np.inf
         verdicts.append("disagrees" if i in departs else
-                        "agrees" if c.sign() == 0 and band <= IDENTITY_TOLERANCE else "inconclusive")
-    return verdicts, combine(verdicts)
+                        "agrees" if c.holds() and band <= IDENTITY_TOLERANCE else "inconclusive")
+    # a band too wide to see a departure keeps that identity from agreeing: its comparison decides nothing
+    kept = [c if v != "inconclusive" or i in departs else undecidable([c])[0] for i, (c, v) in enumerate(zip(comps, verdicts))]
+    return verdicts, decide(kept)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -79,6 +82,7 @@ def _role(results, role: str) -> str:
     return dict(results.get("systems") or ROLES)[role]
 
 
+@replay_cached
 def _design(run, name: str) -> str:
     spec = design_spec(name, run.info.get("T"))
     if spec not in set(run.table["design"]):
@@ -86,6 +90,7 @@ def _design(run, name: str) -> str:
     return spec
 
 
+@replay_cached
 def _value(run, design: str, system: str, metric: str = "P@10") -> float:
     t = run.table
     row = t[(t["design"] == design) & (t["system"] == system) & (t["metric"] == metric)]
@@ -94,6 +99,7 @@ def _value(run, design: str, system: str, metric: str = "P@10") -> float:
     return float(row["value"].iloc[0])
 
 
+@replay_cached
 def _rep(run, design: str, system: str, metric: str = "P@10") -> pd.Series:
     key = (design, system, metric)
     if key not in run.replicates.columns:
@@ -101,6 +107,7 @@ def _rep(run, design: str, system: str, metric: str = "P@10") -> pd.Series:
     return run.replicates[key]
 
 
+@replay_cached
 def lead(run, design: str, system: str, reference: str, metric: str = "P@10") -> tuple[float, float]:
     """(L, se): ``system``'s precision above the analytic random precision as a share of
     ``reference``'s, L = (P_s − E[P_RND]) / (P_ref − E[P_RND]), in ``design`` (a spec of ``run.table``),
@@ -123,12 +130,15 @@ def _lead(run, name: str, results, system_role: str = "pop") -> tuple[float, flo
 
 
 
-def _readings(check_one: Callable[[str], tuple[str, float | None, str]], names=("P1R", "P1R-train")):
-    """Run a check under both P1R readings; a verdict that flips with the reading is inconclusive."""
+def _readings(check_one: Callable[[str], tuple[Verdict, float | None, str]], names=("P1R", "P1R-train")):
+    """Run a check under both P1R readings; a verdict that flips with the reading is inconclusive (its
+    comparisons then decide nothing in a claim that joins it with others)."""
     parts = [check_one(n) for n in names]
-    verdicts = {p[0] for p in parts}
-    verdict = parts[0][0] if len(verdicts) == 1 else "inconclusive"
-    detail = "; ".join(f"{n}: {p[0]} ({p[2]})" for n, p in zip(names, parts))
+    verdicts = {str(p[0]) for p in parts}
+    first = parts[0][0]
+    verdict = first if len(verdicts) == 1 else Verdict("inconclusive", undecidable(first.comparisons))
+    detail = "; ".join(f"{n}: {p[2]}" if str(p[2]).startswith(VERDICTS) else f"{n}: {p[0]} ({p[2]})"
+                       for n, p in zip(names, parts))
     if len(verdicts) > 1:
         detail = "flips with P1R's percentile counts — " + detail
     return verdict, parts[0][1], detail
@@ -180,24 +190,27 @@ def _sparsity_ar(results) -> Evidence:
     if len(xs) < 2 or RANDOM not in set(t["system"]):
         raise KeyError("curves[removed]")
     val = t.set_index(["system", "x"])["value"]
-    verdicts, parts = [], []
+    comps, parts = [], []
     for name in sorted(set(t["system"]) - {RANDOM}):
-        sys_v = []
         for x in xs[1:]:
             ratio = val[(name, x)] / val[(name, xs[0])]
             density = val[(RANDOM, x)] / val[(RANDOM, xs[0])]
             rep = (reps[(x, name, "AR")] / reps[(xs[0], name, "AR")]) / (reps[(x, RANDOM, "AR")] / reps[(xs[0], RANDOM, "AR")])
             se = float(rep.std(ddof=1))
-            sys_v.append("disagrees" if order(ratio / density, 1.0, se, 0.0) else "agrees")
+            comps.append(dataclasses.replace(compare(ratio / density, 1.0, se, 0.0,
+                                                     label=f"{name} at {x:.0%}: ratio to ρ {ratio / density:.3g} = 1"),
+                                             identity=True))
             if x == xs[-1]:
-                falls = order(ratio, 1.0, float((reps[(x, name, "AR")] / reps[(xs[0], name, "AR")]).std(ddof=1)), 0.0)
-                sys_v.append("agrees" if falls < 0 else "disagrees" if falls > 0 else "inconclusive")
+                falls = holds_comparison(ratio, "<", 1.0, float((reps[(x, name, "AR")] / reps[(xs[0], name, "AR")]).std(ddof=1)),
+                                         label=f"{name} falls: × {ratio:.3g} < 1")
+                comps.append(falls)
                 parts.append(f"{name}: AR P@10 × {ratio:.2f} at {x:.0%} removed, the relevance density ρ × "
                              f"{density:.2f} (ratio of the two {ratio / density:.2f} ± {se:.2f})")
-        verdicts.append(combine(sys_v))
-    return Evidence(combine(verdicts), None, "; ".join(parts) + " — 'linearly with density': AR falls beyond the "
+    verdict = decide(comps)
+    return Evidence(verdict, None, "; ".join(parts) + " — 'linearly with density': AR falls beyond the "
                     "noise, and at every removal level in proportion to the density ρ = E[P_RND] of its target sets "
-                    f"(Eq. 4.4), within {NOISE_SE:g} se")
+                    f"(Eq. 4.4), within {NOISE_SE:g} se; one family of {len(comps)} comparisons (Holm)"
+                    + _against(comps))
 
 
 def _sparsity_1r(results) -> Evidence:
@@ -220,9 +233,21 @@ def _sparsity_1r(results) -> Evidence:
                     f"the {len(items)} changes finds one")
 
 
-def _paired(run, d: str, a: str, b: str, t: pd.Series) -> int:
-    """+1 if ``a`` is above ``b`` in design ``d`` beyond the paired bootstrap noise, -1 below, 0 undecided."""
-    return order(float(t[a] - t[b]), 0.0, float((_rep(run, d, a) - _rep(run, d, b)).std(ddof=1)))
+def _paired(run, d: str, a: str, b: str, t: pd.Series, metric: str = "P@10"):
+    """``a`` above ``b`` in design ``d`` against the paired bootstrap noise (a comparison; ``gap > 0``: above)."""
+    return compare(float(t[a] - t[b]), 0.0, float((_rep(run, d, a, metric) - _rep(run, d, b, metric)).std(ddof=1)),
+                   label=f"{d}: {a} − {b}")
+
+
+def _against(comps) -> str:
+    """The comparisons that decided against the claim, or the undecided ones, with their margins."""
+    _, held, rev, und = family(comps)
+    if rev:
+        return " — against it (Holm): " + "; ".join(c.text() for c in rev)
+    if und:
+        return " — within the noise: " + "; ".join(c.text() for c in und)
+    finite = [c for c in held if np.isfinite(abs(c.z))]
+    return f" — weakest: {min(finite, key=lambda c: abs(c.z)).text()}" if finite else ""
 
 
 def _close_to_best(results) -> Evidence:
@@ -231,7 +256,7 @@ def _close_to_best(results) -> Evidence:
     pLSA than to the next system. Pop (or anyone) above pLSA beyond the noise disagrees."""
     run = results["designs"]
     pop, plsa = _role(results, "pop"), _role(results, "plsa")
-    verdicts, parts = [], []
+    comps, parts = [], []
     for name in ("1R", "AR-AN"):
         d = _design(run, name)
         t = run.table[(run.table["design"] == d) & (run.table["metric"] == "P@10")].set_index("system")["value"]
@@ -239,37 +264,45 @@ def _close_to_best(results) -> Evidence:
             raise KeyError(f"designs[{name}, Pop and pLSA]")
         rest = t.drop([pop, plsa]).sort_values(ascending=False)
         third = rest.index[0]
-        best = [_paired(run, d, plsa, o, t) for o in t.index if o != plsa]       # pLSA first
-        second = [_paired(run, d, pop, o, t) for o in rest.index]                 # Pop above the rest
+        comps += [_paired(run, d, plsa, o, t) for o in t.index if o != plsa]       # pLSA first
+        comps += [_paired(run, d, pop, o, t) for o in rest.index]                  # Pop above the rest
         gap = (_rep(run, d, plsa) - _rep(run, d, pop)) - (_rep(run, d, pop) - _rep(run, d, third))
         g = float((t[plsa] - t[pop]) - (t[pop] - t[third]))
-        nearer = order(0.0, g, 0.0, float(gap.std(ddof=1)))  # +1: nearer pLSA than the next system
-        signs = best + second + [nearer]
-        v = "disagrees" if any(s < 0 for s in signs) else "agrees" if all(s > 0 for s in signs) else "inconclusive"
-        verdicts.append(v)
+        comps.append(compare(0.0, g, 0.0, float(gap.std(ddof=1)), label=f"{d}: Pop nearer pLSA than {third}"))
         ranked = t.sort_values(ascending=False)
-        parts.append(f"{d}: " + ", ".join(f"{k} {x:.4f}" for k, x in ranked.iloc[:3].items()) + f" ({v})")
-    return Evidence(combine(verdicts), None, "; ".join(parts) + " — 'pLSA best, closely followed by popularity': "
-                    "pLSA above every system, Pop above every other one (paired bootstrap se, beyond "
-                    f"{NOISE_SE:g} se), and Pop nearer to pLSA than to the next system")
+        parts.append(f"{d}: " + ", ".join(f"{k} {x:.4f}" for k, x in ranked.iloc[:3].items()))
+    return Evidence(decide(comps), None, "; ".join(parts) + " — 'pLSA best, closely followed by popularity': "
+                    "pLSA above every system, Pop above every other one (paired bootstrap se), and Pop nearer to "
+                    f"pLSA than to the next system, one family of {len(comps)} comparisons (Holm)" + _against(comps))
 
 
 def _mf_above_knn(results) -> Evidence:
     run = results["designs"]
     mf, knn = _role(results, "mf"), _role(results, "knn")
-    signs, parts = [], []
+    comps, parts = [], []
     for name in ("1R", "AR-AN"):
         d = _design(run, name)
         diff = _value(run, d, mf) - _value(run, d, knn)
         se = float((_rep(run, d, mf) - _rep(run, d, knn)).std(ddof=1))
-        signs.append(order(diff, 0.0, se))
-        parts.append(f"{d}: MF − kNN = {diff:+.4f} ± {se:.4f}")
-    v = "agrees" if all(s > 0 for s in signs) else "disagrees" if all(s < 0 for s in signs) else "inconclusive"
-    return Evidence(v, None, "; ".join(parts) + " — 'generally superior': above beyond the noise in both Fig. 4.1 "
-                    "designs (below in both: disagrees)")
+        comps.append(compare(diff, 0.0, se, label=f"{d}: MF − kNN"))
+        parts.append(comps[-1].text())
+    held, rev = family(comps)[1:3]
+    v = "agrees" if len(held) == len(comps) else "disagrees" if len(rev) == len(comps) else "inconclusive"
+    return Evidence(Verdict(v, comps), None, "; ".join(parts) + " — 'generally superior': above beyond the noise in "
+                    "both Fig. 4.1 designs (below in both, Holm over the two: disagrees)")
 
 
-def _best_in(run, d: str, best: str, results) -> tuple[str, str]:
+def _best_in(run, d: str, best: str) -> tuple[list, dict]:
+    """``best`` against every rival in design ``d``: the paired comparisons (``gap > 0``: best above) and
+    the one-sided Wilcoxon p-values over users, Holm-corrected over the rivals."""
+    rivals, p = _wilcoxon(run, d, best)
+    t = run.table[(run.table["design"] == d) & (run.table["metric"] == "P@10")].set_index("system")["value"]
+    return [_paired(run, d, best, o, t) for o in rivals], p
+
+
+@replay_cached
+def _wilcoxon(run, d: str, best: str) -> tuple[list, dict]:
+    """The rivals of ``best`` in design ``d`` and their one-sided Wilcoxon p-values over users, Holm-corrected."""
     from ..meta.significance import pairwise
 
     pu = run.per_user
@@ -278,55 +311,59 @@ def _best_in(run, d: str, best: str, results) -> tuple[str, str]:
     if best not in frame.index:
         raise KeyError(f"per_user[{d}, {best}]")
     tests = pairwise(frame, test="wilcoxon", baseline=best, alternative="greater", correction="holm")
-    signs = {}
-    for o in frame.index:
-        if o == best:
-            continue
-        diff = _value(run, d, best) - _value(run, d, o)
-        signs[o] = order(diff, 0.0, float((_rep(run, d, best) - _rep(run, d, o)).std(ddof=1)))
-    p = dict(zip(tests["b"], tests["p_adj"]))
-    if any(s < 0 for s in signs.values()):
-        v = "disagrees"
-    elif all(s > 0 for s in signs.values()) and all(q < ALPHA for q in p.values()):
-        v = "agrees"
-    else:
-        v = "inconclusive"
-    worst = max(p, key=p.get)
-    return v, f"{v}, closest rival {worst} (Holm p {p[worst]:.2g})"
+    return [o for o in frame.index if o != best], dict(zip(tests["b"], tests["p_adj"]))
 
 
 def _plsa_best(results) -> Evidence:
+    """pLSA above every rival in every design: all designs' paired comparisons one family (Holm
+    decides a reversal), and the thesis' Wilcoxon test significant against every rival; P1R under
+    both percentile readings (a verdict that flips with the reading is inconclusive)."""
     run = results["designs"]
     best = _role(results, "plsa")
     names = [n for n in THESIS_DESIGNS if n != "P1R-train"]
-    verdicts, parts = [], []
-    for name in names:
-        if name == "P1R":
-            def one(n):
-                verdict, text = _best_in(run, _design(run, n), best, results)
-                return verdict, None, text
-            v, _, det = _readings(one)
-        else:
-            v, det = _best_in(run, _design(run, name), best, results)
-        verdicts.append(v)
-        parts.append(f"{name}: {det}")
-    return Evidence(combine(verdicts), float(sum(v == "agrees" for v in verdicts)),
-                    f"pLSA best in {sum(v == 'agrees' for v in verdicts)} of {len(names)} designs — " + "; ".join(parts)
-                    + f" (best: above each rival beyond {NOISE_SE:g} paired se and one-sided Wilcoxon, Holm, p < {ALPHA})")
+    fixed = {n: _best_in(run, _design(run, n), best) for n in names if n != "P1R"}
+
+    def one(reading):
+        per = dict(fixed, P1R=_best_in(run, _design(run, reading), best))
+        comps = [c for n in names for c in per[n][0]]
+        verdict, held, rev, _ = family(comps)
+        significant = all(q < ALPHA for n in names for q in per[n][1].values())
+        v = Verdict("disagrees" if rev else "agrees" if verdict == "agrees" and significant else "inconclusive", comps)
+        best_in = [n for n in names if all(c in held for c in per[n][0]) and all(q < ALPHA for q in per[n][1].values())]
+        texts = []
+        for n in names:
+            p = per[n][1]
+            worst = max(p, key=p.get)
+            weakest_c = min(per[n][0], key=lambda c: abs(c.z) if np.isfinite(abs(c.z)) else np.inf)
+            texts.append(f"{n}: closest rival {worst} (Holm p {p[worst]:.2g}; {weakest_c.text()})")
+        return v, float(len(best_in)), (f"pLSA best in {len(best_in)} of {len(names)} designs — " + "; ".join(texts)
+                                        + f" (best: above each rival beyond {NOISE_SE:g} paired se, Holm over the "
+                                        f"{len(comps)} pairs of all designs, and one-sided Wilcoxon, Holm, p < {ALPHA})"
+                                        + _against(comps))
+
+    v, value, det = _readings(one)
+    return Evidence(v, value, det)
 
 
-def _near_random(name: str, results) -> tuple[str, float, str]:
+def _near_random(name: str, results) -> tuple[Verdict, float, str]:
     L, se, d = _lead(results["designs"], name, results)
-    return holds(L, "<", NEAR, se), L, f"Pop's lead {_fmt(L, se)} of pLSA's"
+    v = holds(L, "<", NEAR, se, label=f"Pop's lead {L:.3f} < {NEAR}")
+    return v, L, f"{v} ({v.comparisons[0].text()} of pLSA's)"
 
 
 def _level_of_random(results) -> Evidence:
-    v1, L1, d1 = _readings(lambda n: _near_random(n, results))
     v2, L2, d2 = _near_random("U1R", results)
-    return Evidence(combine([v1, v2]), max(L1, L2), f"P1R — {d1}; U1R: {v2} ({d2}) — 'by the level of random': "
-                    f"Pop nearer to random than to pLSA, lead < {NEAR}")
+
+    def one(n):
+        v1, L1, d1 = _near_random(n, results)
+        return jointly([v1, v2]), L1, d1
+
+    v, L1, d1 = _readings(one)
+    return Evidence(v, max(L1, L2), f"P1R — {d1}; U1R: {d2} — 'by the level of random': Pop nearer to random "
+                    f"than to pLSA, lead < {NEAR} in both (one family)")
 
 
+@replay_cached
 def _lead_any(run, d: str, results, metric: str) -> tuple[float, pd.Series]:
     """Pop's lead over random as a share of pLSA's under ``metric`` and its replicates: random is the
     analytic expectation for P@n, the Random system's measured value for any other metric (nDCG)."""
@@ -342,27 +379,28 @@ def _lead_any(run, d: str, results, metric: str) -> tuple[float, pd.Series]:
     return value, (_rep(run, d, pop, metric) - r) / (_rep(run, d, plsa, metric) - r)
 
 
-def _bias_order(results, lower: str, higher: str, metric: str = "P@10") -> tuple[str, float, str]:
+def _bias_order(results, lower: str, higher: str, metric: str = "P@10") -> tuple[Verdict, float, str]:
     """Pop's lead is lower in design ``lower`` than in ``higher`` beyond the noise (paired replicates)."""
     run = results["designs"]
     vals, reps = {}, {}
     for n in (lower, higher):
         vals[n], reps[n] = _lead_any(run, _design(run, n), results, metric)
     se = float((reps[lower] - reps[higher]).std(ddof=1))
-    s = order(vals[higher], vals[lower], 0.0, se)
-    v = "agrees" if s > 0 else "disagrees" if s < 0 else "inconclusive"
-    return v, vals[lower], f"Pop's lead {lower} {vals[lower]:.3f} vs {higher} {vals[higher]:.3f} (± {se:.3f})"
+    c = compare(vals[higher], vals[lower], 0.0, se, label=f"Pop's lead {higher} − {lower}")
+    return decide([c]), vals[lower], f"Pop's lead {lower} {vals[lower]:.3f} vs {higher} {vals[higher]:.3f} ({c.margin()})"
 
 
 def _neutralised(results) -> Evidence:
-    parts, verdicts = [], []
-    v, _, d = _readings(lambda n: _bias_order(results, n, "1R"))
-    verdicts.append(v); parts.append(f"P1R vs 1R: {d}")
-    for low, high in (("U1R", "1R"), ("UAR", "AR")):
-        v, _, d = _bias_order(results, low, high)
-        verdicts.append(v); parts.append(f"{low} vs {high}: {v} ({d})")
-    return Evidence(combine(verdicts), None, "; ".join(parts) + " — popularity bias = Pop's lead over random "
-                    "as a share of pLSA's")
+    fixed = [(f"{low} vs {high}", *_bias_order(results, low, high)) for low, high in (("U1R", "1R"), ("UAR", "AR"))]
+
+    def one(n):
+        v, L, d = _bias_order(results, n, "1R")
+        return jointly([v] + [f[1] for f in fixed]), L, f"{v} ({d})"
+
+    v, _, d = _readings(one)
+    return Evidence(v, None, f"P1R vs 1R: {d}; " + "; ".join(f"{w}: {fv} ({fd})" for w, fv, _, fd in fixed)
+                    + " — popularity bias = Pop's lead over random as a share of pLSA's; the three comparisons "
+                    "one family (Holm)")
 
 
 def _p1r_beyond_u1r(results) -> Evidence:
@@ -381,11 +419,11 @@ def _uar_pop_above_knn(results) -> Evidence:
     pop, knn = _role(results, "pop"), _role(results, "knn")
     diff = _value(run, d, pop) - _value(run, d, knn)
     se = float((_rep(run, d, pop) - _rep(run, d, knn)).std(ddof=1))
-    s = order(diff, 0.0, se)
-    v_above = "agrees" if s > 0 else "disagrees" if s < 0 else "inconclusive"
+    c = compare(diff, 0.0, se, label="UAR: Pop − kNN")
+    v_above = decide([c])
     v_red, _, det = _bias_order(results, "UAR", "AR")
-    return Evidence(combine([v_above, v_red]), diff, f"UAR: Pop − kNN = {diff:+.4f} ± {se:.4f} ({v_above}); "
-                    f"decreases from AR: {v_red} ({det})")
+    return Evidence(jointly([v_above, v_red]), diff, f"UAR: Pop − kNN = {diff:+.4f} ({c.margin()}; {v_above}); "
+                    f"decreases from AR: {v_red} ({det}); one family (Holm)")
 
 
 def _ai_uar(results) -> Evidence:
@@ -395,10 +433,15 @@ def _ai_uar(results) -> Evidence:
 
 def _head10(results) -> Evidence:
     v1, L, d1 = _bias_order(results, "head10", "1R")
-    v2, _, d2 = _readings(lambda n: _bias_order(results, n, "head10"))
     v3, _, d3 = _bias_order(results, "U1R", "head10")
-    return Evidence(combine([v1, v2, v3]), L, f"reduces: {v1} ({d1}); less effective than P1R: {v2} ({d2}); "
-                    f"than U1R: {v3} ({d3})")
+
+    def one(n):
+        v2, _, d2 = _bias_order(results, n, "head10")
+        return jointly([v1, v2, v3]), L, f"{v2} ({d2})"
+
+    v, _, d2 = _readings(one)
+    return Evidence(v, L, f"reduces: {v1} ({d1}); less effective than P1R: {d2}; than U1R: {v3} ({d3}); the three "
+                    "comparisons one family (Holm)")
 
 
 def _sweep_rows(results, role: str):
@@ -411,12 +454,13 @@ def _sweep_rows(results, role: str):
 
 def _alpha_rises(results) -> Evidence:
     sw, t = _sweep_rows(results, "pop")
-    signs = [order(b.value, a.value, b.se, a.se) for a, b in zip(t.iloc[:-1].itertuples(), t.iloc[1:].itertuples())]
-    v = "agrees" if all(s > 0 for s in signs) else "disagrees" if any(s < 0 for s in signs) else "inconclusive"
-    return Evidence(v, float(t["value"].iloc[-1] / t["random_expected"].iloc[-1]),
+    comps = [compare(b.value, a.value, b.se, a.se, label=f"α {b.alpha:g} − {a.alpha:g}")
+             for a, b in zip(t.iloc[:-1].itertuples(), t.iloc[1:].itertuples())]
+    return Evidence(decide(comps), float(t["value"].iloc[-1] / t["random_expected"].iloc[-1]),
                     f"Pop {sw.design} P@10 by α: " + ", ".join(f"{a:g}: {x:.4f} ± {s:.4f}" for a, x, s in
                                                              zip(t["alpha"], t["value"], t["se"]))
-                    + " — agrees when every step up in α raises it beyond the noise (independent data sets)")
+                    + " — agrees when every step up in α raises it beyond the noise (independent data sets; the steps "
+                    "one family, Holm)" + _against(comps))
 
 
 def _alpha0_below(results) -> Evidence:
@@ -427,7 +471,7 @@ def _alpha0_below(results) -> Evidence:
     ratio = float(first["value"] / first["random_expected"])
     se = float(first["se"] / first["random_expected"])
     below, above_half = holds(ratio, "<", 1.0, se), holds(ratio, ">", NEAR, se)
-    return Evidence(combine([below, above_half]), ratio,
+    return Evidence(jointly([below, above_half]), ratio,
                     f"Pop/random at α = 0: {_fmt(ratio, se)} (P@10 {first['value']:.4f} vs {first['random_expected']:.4f}; "
                     "the thesis 0.0077 vs 0.0100) — 'slightly below': below 1 and above 1/2 beyond the noise. "
                     f"The simulated data have {sw.ratings_per_item:.0f} ratings per item (MovieLens 1M: 270); the "
@@ -458,18 +502,22 @@ def _knn_mf_sim(results) -> Evidence:
     verdicts, parts = [], []
     for role, label in (("knn", "kNN"), ("mf", "MF")):
         rows = _sim_leads(results, role)
-        vs = [holds(L, "<", NEAR, se) for _, L, se, _ in rows if L is not None]
-        verdicts.append(combine(vs) if vs else "inconclusive")
+        vs = [holds(L, "<", NEAR, se, label=f"{label} α {a:g}: lead {L:.3f} < {NEAR}") for a, L, se, _ in rows
+              if L is not None]
+        verdicts += vs or [Verdict("inconclusive")]
         parts.append(f"{label} ({_role(results, role)}): " + ", ".join(r[3] for r in rows))
-    return Evidence(combine(verdicts), None, "; ".join(parts) + f" — 'around random': nearer to random than to "
-                    f"Pop (lead < {NEAR}) wherever Pop is above random")
+    comps = [c for v in verdicts for c in v.comparisons]
+    return Evidence(jointly(verdicts), None, "; ".join(parts) + f" — 'around random': nearer to random than to "
+                    f"Pop (lead < {NEAR}) wherever Pop is above random; one family (Holm)" + _against(comps))
 
 
 def _plsa_sim(results) -> Evidence:
     rows = _sim_leads(results, "plsa")
-    vs = [combine([holds(L, ">", 1 - NEAR, se), holds(L, "<", 1 + NEAR, se)]) for _, L, se, _ in rows if L is not None]
-    return Evidence(combine(vs) if vs else "inconclusive", None, ", ".join(r[3] for r in rows)
-                    + f" — 'closely matches': pLSA's lead within {1 - NEAR:g}..{1 + NEAR:g} of Pop's")
+    vs = [v for _, L, se, _ in rows if L is not None for v in (holds(L, ">", 1 - NEAR, se), holds(L, "<", 1 + NEAR, se))]
+    comps = [c for v in vs for c in v.comparisons]
+    return Evidence(jointly(vs) if vs else Verdict("inconclusive"), None, ", ".join(r[3] for r in rows)
+                    + f" — 'closely matches': pLSA's lead within {1 - NEAR:g}..{1 + NEAR:g} of Pop's (one family, Holm)"
+                    + _against(comps))
 
 
 def _bounds_narrow(results) -> Evidence:
@@ -479,36 +527,37 @@ def _bounds_narrow(results) -> Evidence:
     w = c[c["curve"] == "size"].pivot_table(index=["system", "x"], columns="series", values="value")
     if w.empty or not {"lower", "upper"} <= set(w.columns):
         raise KeyError("curves[size]")
-    verdicts, parts = [], []
+    comps, parts = [], []
     for name, g in (w["upper"] - w["lower"]).groupby(level="system"):
         g = g.droplevel("system").sort_index()
         if len(g) < 2:
             raise KeyError(f"curves[size, {name}]")
-        steps = [order(a, b) for a, b in zip(g.iloc[:-1], g.iloc[1:])]  # +1: narrower at the larger |T_u|
-        verdicts.append("agrees" if all(x > 0 for x in steps) else "disagrees" if any(x < 0 for x in steps)
-                        else "inconclusive")
+        comps += [compare(a, b, label=f"{name} narrower at the larger |T_u|") for a, b in zip(g.iloc[:-1], g.iloc[1:])]
         parts.append(f"{name}: width " + ", ".join(f"{v:.4f} (|T_u| {int(x)})" for x, v in g.items()))
-    return Evidence(combine(verdicts), None, "; ".join(parts) + " — agrees when the Eq. 4.2 interval narrows at every "
+    return Evidence(decide(comps), None, "; ".join(parts) + " — agrees when the Eq. 4.2 interval narrows at every "
                     "step up in |T_u| for every system (exact bounds)")
 
 
-def _orders_alike(run, d1: str, d2: str) -> tuple[str, str]:
-    """Every pair of systems decided (paired bootstrap se) in one design is decided the same way in the other."""
+def _orders_alike(run, d1: str, d2: str) -> tuple[Verdict, str]:
+    """Every pair of systems decided (paired bootstrap se; the pairs of both designs one Holm family) in one
+    design is decided the same way in the other."""
     t = run.table[run.table["metric"] == "P@10"]
     vals = {d: t[t["design"] == d].set_index("system")["value"] for d in (d1, d2)}
     names = sorted(set(vals[d1].index) & set(vals[d2].index))
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+    comps = {(d, a, b): _paired(run, d, a, b, vals[d]) for a, b in pairs for d in (d1, d2)}
+    decided = {id(c) for c in holm(comps.values())}     # every pair of both designs one family
     reversed_, one_sided, same = [], [], 0
-    for i, a in enumerate(names):
-        for b in names[i + 1:]:
-            s1, s2 = (_paired(run, d, a, b, vals[d]) for d in (d1, d2))
-            if s1 * s2 < 0:
-                reversed_.append(f"{a}/{b}")
-            elif s1 != s2:
-                one_sided.append(f"{a}/{b}")
-            elif s1:
-                same += 1
-    v = "disagrees" if reversed_ else "inconclusive" if one_sided or not same else "agrees"
-    return v, (f"{same} pairs ordered alike beyond the noise" + (f"; reversed: {', '.join(reversed_)}" if reversed_ else "")
+    for a, b in pairs:
+        s1, s2 = ((1 if c.gap > 0 else -1) if id(c) in decided else 0 for c in (comps[(d1, a, b)], comps[(d2, a, b)]))
+        if s1 * s2 < 0:
+            reversed_.append(f"{a}/{b}")
+        elif s1 != s2:
+            one_sided.append(f"{a}/{b}")
+        elif s1:
+            same += 1
+    v = Verdict("disagrees" if reversed_ else "inconclusive" if one_sided or not same else "agrees", comps.values())
+    return v, (f"{same} pairs ordered alike beyond the noise (Holm over the {len(comps)} comparisons)" + (f"; reversed: {', '.join(reversed_)}" if reversed_ else "")
                + (f"; decided in one design only: {', '.join(one_sided)}" if one_sided else ""))
 
 
@@ -526,13 +575,10 @@ def _ndcg_patterns(results) -> Evidence:
     run = results["designs"]
     metric = "nDCG@10"
     pairs = [("U1R", "1R"), ("UAR", "AR"), ("UAR", "AI-UAR"), ("head10", "1R")]
-    verdicts, parts = [], []
-    v, _, d = _readings(lambda n: _bias_order(results, n, "1R", metric))
-    verdicts.append(v)
-    parts.append(f"P1R vs 1R: {v}")
+    fixed, parts = [], []
     for low, high in pairs:
         v, _, d = _bias_order(results, low, high, metric)
-        verdicts.append(v)
+        fixed.append(v)
         parts.append(f"{low} vs {high}: {v} ({d})")
     plsa = _role(results, "plsa")
     t = run.table[run.table["metric"] == metric]
@@ -540,17 +586,18 @@ def _ndcg_patterns(results) -> Evidence:
     for name in ("1R", "AR", "P1R", "U1R", "UAR"):
         dd = _design(run, name)
         vals = t[t["design"] == dd].set_index("system")["value"]
-        signs = [_paired_metric(run, dd, plsa, o, vals, metric) for o in vals.index if o != plsa]
-        best.append("agrees" if all(x > 0 for x in signs) else "disagrees" if any(x < 0 for x in signs)
-                    else "inconclusive")
-    verdicts.append(combine(best))
-    parts.append(f"pLSA above every system in 1R, AR, P1R, U1R, UAR: {combine(best)}")
-    return Evidence(combine(verdicts), None, "; ".join(parts) + " — nDCG@10, Pop's lead over the Random system as a "
-                    "share of pLSA's; 'the analysed patterns hold just the same'")
+        best += [_paired(run, dd, plsa, o, vals, metric) for o in vals.index if o != plsa]
+    v_best = decide(best)
+    parts.append(f"pLSA above every system in 1R, AR, P1R, U1R, UAR: {v_best}{_against(best)}")
 
+    def one(n):
+        v, L, d = _bias_order(results, n, "1R", metric)
+        return jointly([v, *fixed, v_best]), L, f"P1R vs 1R: {v} ({d})"
 
-def _paired_metric(run, d: str, a: str, b: str, t: pd.Series, metric: str) -> int:
-    return order(float(t[a] - t[b]), 0.0, float((_rep(run, d, a, metric) - _rep(run, d, b, metric)).std(ddof=1)))
+    v, _, d = _readings(one)
+    return Evidence(v, None, d + "; " + "; ".join(parts) + " — nDCG@10, Pop's lead over the Random system as a "
+                    f"share of pLSA's; 'the analysed patterns hold just the same': the {len(pairs) + 1 + len(best)} "
+                    "comparisons one family (Holm)")
 
 
 #: §4.5.2's TREC statistics (30 tracks aggregated): share of documents relevant to one query, and the
@@ -562,9 +609,9 @@ def _long_tail(results) -> Evidence:
     t = results["positive"]
     if len(t) == 0:
         raise KeyError("positive")
-    vs = [combine([holds(r.top_share_users, ">", TREC_TOP_SHARE), holds(r.single_share, "<", TREC_SINGLE_SHARE)])
-          for r in t.itertuples()]
-    return Evidence(combine(vs), float(t["top_share_users"].min()), "; ".join(
+    vs = [v for r in t.itertuples()
+          for v in (holds(r.top_share_users, ">", TREC_TOP_SHARE), holds(r.single_share, "<", TREC_SINGLE_SHARE))]
+    return Evidence(jointly(vs), float(t["top_share_users"].min()), "; ".join(
         f"{r.data}: most liked item liked by {r.top_share_users:.1%} of users, {r.single_share:.1%} of the "
         f"{r.items:,} liked items liked once, top {r.head:.0%} hold {r.head_share:.1%} of the positive ratings"
         for r in t.itertuples()) + f" (TREC: {TREC_TOP_SHARE:.1%} and {TREC_SINGLE_SHARE:.1%}; exact counts: agrees "

@@ -38,7 +38,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..meta.findings import NOISE_SE, SE, Evidence, best_of, compare, family, group_comparisons
+from ..meta.findings import NOISE_SE, SE, Evidence, best_of, compare, family, group_comparisons, weakest
+from ..meta.firmness import replay_cached
 from ..meta.replicates import spread
 
 __all__ = ["MIN_SYSTEMS", "base_name", "by_base", "few_systems", "robustness_area", "robustness_best",
@@ -72,6 +73,7 @@ def few_systems(results: Mapping[str, Any]) -> Evidence | None:
     return None
 
 
+@replay_cached
 def robustness_area(rob, scenario: str, among: Sequence[str] | None = None) -> tuple[pd.Series, pd.Series]:
     """Mean τ over the reduced sizes of ``scenario`` per metric and its Monte Carlo standard error
     (only the metrics ``among``, when given: a paper's own metrics). The se is an estimate from the
@@ -88,6 +90,7 @@ def robustness_area(rob, scenario: str, among: Sequence[str] | None = None) -> t
     return values, se
 
 
+@replay_cached
 def robustness_replicates(rob, scenario: str, index, sizes: Sequence[float] | None = None) -> dict | None:
     """``{metric base name: mean τ on each data-split replicate}`` of ``scenario`` (None without
     replicates): over the scenario's reduced sizes, or over ``sizes`` only (one size: the curve at it)."""
@@ -98,6 +101,7 @@ def robustness_replicates(rob, scenario: str, index, sizes: Sequence[float] | No
     return {m: reps[m].to_numpy(dtype=np.float64) for m in index if m in reps.columns}
 
 
+@replay_cached
 def robustness_pair_se(rob, scenario: str) -> Callable | None:
     """``(a, b) -> se`` of the difference of two metrics' mean τ under ``scenario``, paired over the
     shared samples (:meth:`Robustness.area_diff_se <recmetrics.meta.robustness.Robustness.area_diff_se>`),
@@ -114,6 +118,7 @@ def robustness_pair_se(rob, scenario: str) -> Callable | None:
     return pair
 
 
+@replay_cached
 def replicates_of(results: Mapping[str, Any], key: str, index=None) -> dict | None:
     """``results[key + "_replicates"]`` (replicates x entries) as ``{entry: per-replicate values}``."""
     reps = results.get(key + "_replicates")
@@ -150,14 +155,13 @@ def _family_detail(verdict: str, held: list, rev: list, und: list, lower: bool =
             return c.text()
         (m, o), (vm, vo) = c.pair, c.values
         prefix = c.label.split(": ")[0] + ": " if ": " in c.label else ""
-        reps = f", in {c.votes[1] - c.votes[0]} of {c.votes[1]} replicates" if c.votes else ""
-        return f"{prefix}{o} {'is lower than' if lower else 'beats'} {m} ({vo:.4g} vs {vm:.4g}{reps})"
+        return f"{prefix}{o} {'is lower than' if lower else 'beats'} {m} ({vo:.4g} vs {vm:.4g}; {c.margin()})"
     if rev:
         return (f"against the claim beyond the noise (Holm over the {len(held) + len(rev) + len(und)} comparisons): "
                 + "; ".join(beats(c) for c in rev))
     if und:
         return "within the noise: " + "; ".join(c.text() for c in und)
-    return f"all {len(held)} comparisons hold beyond {NOISE_SE:g} standard errors"
+    return f"all {len(held)} comparisons hold beyond {NOISE_SE:g} standard errors{weakest(held)}"
 
 
 def _scenario_family(results, key, scenarios, group, among, higher: bool):
@@ -399,12 +403,13 @@ def deeper_better(key: str, what: str, *, larger_better: bool, metric: str = "")
                   f" Spearman ρ(cut-off, quality) {rho:.2f}")
         if ends < 0:
             return Evidence("disagrees", rho, f"{detail}; @{cuts[0]} beats @{cuts[-1]} beyond the noise (Holm over "
-                                              f"{len(comps)} pairs)")
+                                              f"{len(comps)} pairs; {ends_c.margin()})")
         if ends > 0 and not reversals:
-            return Evidence("agrees", rho, f"{detail}; no shallower cut-off beats a deeper one beyond the noise")
-        why = ("the ends differ within the noise" + (f" ({ends_c.text()})" if ends_c is not None and ends_c.votes else "")
+            return Evidence("agrees", rho, f"{detail}; no shallower cut-off beats a deeper one beyond the noise "
+                                           f"(the ends: {ends_c.margin()}{weakest(held)})")
+        why = ("the ends differ within the noise" + (f" ({ends_c.margin()})" if ends_c is not None else "")
                if ends == 0 else "") + \
               (("; " if ends == 0 else "") + "shallower beats deeper beyond the noise at "
-               + ", ".join(f"@{a} > @{b}" for a, b in reversals[:5]) if reversals else "")
+               + ", ".join(f"@{a} > @{b} ({comps[(a, b)].margin()})" for a, b in reversals[:5]) if reversals else "")
         return Evidence("inconclusive", rho, f"{detail}; {why}")
     return check

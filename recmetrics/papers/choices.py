@@ -22,7 +22,7 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from ..errors import InputError
 
-__all__ = ["assess_choices", "same_inputs"]
+__all__ = ["assess_choices", "joint_check", "same_inputs"]
 
 
 class _Watched(Mapping):
@@ -79,9 +79,25 @@ def same_inputs(keys: Iterable[str], results_by_choice: Mapping[str, Mapping[str
     return True
 
 
+def joint_check(claim, results_by_choice: Mapping[str, Mapping[str, Any]]):
+    """The rule of :func:`assess_choices` for one claim as a check: its verdict under every reading,
+    ``inconclusive`` when they differ (a reading whose result is missing reads ``inconclusive``)."""
+    from ..meta.findings import Evidence
+
+    def check(_):
+        vs = set()
+        for r in results_by_choice:
+            try:
+                vs.add(str(claim.check(results_by_choice[r]).verdict))
+            except KeyError:
+                vs.add("inconclusive")
+        return Evidence(vs.pop() if len(vs) == 1 else "inconclusive", None, "")
+    return check
+
+
 def assess_choices(claims: Iterable, results_by_choice: Mapping[str, Mapping[str, Any]],
                    context: Mapping[str, Any] | None = None, deviations: Iterable[str] | None = None,
-                   *, choice: str = "pool"):
+                   *, choice: str = "pool", draws: int | None = None):
     """:func:`~recmetrics.meta.findings.assess` under every reading of one open ``choice``.
 
     ``results_by_choice``: ``{reading: results}`` (e.g. ``{"concat": {...}, "mean": {...}}``).
@@ -90,17 +106,21 @@ def assess_choices(claims: Iterable, results_by_choice: Mapping[str, Mapping[str
     <others>)" when the results the check read differ between the readings, or "(<choice> does not
     enter these results)" when they are the same under all of them), else ``inconclusive`` with each
     reading's verdict and detail; a column ``<choice>_verdicts`` keeps every reading's verdict
-    (``"concat: agrees; mean: agrees"``, or ``"any: agrees"`` when the choice does not enter).
+    (``"concat: agrees; mean: agrees"``, or ``"any: agrees"`` when the choice does not enter). The
+    row's firmness is that of this rule: every reading's check replayed under one redraw of the
+    estimates (``draws`` as :func:`~recmetrics.meta.findings.assess`).
     """
-    from ..meta.findings import assess
+    from ..meta.findings import DRAWS, assess, keep_for_replay, row_firmness
 
+    draws = DRAWS if draws is None else draws
     claims = list(claims)
     readings = list(results_by_choice)
     if not readings:
         raise InputError(f"give the results of at least one reading of {choice!r}")
     read: list[set] = [set() for _ in claims]
+    keep_for_replay(claims, results_by_choice, context, choice=choice)
     tables = {r: assess([_watching(c, seen) for c, seen in zip(claims, read)], results_by_choice[r], context,
-                        deviations) for r in readings}
+                        deviations, draws=0, keep=False) for r in readings}
     first = tables[readings[0]].copy()
     per_row = []
     for i in range(len(first)):
@@ -122,4 +142,11 @@ def assess_choices(claims: Iterable, results_by_choice: Mapping[str, Mapping[str
             first.loc[first.index[i], "our_evidence"] = f"flips with {choice}: " + "; ".join(
                 f"{r} → {verdicts[r]} ({tables[r].our_evidence.iloc[i]})" for r in readings)
     first[f"{choice}_verdicts"] = per_row
+    # the firmness of the row's own rule: every reading replayed under one redraw, a flip is inconclusive
+    for i, claim in enumerate(claims):
+        joint = joint_check(claim, results_by_choice)
+        computed = not str(first.our_evidence.iloc[i]).startswith("not computed here")
+        firm, basis = row_firmness(joint, {}, first.verdict.iloc[i] if computed else None, key=claim.id,
+                                   context=context, draws=draws)
+        first.loc[first.index[i], "firmness"], first.loc[first.index[i], "firmness_basis"] = firm, basis
     return first

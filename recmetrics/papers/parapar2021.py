@@ -57,7 +57,8 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from ..meta.findings import (SE, Claim, Evidence, best_of, combine, holds, holds_all, not_testable, order,
+from ..meta.firmness import replay_cached
+from ..meta.findings import (SE, Claim, Evidence, best_of, compare, decide, holds, holds_all, jointly, not_testable,
                              threshold_reading)
 from ..metrics.registry import parse
 from .setup import SetUp
@@ -363,7 +364,7 @@ def _ab_monotone(r) -> Evidence:
     if rows.empty:
         raise KeyError("p-values of ab-nDCG")
     tol = _tolerance(r)
-    verdict = combine(holds(v, "<=", tol) for v in rows.largest_rise)
+    verdict = jointly(holds(v, "<=", tol) for v in rows.largest_rise)
     return Evidence(verdict, float(rows.largest_rise.max()),
                     "largest climb back of log10 p: " + ", ".join(f"{f} {v:.2f}" for f, v in zip(rows.family,
                                                                                                rows.largest_rise))
@@ -377,7 +378,7 @@ def _others_erratic(r) -> Evidence:
     tol = _tolerance(r)
     parts = [(m, holds(v, ">", tol)) for m, v in zip(rows.metric, rows.largest_rise)]
     erratic = [m for m, v in parts if v == "agrees"]
-    return Evidence(combine(v for _, v in parts), float(len(erratic)),
+    return Evidence(jointly(v for _, v in parts), float(len(erratic)),
                     f"climbing back by more than {tol:g} orders of magnitude on aspect swaps: {len(erratic)} of "
                     f"{len(parts)} ({', '.join(erratic) or 'none'}); "
                     + ", ".join(f"{m} {v:.2f}" for m, v in zip(rows.metric, rows.largest_rise)))
@@ -406,6 +407,7 @@ def _subtopic_worse(r) -> Evidence:
 
 
 # ----------------------------------------------------------------------------------- Experiment 3
+@replay_cached
 def _robust_frame(r) -> tuple[pd.DataFrame, bool]:
     s = r["robustness"]
     raw = "removal" in s.columns
@@ -431,7 +433,7 @@ def _robust(r) -> Evidence:
     low = at.loc[at.tau.idxmin()]
     se_txt = "" if not np.isfinite(at.se).any() else f", largest se {np.nanmax(at.se):.3f}"
     # 'high' is the project's reading (ROBUST_TAU), read one step either side; a shortfall counts
-    # only beyond Holm over the cut-off x β values (issue 25 §2)
+    # only beyond Holm over the cut-off x β values
     # each se is estimated from the n removals: an SE on n samples (Student's t; 0 from identical removals: unknown)
     ses = [SE(float(e), n=int(n)) if np.isfinite(e) else float(e) for e, n in zip(at.se, at.n)] \
         if "n" in at.columns else list(at.se)
@@ -458,8 +460,8 @@ def _lower_beta(r) -> Evidence:
             d = (per.loc[lo] - per.loc[hi]).dropna()
             # estimated from the removals: an SE on their number (Student's t; a lone removal: unknown)
             se = SE(float(d.std(ddof=1) / np.sqrt(len(d))), n=len(d)) if len(d) > 1 else float("nan")
-            v = order(float(d.mean()), 0.0, se)
-            parts.append((f"{lo:g} vs {hi:g}", {1: "agrees", -1: "disagrees", 0: "inconclusive"}[v]))
+            c = compare(float(d.mean()), 0.0, se, label=f"β {lo:g} − β {hi:g}")
+            parts.append((f"{lo:g} vs {hi:g}", decide([c])))
             texts.append(f"β {lo:g} − β {hi:g}: {d.mean():+.2g}" + (f" ± {se:.2g} over {len(d)} removals"
                                                                       if len(d) > 1 else ", one removal"))
     else:
@@ -469,11 +471,11 @@ def _lower_beta(r) -> Evidence:
         # the fractions share their removals (nested): the mean of their se bounds the se of their mean
         ses = g.se.apply(lambda x: float(np.nanmean(x)) if np.isfinite(x).any() else None)
         for lo, hi in zip(betas, betas[1:]):
-            v = order(means[lo], means[hi], ses[lo], ses[hi])
-            parts.append((f"{lo:g} vs {hi:g}", {1: "agrees", -1: "disagrees", 0: "inconclusive"}[v]))
+            c = compare(means[lo], means[hi], ses[lo], ses[hi], label=f"β {lo:g} − β {hi:g}")
+            parts.append((f"{lo:g} vs {hi:g}", decide([c])))
             texts.append(f"β {lo:g} − β {hi:g}: {means[lo] - means[hi]:+.2g}")
     steps = np.diff(means.reindex(betas).to_numpy())
-    return Evidence(combine(v for _, v in parts), float(-steps.max()),
+    return Evidence(jointly(v for _, v in parts), float(-steps.max()),
                     f"cut-off {int(k)}, mean τ over the fractions by β: "
                     + ", ".join(f"{b:g} {v:.4f}" for b, v in means.reindex(betas).items())
                     + "; " + "; ".join(texts)

@@ -2,8 +2,8 @@
 (papers 003 and 000, §6-7): the claims :mod:`recmetrics.papers.checks` does not cover.
 
 Every comparison goes through the one verdict rule of :mod:`recmetrics.meta.findings`
-(:func:`~recmetrics.meta.findings.order`, :func:`~recmetrics.meta.findings.holds`,
-:func:`~recmetrics.meta.findings.best_of`, :func:`~recmetrics.meta.findings.combine`) with the
+(:func:`~recmetrics.meta.findings.holds`, :func:`~recmetrics.meta.findings.best_of`, a claim's parts
+as one family: :func:`~recmetrics.meta.findings.jointly`) with the
 uncertainty each result carries (the Monte Carlo se of a robustness curve or of DP; τ between
 rankings of the full test sets with its bootstrap se over users, ``results[key + "_se"]`` from
 :func:`recmetrics.meta.agreement.agreement_se`, when the chapter gives it; the data split's
@@ -25,7 +25,7 @@ results are read by key, metric names reduced to their base names.
 * :func:`tau_pair_at_least` — one entry of a τ matrix at least a threshold ("MAP is strongly
   correlated with NDCG").
 * :func:`dp_worst` — a group with the highest DP (least discriminative), optionally in order.
-* :func:`all_of` — a claim made of several checks' parts: one verdict (:func:`combine`), every detail.
+* :func:`all_of` — a claim made of several checks' parts: their comparisons one family, every detail.
 * :func:`least_robust_words` — 003 §7's wording of MRR's robustness: the worst under popularity,
   and among the least robust under sparsity, where bpref is the worst.
 """
@@ -36,7 +36,9 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..meta.findings import NOISE_SE, Evidence, best_of, combine, holds, order
+from ..meta.comparisons import holm
+from ..meta.findings import (NOISE_SE, Evidence, Verdict, best_of, compare, decide, family, holds, holds_comparison,
+                             jointly, undecidable, weakest)
 from .agreement_checks import _tau_by_base
 from .checks import (_lowest, _se_text, _spread_text, base_name, by_base, few_systems, replicates_of, robustness_area,
                      robustness_replicates)
@@ -53,7 +55,6 @@ STRONG_TAU = 0.9
 #: within this distance of the straight line through the two ends of the grid
 LINEAR_TOLERANCE = 0.05
 
-_VERDICT = {1: "agrees", -1: "disagrees", 0: "inconclusive"}
 
 
 def swap_step(n_systems: int | None) -> float:
@@ -71,23 +72,19 @@ def _tau_verdict(value: float, threshold: float, n_systems: int | None, se: floa
     nothing either: the rankings of the full test sets are estimates, and one pair swapped by
     another split moves τ by :func:`swap_step`."""
     step = swap_step(n_systems)
+    c = holds_comparison(value, ">=", threshold, se if se else None)
     if np.isfinite(step) and abs(value - threshold) < step:
-        return "inconclusive", (f"; within one swapped pair of {threshold:g} ({n_systems} systems: one pair moves τ "
-                                f"by {step:.3f})")
+        return Verdict("inconclusive", undecidable([c])), (f"; within one swapped pair of {threshold:g} ({n_systems} "
+                                                          f"systems: one pair moves τ by {step:.3f})")
     if se is not None and not np.isfinite(se):
-        return "inconclusive", "; its bootstrap se is undefined"
-    return holds(value, ">=", threshold, se if se else None), ""
+        return Verdict("inconclusive", undecidable([c])), "; its bootstrap se is undefined"
+    return decide([c]), ""
 
 
 def _tau_se(results, key: str):
     """``results[key + "_se"]`` (bootstrap se of a τ matrix, by base names) or ``None``."""
     se = results.get(key + "_se")
     return None if se is None else _tau_by_base(se)
-
-
-def _all_signs(signs: Sequence[int]) -> str:
-    return "disagrees" if any(s < 0 for s in signs) else "agrees" if signs and all(s > 0 for s in signs) \
-        else "inconclusive"
 
 
 def robustness_tiers(tiers: Sequence[Sequence[str]], scenario: str, key: str = "robustness") -> Callable:
@@ -105,28 +102,28 @@ def robustness_tiers(tiers: Sequence[Sequence[str]], scenario: str, key: str = "
         verdicts, parts, before = [], [], []
         for tier in tiers:
             pool = values.drop([m for m in before if m in values.index])
-            v, d = best_of(pool.to_dict(), tier, se.to_dict(), replicates=reps)
+            v, d = best_of(pool.to_dict(), tier, se.to_dict(),
+                           replicates=None if reps is None else {m: reps[m] for m in pool.index})
             verdicts.append(v)
             parts.append(f"{', '.join(tier)} above {', '.join(m for m in pool.index if m not in tier)}: {v} ({d})")
             before += tier
         top = values.sort_values(ascending=False)
-        return Evidence(combine(verdicts), float(values[tiers[0]].min()),
+        return Evidence(jointly(verdicts), float(values[tiers[0]].min()),
                         f"mean τ under {scenario} ({', '.join(f'{m} {v:.3f}' for m, v in top.items())}; "
                         f"{_se_text(se, values.index)}{_spread_text(reps, [m for t in tiers for m in t])}) — "
                         + " | ".join(parts))
     return check
 
 
-def _standing(rob, scenario: str, metric: str, group: Sequence[str], slack: int, label: str) -> tuple[str, str]:
-    """Where ``metric`` stands under ``scenario``: ``agrees`` when clearly above all but at most
-    ``slack`` of the metrics outside ``group``, ``disagrees`` when clearly below more than ``slack``."""
+def _standing(rob, scenario: str, metric: str, group: Sequence[str], label: str) -> tuple[list, str]:
+    """``metric`` against each metric outside ``group`` under ``scenario`` (``gap > 0``: above it) and a
+    head for the detail."""
     values, se = robustness_area(rob, scenario)
     reps = robustness_replicates(rob, scenario, values.index) or {}
-    signs = [order(values[metric], values[o], se.get(metric), se.get(o), reps_a=reps.get(metric), reps_b=reps.get(o))
+    comps = [compare(values[metric], values[o], se.get(metric), se.get(o), reps_a=reps.get(metric),
+                     reps_b=reps.get(o), label=f"{scenario}: {metric} vs {o}")
              for o in values.index if o not in group]
-    above, below = signs.count(1), signs.count(-1)
-    v = "disagrees" if below > slack else "agrees" if above >= len(signs) - slack else "inconclusive"
-    return v, f"{scenario}: {label}{metric} {values[metric]:.3f} above {above}, below {below} of {len(signs)}"
+    return comps, f"{scenario}: {label}{metric} {values[metric]:.3f}"
 
 
 def robustness_among_most(group: Sequence[str], scenarios: Sequence[str], key: str = "robustness",
@@ -137,13 +134,22 @@ def robustness_among_most(group: Sequence[str], scenarios: Sequence[str], key: s
     group = list(group)
 
     def check(results):
-        parts = few_systems(results) or [_standing(results[key], sc, m, group, slack, label)
+        parts = few_systems(results) or [_standing(results[key], sc, m, group, label)
                                           for sc in scenarios for m in group]
         if isinstance(parts, Evidence):
             return parts
-        return Evidence(combine(v for v, _ in parts), None, "; ".join(d for _, d in parts)
+        every = [c for comps, _ in parts for c in comps]
+        rejected = {id(c) for c in holm(every)}          # every scenario's and member's pairs one family
+        verdicts, texts = [], []
+        for comps, head in parts:
+            above = sum(c.holds() for c in comps)
+            below = sum(id(c) in rejected and c.gap < 0 for c in comps)
+            verdicts.append("disagrees" if below > slack else "agrees" if above >= len(comps) - slack else "inconclusive")
+            texts.append(f"{head} above {above}, below {below} (Holm) of {len(comps)}")
+        v = "disagrees" if "disagrees" in verdicts else "agrees" if all(x == "agrees" for x in verdicts) else "inconclusive"
+        return Evidence(Verdict(v, every), None, "; ".join(texts)
                         + f" — 'good robustness': above all but at most {slack} other metrics beyond {NOISE_SE:g} se "
-                        "in every scenario")
+                        f"in every scenario; below more than {slack} (Holm over the {len(every)} comparisons) disagrees")
     return check
 
 
@@ -177,12 +183,15 @@ def scenario_below(lower: str, higher: str, key: str = "robustness", what: str =
         vb = by_base((sb ** 2).sum().pow(0.5) / len(b))
         ra = robustness_replicates(rob, lower, ma.index, a.index) or {}
         rb = robustness_replicates(rob, higher, mb.index, b.index) or {}
-        signs = {m: order(mb[m], ma[m], vb.get(m), va.get(m), reps_a=rb.get(m), reps_b=ra.get(m)) for m in ma.index}
-        verdict = _all_signs(list(signs.values()))
-        return Evidence(verdict, float((ma - mb).max()),
+        comps = {m: compare(mb[m], ma[m], vb.get(m), va.get(m), reps_a=rb.get(m), reps_b=ra.get(m),
+                            label=f"{m} {ma[m]:.3f} vs {mb[m]:.3f}") for m in ma.index}
+        verdict, held, rev, und = family(comps.values())
+        state = {id(c): "lower" if c in held else "higher (Holm)" if c in rev else "within the noise" for c in comps.values()}
+        return Evidence(decide(comps.values()), float((ma - mb).max()),
                         f"mean τ over sizes {', '.join(f'{s:g}' for s in a.index)}, {lower} vs {higher}: "
-                        + ", ".join(f"{m} {ma[m]:.3f} vs {mb[m]:.3f} ({_VERDICT[signs[m]]})" for m in ma.index)
-                        + f"{what} — agrees when every metric is lower under {lower} beyond {NOISE_SE:g} se"
+                        + ", ".join(f"{c.label} ({state[id(c)]}; {c.margin()})" for c in comps.values())
+                        + f"{what} — agrees when every metric is lower under {lower} beyond {NOISE_SE:g} se, the "
+                        f"{len(comps)} comparisons one family"
                         + (f" (Monte Carlo and the {len(next(iter(ra.values())))} data-split replicates)" if ra else ""))
     return check
 
@@ -203,15 +212,19 @@ def tau_at_size(scenario: str, size: float, threshold: float, key: str = "robust
         tau = by_base(curve.loc[at])
         se = by_base(_curve_se(rob, scenario, [at]).iloc[0])
         reps = robustness_replicates(rob, scenario, tau.index, [at]) or {}
-        verdicts = {m: holds(tau[m], ">=", threshold, se.get(m), replicates=reps.get(m)) for m in tau.index}
+        comps = {m: holds_comparison(tau[m], ">=", threshold, se.get(m), replicates=reps.get(m), label=m)
+                 for m in tau.index}
+        verdict, held, rev, und = family(comps.values())
         low = tau.idxmin()
-        return Evidence(combine(verdicts.values()), float(tau.min()),
-                        f"mean τ at {at:g} of the {scenario} test set: lowest {low} {tau[low]:.3f}"
-                        f"{f' ± {se[low]:.3f}' if np.isfinite(se.get(low, np.nan)) else ''}; "
+        status = (f"below {threshold:g} beyond the noise (Holm over the {len(comps)} metrics): "
+                  + "; ".join(c.text() for c in rev) if rev else
+                  f"not shown ≥ {threshold:g} beyond the noise, Monte Carlo and split together: "
+                  + "; ".join(c.text() for c in und) if und else f"all ≥ {threshold:g}{weakest(held)}")
+        return Evidence(decide(comps.values()), float(tau.min()),
+                        f"mean τ at {at:g} of the {scenario} test set: "
                         + ", ".join(f"{m} {tau[m]:.3f}" for m in tau.sort_values().index)
-                        + f" (claim: every metric ≥ {threshold:g}; "
-                        + ("not ≥: " + ", ".join(m for m, v in verdicts.items() if v != "agrees")
-                           if any(v != "agrees" for v in verdicts.values()) else "all ≥") + ")")
+                        + f"; lowest {low} {tau[low]:.3f} ({comps[low].margin()}) — claim: every metric ≥ {threshold:g}; "
+                        f"{status}")
     return check
 
 
@@ -250,7 +263,7 @@ def falls_slowly_linearly(group: Sequence[str], scenario: str, key: str = "robus
         kept = share.drop(index=1.0).mean()
         rel, rel_d = best_of(kept.to_dict(), group, se_of("kept").reindex(kept.index).to_dict())
         ab, ab_d = best_of(drop.to_dict(), group, se_of("drop").reindex(drop.index).to_dict(), higher=False)
-        slow = rel if rel == ab else "inconclusive"
+        slow = rel if rel == ab else Verdict("inconclusive", undecidable(rel.comparisons))
         detail = (f"slowly — absolute drop (mean over the reduced sizes; lowest: "
                   + ", ".join(f"{m} {v:.4g}" for m, v in drop.sort_values().iloc[:3].items())
                   + f"): {ab} ({ab_d.replace(' beats ', ' falls less than ')}); share kept (highest: "
@@ -265,7 +278,7 @@ def falls_slowly_linearly(group: Sequence[str], scenario: str, key: str = "robus
             lin.append(holds(dev, "<=", LINEAR_TOLERANCE))
             detail += f"; linearly — {m} kept share by size " + ", ".join(f"{x:g}: {v:.3f}" for x, v in col.items()) + \
                       f" (largest distance from the straight line {dev:.3f}, within {LINEAR_TOLERANCE:g}: {lin[-1]})"
-        return Evidence(combine([slow, *lin]), float(kept[group].min()), f"values under {scenario}: {detail}")
+        return Evidence(jointly([slow, *lin]), float(kept[group].min()), f"values under {scenario}: {detail}")
     return check
 
 
@@ -289,7 +302,7 @@ def all_at_least(key: str, threshold: float, what: str) -> Callable:
         below = sum(v == "disagrees" for v, _ in verdicts)
         near = next((why for v, why in verdicts if why), "")
         low_se = "" if se is None else f" ± {float(se.loc[low[0], low[1]]):.3f} (bootstrap se over users)"
-        return Evidence(combine(v for v, _ in verdicts), float(off.min()),
+        return Evidence(jointly(v for v, _ in verdicts), float(off.min()),
                         f"lowest {what} {off.min():.3f}{low_se} ({low[0]} vs {low[1]}), median {off.median():.3f}; "
                         f"{below} of {len(off)} entries clearly below {threshold:g}{near} (claim: all ≥ {threshold:g})")
     return check
@@ -337,12 +350,14 @@ def dp_worst(group: Sequence[str], key: str = "dp", *, among: Sequence[str] | No
         verdict, detail = best_of(values.to_dict(), group, se.to_dict(), higher=True, replicates=reps)
         detail = detail.replace(" beats ", " is above ").replace(" beat(s) every other entry",
                                                                  " lie(s) above every other entry")
-        if in_order and verdict != "disagrees":
-            steps = [order(values[a], values[b], se.get(a), se.get(b), reps_a=(reps or {}).get(a),
-                           reps_b=(reps or {}).get(b)) for a, b in zip(group, group[1:])]
-            detail += "; " + ", ".join(f"{a} above {b}: {_VERDICT[s]}" for (a, b), s in zip(zip(group, group[1:]), steps))
-            verdict = "disagrees" if any(s < 0 for s in steps) else verdict if all(s > 0 for s in steps) \
-                else "inconclusive"
+        if in_order:
+            steps = [compare(values[a], values[b], se.get(a), se.get(b), reps_a=(reps or {}).get(a),
+                             reps_b=(reps or {}).get(b), label=f"{a} above {b}") for a, b in zip(group, group[1:])]
+            every = [*verdict.comparisons, *steps]
+            verdict, held, rev, _ = family(every)
+            detail += "; " + ", ".join(f"{c.text()}: " + ("holds" if c in held else "reversed (Holm)" if c in rev
+                                                           else "within the noise") for c in steps)
+            verdict = Verdict(verdict, every)
         top = values.sort_values(ascending=False)
         return Evidence(verdict, float(values[group].min()),
                         f"DP (lower is better; worst: {', '.join(f'{m} {v:.4g}' for m, v in top.iloc[:3].items())}"
@@ -370,7 +385,7 @@ def least_robust_words(metric: str, worst_sparsity: str, poor_sparsity: Sequence
                  (f"{worst_sparsity} worst under sparsity",
                   *_lowest(rat.to_dict(), [worst_sparsity], rat_se.to_dict(), rat_r)),
                  (f"{', '.join(poor)} the least robust under sparsity", *_lowest(rat.to_dict(), poor, rat_se.to_dict(), rat_r))]
-        return Evidence(combine(v for _, v, _ in parts), float(pop[metric]),
+        return Evidence(jointly(v for _, v, _ in parts), float(pop[metric]),
                         f"mean τ under popular-items: {', '.join(f'{m} {v:.3f}' for m, v in pop.sort_values().items())}; "
                         f"under ratings: {', '.join(f'{m} {v:.3f}' for m, v in rat.sort_values().items())} ("
                         f"{_se_text(rat_se, rat.index)}) — " + "; ".join(f"{w}: {v}" + ("" if v == "agrees" else f" ({d})")
@@ -379,10 +394,14 @@ def least_robust_words(metric: str, worst_sparsity: str, poor_sparsity: Sequence
 
 
 def all_of(*checks: Callable) -> Callable:
-    """One claim made of several checks' parts ("lower than under ratings *and* under items"): the
-    verdicts combined (:func:`combine`), the details joined by ``" | "``, the first part's value."""
+    """One claim made of several checks' parts ("lower than under ratings *and* under items"): every
+    part's comparisons one family (:func:`~recmetrics.meta.findings.jointly`), the details joined by
+    ``" | "``, the first part's value; a part the set-up cannot test makes the claim not testable."""
     def check(results):
         parts = [c(results) for c in checks]
-        return Evidence(combine(p.verdict for p in parts), parts[0].value, " | ".join(p.detail for p in parts))
+        untestable = next((p for p in parts if p.verdict == "not testable"), None)
+        if untestable is not None:
+            return untestable
+        return Evidence(jointly(p.verdict for p in parts), parts[0].value, " | ".join(p.detail for p in parts))
     return check
 

@@ -40,7 +40,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from ..meta.findings import Claim, Evidence, combine, holds, order
+from ..meta.findings import Claim, Evidence, compare, decide, holds, jointly
 from .setup import SetUp
 
 __all__ = ["PAPER", "SETUP", "CLAIMS", "TOY_CLAIMS", "CATALOGUE_CLAIMS", "CHAPTERS", "IDENTITIES", "TN_IDENTITIES",
@@ -119,7 +119,6 @@ def _fmt(s: pd.Series) -> str:
     return ", ".join(f"{i}: {v:.3f}" for i, v in s.items())
 
 
-_ORDER = {1: "agrees", -1: "disagrees", 0: "inconclusive"}
 
 
 def _steps(s: pd.Series) -> np.ndarray:
@@ -138,10 +137,10 @@ def _pr_inverse(results) -> Evidence:
     r = figure_series(results, 1, "recall", "k")
     rho = float(spearmanr(p.index, p.to_numpy()).statistic)
     rising = [holds(d, ">=", 0.0) for d in _steps(r)]
-    verdict = combine(rising + [holds(rho, "<", 0.0)])
+    verdict = jointly(rising + [holds(rho, "<", 0.0)])
     return Evidence(verdict, rho,
                     f"Fig. 1 ranking cut at k = {p.index[0]}..{p.index[-1]}: recall "
-                    f"{'never falls' if combine(rising) == 'agrees' else 'falls somewhere'} ({r.iloc[0]:.3f} → "
+                    f"{'never falls' if jointly(rising) == 'agrees' else 'falls somewhere'} ({r.iloc[0]:.3f} → "
                     f"{r.iloc[-1]:.3f}); Spearman ρ(k, precision) = {rho:.2f} ({p.iloc[0]:.3f} → {p.iloc[-1]:.3f})")
 
 
@@ -153,19 +152,19 @@ def _choose_k(results) -> Evidence:
         before = s[s.index < n]
         best = int(before.idxmax())
         # a peak before the full list, above the value there; chance level (0) at the full list
-        verdicts += [_ORDER[order(before.max(), s.loc[n])], holds(abs(s.loc[n]), "<=", 0.0)]
+        verdicts += [decide([compare(before.max(), s.loc[n])]), holds(abs(s.loc[n]), "<=", 0.0)]
         parts.append(f"{m} peaks at k = {best} ({before.max():.3f}), {s.loc[n]:.3f} at k = {n}")
     p = figure_series(results, 1, "precision", "k")
     r = figure_series(results, 1, "recall", "k")
     parts.append(f"precision at k = {n}: {p.loc[n]:.3f} (the share of relevant items), recall {r.loc[n]:.3f}")
-    return Evidence(combine(verdicts), float(figure_series(results, 1, "MCC", "k").idxmax()), "; ".join(parts))
+    return Evidence(jointly(verdicts), float(figure_series(results, 1, "MCC", "k").idxmax()), "; ".join(parts))
 
 
 def _map_top(results) -> Evidence:
     s = figure_series(results, 2, "MAP", "position")
     first, last = float(s.iloc[0] - s.iloc[1]), float(s.iloc[-2] - s.iloc[-1])
     ratio = first / last if last > 0 else float("inf")
-    verdict = combine([_ORDER[order(first, last)], holds(last, ">=", 0.0)])
+    verdict = jointly([decide([compare(first, last)]), holds(last, ">=", 0.0)])
     return Evidence(verdict, ratio,
                     f"Fig. 2: MAP drops {first:.3f} from rank 1 to 2 and {last:.3f} from rank {s.index[-2]} to "
                     f"{s.index[-1]} ({_fmt(s)})")
@@ -215,7 +214,7 @@ def _sign(results) -> Evidence:
         verdicts += [holds(v, ">", 0.0) for v in per] + [holds(v, "<", 0.0) for v in inv]
         parts.append(f"{m} perfect {per.min():.3f}..{per.max():.3f}, inverse {inv.min():.3f}..{inv.max():.3f}")
     right = sum(v == "agrees" for v in verdicts)
-    return Evidence(combine(verdicts), right / len(verdicts), "Fig. 3, every ratio: " + "; ".join(parts)
+    return Evidence(jointly(verdicts), right / len(verdicts), "Fig. 3, every ratio: " + "; ".join(parts)
                     + f" (right sign in {right} of {len(verdicts)} cases)")
 
 
@@ -223,7 +222,7 @@ def _lauc_one_first(results) -> Evidence:
     per = figure_series(results, 3, "LAUC", "n_relevant", recommender="perfect")
     k = int(results["figure3"]["k"].iloc[0])
     fit = per[per.index <= k]
-    return Evidence(combine(holds(abs(v - 1.0), "<=", 0.0) for v in fit), float(fit.min()),
+    return Evidence(jointly(holds(abs(v - 1.0), "<=", 0.0) for v in fit), float(fit.min()),
                     f"Fig. 3, perfect recommender with n ≤ k = {k} relevant items: LAUC {_fmt(fit)}")
 
 
@@ -264,10 +263,10 @@ def _lauc_minimal(results) -> Evidence:
         if outside.empty or inside.empty:
             raise KeyError(f"figure{fig}[LAUC, positions on both sides of k = {k}]")
         low = float(outside.max())
-        verdicts += [holds(low - float(s.min()), "<=", 0.0), combine(holds(v, ">", low) for v in inside)]
+        verdicts += [holds(low - float(s.min()), "<=", 0.0), jointly(holds(v, ">", low) for v in inside)]
         parts.append(f"Fig. {fig}: no relevant item in the top {k} (positions > {k}) LAUC {_fmt(outside)}; "
                      f"inside: {_fmt(inside)}")
-    return Evidence(combine(verdicts), None, "; ".join(parts) + " — minimal: the cases without a relevant item in "
+    return Evidence(jointly(verdicts), None, "; ".join(parts) + " — minimal: the cases without a relevant item in "
                     "the top k at the figure's lowest value, every other case above it")
 
 
@@ -276,7 +275,7 @@ def _lauc_top(results) -> Evidence:
     k = int(results["figure2"]["k"].iloc[0])
     part = s[s.index <= k + 1]
     gains = -np.diff(part.to_numpy())
-    return Evidence(combine(holds(g, ">", 0.0) for g in gains), float(gains.min()),
+    return Evidence(jointly(holds(g, ">", 0.0) for g in gains), float(gains.min()),
                     f"Fig. 2: LAUC@{k} for the relevant item at ranks 1..{k + 1}: {_fmt(part)} "
                     f"(smallest gain of moving up one rank {gains.min():.3f})")
 
@@ -403,13 +402,13 @@ def _judged_breaks(results) -> Evidence:
         a, j = t.loc[("all", i)], t.loc[("judged", i)]
         ja, jj = float(a["mean |difference|"]), float(j["mean |difference|"])
         # over the judged items the identity is further off than over the catalogue, and off beyond tolerance
-        o = order(jj, ja, _se(j), _se(a))
-        worse += o > 0
-        verdicts += [_ORDER[o], holds(jj, ">", IDENTITY_TOLERANCE, _se(j))]
+        c = compare(jj, ja, _se(j), _se(a), label=f"{i}: judged − catalogue")
+        worse += c.sign() > 0
+        verdicts += [decide([c]), holds(jj, ">", IDENTITY_TOLERANCE, _se(j))]
     means = {i: float(t.loc[("judged", i), "mean |difference|"]) for i in names}
     worst = max(means, key=means.get)
     rest = sorted(both - set(names))
-    return Evidence(combine(verdicts), means[worst],
+    return Evidence(jointly(verdicts), means[worst],
                     f"over the judged items: {', '.join(f'{i} {v:.4f}' for i, v in means.items())} — further off than "
                     f"over the catalogue for {worse} of {len(names)}, each beyond {IDENTITY_TOLERANCE:g} required"
                     + (f"; not tn-dependent, for the record: " + ", ".join(

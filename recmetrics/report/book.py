@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
@@ -13,6 +14,8 @@ from .findings_page import findings_glance, write_findings_page
 from .kernel import check_settings
 from .lock import book_lock, out_lock
 from .performance import benchmark_tables, performance_markdown
+from .outputs import committed
+from .stability import check_seeds
 from .offline import external_assets
 from .reference_pages import write_reference_pages
 from .site import build_book
@@ -50,6 +53,7 @@ def build(
     folds=None,
     threshold: float | None = None,
     jobs: int | None = None,
+    seeds: Iterable[int] | None = None,
 ) -> Path:
     """Run the notebooks with ``profile``'s parameters on ``dataset`` and build the book.
 
@@ -84,7 +88,7 @@ def build(
         from .own_runs import build as build_own_runs
 
         for given, what in ((dataset, "dataset"), (dataset_args, "dataset_args"),
-                            (notebooks_dir, "notebooks_dir"), (only, "only")):
+                            (notebooks_dir, "notebooks_dir"), (only, "only"), (seeds, "seeds")):
             if given:
                 raise InputError(f"{what} does not apply to the book of your own runs (qrels=/runs=/study=)")
         check_out(out, book_dir)
@@ -98,15 +102,30 @@ def build(
     if not (book / "_config.yml").is_file() or not (book / "_toc.yml").is_file():
         raise ReportError(f"{book} is not a Jupyter Book folder (need _config.yml and _toc.yml)")
     generated = book / "generated"
+    seeds = check_seeds(seeds, overrides)
+    if seeds and not execute:
+        raise InputError("seeds builds the chapters at every seed: it needs the chapters executed (no --no-execute)")
     if execute:  # every argument checked before the lock is taken and anything is written
         check_settings()
-        plan = make_plan(profile or "quick", dataset if dataset is not None else "movielens-small",
-                         dataset_args=dataset_args, overrides=overrides, scheduler=scheduler,
-                         notebooks_dir=notebooks_dir, generated_dir=generated, only=only, out=out, book_dir=book,
-                         kernel_name=kernel_name)
+        plans = [make_plan(profile or "quick", dataset if dataset is not None else "movielens-small",
+                           dataset_args=dataset_args, overrides=dict(overrides or {}, **({"seed": s} if s is not None
+                                                                                          else {})),
+                           scheduler=scheduler, notebooks_dir=notebooks_dir, generated_dir=generated, only=only,
+                           out=out, book_dir=book, kernel_name=kernel_name)
+                 for s in (seeds[1:] + seeds[:1] if seeds else [None])]
+        plan = plans[-1]
     else:
         check_out(out, book)
     with book_lock(book, "report"), out_lock(out if out is not None else book / "_build" / "html"):
+        replicated = generated / "replicated"
+        shutil.rmtree(replicated, ignore_errors=True)   # a replicated build's seeds belong to that build only
+        for s, other in zip(seeds[1:], plans[:-1]):
+            log(f"replicated build: the chapters at split seed {s}")
+            execute_plan(other, force=force, kernel_name=kernel_name, timeout=timeout, progress=progress, log=log,
+                         jobs=jobs)
+            (replicated / f"seed-{s}").mkdir(parents=True)
+            for name in committed(generated, other.keys, "findings"):     # that seed's findings only
+                shutil.copy2(generated / "findings" / name, replicated / f"seed-{s}" / name)
         if execute:
             vendored = vendor_js(generated / "_vendor", cache=js_cache, log=log)  # before the notebooks: fails fast
             execute_plan(plan, force=force, kernel_name=kernel_name, timeout=timeout, progress=progress, log=log,

@@ -18,9 +18,13 @@ Within a paper the rows are grouped by chapter (one ``<tbody>`` each): the group
 the chapter, the set-up and the deviations from the paper its rows share, once; a row states only
 the set-up entries and deviations particular to it.
 
-Above the tables, the count of each verdict (:data:`recmetrics.meta.findings.VERDICTS`) with a
-check box that shows or hides its rows: a few lines of plain JavaScript inside the page (no
-library, no network).
+Each verdict carries its firmness (:mod:`recmetrics.meta.firmness`): the chance that another split
+of the same data reads it the same; below :data:`recmetrics.meta.firmness.FIRM` it is shown as
+borderline ("another split may read this differently").
+
+Above the tables, the count of each verdict (:data:`recmetrics.meta.findings.VERDICTS`) and of the
+firm and borderline verdicts, each with a check box that shows or hides its rows: a few lines of
+plain JavaScript inside the page (no library, no network).
 """
 from __future__ import annotations
 
@@ -32,6 +36,9 @@ import os
 import re
 from pathlib import Path
 from typing import Any, Mapping
+
+from ..meta.findings import split_deviations
+from ..meta.firmness import BORDERLINE, FIRM, firm_label
 
 #: the papers by the id their claims carry (the project's ``papers/`` file prefix): (heading, citation)
 PAPERS: dict[str, tuple[str, str]] = {
@@ -188,25 +195,6 @@ def _setup(row: Mapping[str, Any], params: Mapping[str, Any]) -> list[str]:
     return shown
 
 
-def split_deviations(text: Any) -> list[str]:
-    """The deviations of a row, one string each: the ``"; "``-joined column split where no
-    parenthesis is open (an item may itself hold ``"; "`` inside its brackets).
-
-    >>> split_deviations("folds: 2 (the paper: 5); systems: 6 of 21 (missing: A, B; not in the paper: C)")
-    ['folds: 2 (the paper: 5)', 'systems: 6 of 21 (missing: A, B; not in the paper: C)']
-    """
-    text = _text(text)
-    items, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        depth += ch in "([{"
-        depth -= ch in ")]}" and depth > 0
-        if depth == 0 and text.startswith("; ", i):
-            items.append(text[start:i])
-            start = i + 2
-    items.append(text[start:])
-    return [t.strip() for t in items if t.strip()]
-
-
 def _setup_lines(row: Mapping[str, Any], info: Mapping[str, Any]) -> list[str]:
     """The set-up of a row as display lines: dataset, profile, tie-break, the counts."""
     params = info["parameters"]
@@ -277,17 +265,65 @@ def _group_html(rows: list[Mapping[str, Any]], chapter: str, info: Mapping[str, 
             ours += ('<br><span class="rm-deviations">Also differs from the paper: '
                      + "; ".join(_inline(d) for d in extra) + "</span>")
         verdict = _text(row.get("verdict"))
+        firm = firm_label(row.get("firmness"))
         cells = [
             f'{_inline(_text(row.get("claim")))}<br><small><code>{html.escape(_text(row.get("id")))}</code></small>',
             link,
             _inline(_text(row.get("paper_evidence"))),
             ours,
-            f'<span class="rm-verdict rm-verdict-{_slug(verdict)}">{html.escape(verdict)}</span>',
+            f'<span class="rm-verdict rm-verdict-{_slug(verdict)}">{html.escape(verdict)}</span>'
+            + firmness_html(row.get("firmness"), row.get("firmness_basis")) + _replicated_html(row),
         ]
         klass = ' class="rm-small"' if is_small else ""
-        trs.append(f'<tr data-verdict="{html.escape(verdict)}"{klass}>'
+        trs.append(f'<tr data-verdict="{html.escape(verdict)}" data-firm="{firm or "unknown"}"{klass}>'
                    + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     return f'<tbody class="rm-findings-group" data-chapter="{html.escape(chapter)}">{"".join(trs)}</tbody>', n_small
+
+
+def firmness_html(value: Any, basis: Any = "") -> str:
+    """The firmness under a verdict: ``firm 0.97`` (``firm exact values``), or ``borderline 0.62``
+    with the words :data:`recmetrics.meta.firmness.BORDERLINE`; ``""`` when not computed."""
+    label = firm_label(value)
+    if not label:
+        return ""
+    basis = _text(basis)
+    how = f"{float(value):.2f}" if basis in ("", "simulated") else basis
+    title = ("the share of replays, each estimate redrawn as another split of the data would read it, that "
+             "give this verdict") if basis in ("", "simulated") else f"firm by construction: {basis}"
+    words = f": {BORDERLINE}" if label == "borderline" else ""
+    return (f'<br><small class="rm-firmness rm-{label}" title="{html.escape(title)}">{label} '
+            f"{html.escape(how)}{html.escape(words)}</small>")
+
+
+def _replicated_html(row: Mapping[str, Any]) -> str:
+    """Under the verdict of a replicated build: each seed's verdict and the replicated one."""
+    by_seed = row.get("seed_verdicts")
+    if not isinstance(by_seed, dict) or not by_seed:
+        return ""
+    seeds = ", ".join(f"{html.escape(str(k))}: {html.escape(str(v))}" for k, v in by_seed.items())
+    rep = _text(row.get("replicated"))
+    words = f" ({BORDERLINE})" if rep == "borderline" else ""
+    return (f'<br><small class="rm-replicated">by split seed — {seeds}; replicated: '
+            f'<strong>{html.escape(rep)}</strong>{html.escape(words)}</small>')
+
+
+def _with_seeds(table, generated: Path):
+    """``table`` with each row's verdict under every seed of a replicated build (``seed_verdicts``,
+    the book's own seed first) and the replicated verdict (:func:`.stability.replicated_verdict`);
+    unchanged when the build was not replicated. Returns ``(table, seeds)``."""
+    from .stability import replicated_verdict, verdicts_by_seed
+
+    folders = sorted((generated / "replicated").glob("seed-*"), key=lambda d: int(d.name[5:]))
+    if not folders:
+        return table, []
+    own = sorted({str(s) for s in table["seed"].dropna()}) if "seed" in table else []
+    own_label = own[0] if len(own) == 1 else "this book"
+    v = verdicts_by_seed({own_label: generated / "findings", **{d.name[5:]: d for d in folders}})
+    occurrence = table.groupby(["chapter", "id"]).cumcount()
+    rows = [v.loc[key].dropna().to_dict() if key in v.index else {}
+            for key in zip(table["chapter"], table["id"], occurrence)]
+    table = table.assign(seed_verdicts=rows, replicated=[replicated_verdict(r.values()) if r else "" for r in rows])
+    return table, list(v.columns)
 
 
 def _slug(text: str) -> str:
@@ -302,14 +338,17 @@ _SCRIPT = """<script>
 (function () {
   var root = document.currentScript.closest("article") || document;
   function update() {
-    var shown = {};
+    var shown = {}, firm = {};
     root.querySelectorAll(".rm-findings-filter input[data-verdict]").forEach(function (box) {
       shown[box.getAttribute("data-verdict")] = box.checked;
+    });
+    root.querySelectorAll(".rm-findings-filter input[data-firm]").forEach(function (box) {
+      firm[box.getAttribute("data-firm")] = box.checked;
     });
     root.querySelectorAll("table.rm-findings").forEach(function (table) {
       var visible = 0;
       table.querySelectorAll("tbody tr[data-verdict]").forEach(function (tr) {
-        var on = shown[tr.getAttribute("data-verdict")] !== false;
+        var on = shown[tr.getAttribute("data-verdict")] !== false && firm[tr.getAttribute("data-firm")] !== false;
         tr.hidden = !on;
         tr.style.display = on ? "" : "none";
         if (on) { visible += 1; }
@@ -325,7 +364,7 @@ _SCRIPT = """<script>
       if (count) { count.textContent = String(visible); }
     });
   }
-  root.querySelectorAll(".rm-findings-filter input[data-verdict]").forEach(function (box) {
+  root.querySelectorAll(".rm-findings-filter input").forEach(function (box) {
     box.addEventListener("change", update);
   });
   update();
@@ -364,12 +403,22 @@ def write_findings_page(generated_dir: str | os.PathLike, keys: Mapping[str, str
     if table.empty:
         page.unlink(missing_ok=True)
         return None
+    table, seeds = _with_seeds(table, generated)
     counts = table.verdict.value_counts()
     verdicts = list(findings.VERDICTS) + sorted(set(table.verdict) - set(findings.VERDICTS))
     is_paper = table.paper.map(paper_key).str.fullmatch(r"\d{3}")
     paper_counts = table.verdict[is_paper].value_counts()
     summary = f"{int(is_paper.sum())} claims of the papers: " + ", ".join(
         f"{paper_counts.get(v, 0)} {v}" for v in verdicts)
+    if "firmness" in table:
+        labels = [firm_label(x) for x in table.firmness[is_paper]]
+        firm_counts = {k: labels.count(k) for k in ("firm", "borderline")}
+        summary += (f"; {firm_counts.get('firm', 0)} of them firm (another split of the data reads the same verdict "
+                    f"with a chance of at least {FIRM:g}), {firm_counts.get('borderline', 0)} borderline")
+    if seeds:
+        rep = table.replicated[is_paper].value_counts()
+        summary += (f"; replicated over split seeds {', '.join(seeds)}: "
+                    + ", ".join(f"{rep.get(v, 0)} {v}" for v in [*verdicts, "borderline"] if rep.get(v, 0)))
     if not is_paper.all():
         own = table.verdict[~is_paper].value_counts()
         summary += f"; and {int((~is_paper).sum())} of the project's own checks, not counted as the papers' claims: " \
@@ -436,7 +485,13 @@ def write_findings_page(generated_dir: str | os.PathLike, keys: Mapping[str, str
         f'<label class="rm-verdict rm-verdict-{_slug(v)}"><input type="checkbox" data-verdict="{html.escape(v)}" '
         f'checked> {html.escape(v)} <span class="rm-findings-n">{counts.get(v, 0)}</span></label> '
         for v in verdicts)
-    parts += _raw(f'<div class="rm-findings-filter"><strong>Show verdicts:</strong> {boxes}</div>')
+    firmness = table["firmness"] if "firmness" in table else None
+    labels = [firm_label(x) for x in firmness] if firmness is not None else []
+    firm_boxes = "".join(
+        f'<label class="rm-firmness rm-{k}"><input type="checkbox" data-firm="{k}" checked> {k} '
+        f'<span class="rm-findings-n">{labels.count(k)}</span></label> ' for k in ("firm", "borderline") if labels)
+    parts += _raw(f'<div class="rm-findings-filter"><strong>Show verdicts:</strong> {boxes}'
+                  + (f"<br><strong>Show:</strong> {firm_boxes}" if firm_boxes else "") + "</div>")
     parts += body
     parts += _raw(_SCRIPT)
     page.write_text("\n".join(parts), encoding="utf-8")
@@ -466,17 +521,22 @@ def findings_glance(generated_dir: str | os.PathLike, keys: Mapping[str, str | N
     papers = sorted(keys.unique(), key=lambda p: (not p.isdigit(), p not in PAPERS, p))
     infos = {ch: chapter_info(generated / f"{ch}.ipynb") for ch in table.chapter.unique()}
     titles = {ch: info["title"] or ch for ch, info in infos.items()}
-    lines = ["| paper (claims) | " + " | ".join(verdicts) + " | chapters |",
-             "|---|" + "---:|" * len(verdicts) + "---|"]
+    firm = table.firmness.map(firm_label)
+    lines = ["| paper (claims) | " + " | ".join(verdicts) + " | firm | borderline | chapters |",
+             "|---|" + "---:|" * (len(verdicts) + 2) + "---|"]
     for paper in papers:
         rows = table[keys == paper]
         counts = rows.verdict.value_counts()
+        fc = firm[rows.index].value_counts()
         label = PAPERS.get(paper, (f"Paper {paper}", ""))[0]      # named (authors, venue, year), not numbered
         chapters = ", ".join(_chapter_link(ch, titles[ch]) for ch in sorted(rows.chapter.unique()))
         lines.append(f"| {label} ({len(rows)}) | " + " | ".join(str(counts.get(v, 0)) for v in verdicts)
-                     + f" | {chapters} |")
+                     + f" | {fc.get('firm', 0)} | {fc.get('borderline', 0)} | {chapters} |")
     profiles = {_profile(row, infos[row["chapter"]]) for row in table.to_dict("records")}
-    lines += ["", f"The [Findings page](generated/99_findings) lists all {len(table)} claims with the paper's "
+    lines += ["", f"*Firm*: another split of the same data reads the same verdict with a chance of at least "
+                  f"{FIRM:g} (each verdict replayed with its estimates redrawn as another split would read them; "
+                  f"identities and definitions are firm by construction); *borderline*: {BORDERLINE}. "
+                  f"The [Findings page](generated/99_findings) lists all {len(table)} claims with the paper's "
                   "evidence, ours, where this copy's set-up differs from the paper's, and a link to the section "
                   "that computes each verdict."]
     if profiles - {"paper"}:

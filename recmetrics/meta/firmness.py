@@ -1,0 +1,252 @@
+"""How firm is a verdict: the chance that another independent split of the same data reads it the same.
+
+A claim's check decides its verdict from a few comparisons, each an estimate against its noise
+(:func:`recmetrics.meta.comparisons.compare`). Another split of the same ratings would give each
+estimate again, differing from this one by about √2 times its standard error (two independent
+draws around the same truth). :func:`firmness` replays the check many times with every uncertain
+input redrawn that way and the row's own rule re-applied — Holm's step-down, a threshold read one
+step either side, two readings of an open choice, whatever the check does — and returns the share of
+replays that read the same verdict.
+
+How an estimate is redrawn (:class:`Predictive`):
+
+* with the data split's replicates (disjoint user groups, :mod:`recmetrics.meta.replicates`), the
+  groups are resampled with replacement — one resampling per replay, shared by every estimate of the
+  check, so what two metrics share moves them together — and the estimate and its replicates shift
+  by √2 times the resampled mean's departure (its spread is the batch-means se);
+* with a standard error alone (Monte Carlo, a bootstrap over users), by √2 · se · N(0, 1), one draw
+  per estimate (the same value and se in two comparisons of one replay move together);
+* exact values (closed forms, counts, definitions) are not redrawn: a check that makes no uncertain
+  comparison is firm by construction (basis ``"exact values"``), as is a claim the set-up cannot test
+  (``"not testable"``) or one whose result was not computed (``"not computed"``). A comparison whose
+  uncertainty is unknown decides nothing on any split (its verdict stays ``inconclusive``), so it is
+  not redrawn either.
+
+The replays stop early once the share is clearly on one side of :data:`FIRM` (at least
+:data:`MIN_DRAWS`, batches of :data:`BATCH`, at most ``draws``), seeded from the claim's id, so a
+build reads the same figures on any machine. A row below :data:`FIRM` is *borderline*: "another
+split may read this differently". Over many rows the firmness figures predict how many verdicts
+change between two split seeds (:func:`recmetrics.report.stability.predicted_changes`), which the
+books built at several seeds check.
+
+:func:`null_rate` replays a check with every uncertain comparison at its null (the compared values
+equal, each estimate off by its own noise): the share of ``disagrees`` is the rule's error rate for
+that claim, which the family rule keeps at its level however many comparisons the claim makes.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+import zlib
+from contextvars import ContextVar
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from .comparisons import REDRAW, Comparison
+
+__all__ = ["FIRM", "BORDERLINE", "DRAWS", "MIN_DRAWS", "BATCH", "SPLIT_FACTOR", "Predictive", "Null", "replay", "firmness",
+           "null_rate", "firm_label", "replay_cached"]
+
+#: a verdict at least this firm is shown as firm; below it, as borderline
+FIRM = 0.9
+#: the words a borderline verdict carries
+BORDERLINE = "another split may read this differently"
+#: replays at most per row, at least, and per batch between the stopping checks
+DRAWS, MIN_DRAWS, BATCH = 120, 40, 20
+#: how much further another split's estimate lies than the standard errors of this split say: the
+#: split's user groups and the Monte Carlo draws see the users' variability, not the training's (another
+#: split trains every system on other ratings); measured on books built at several seeds
+#: (``benchmarks/firmness_calibration.py``)
+SPLIT_FACTOR = 1.0
+
+_SQRT2 = math.sqrt(2.0)
+#: while a check is replayed: the results of deterministic helpers, by call (:func:`replay_cached`)
+_MEMO: ContextVar = ContextVar("recmetrics_replay_memo", default=None)
+
+
+def _key(x):
+    if isinstance(x, (str, bytes, int, float, bool, type(None))):
+        return x
+    if isinstance(x, (list, tuple)):
+        return (type(x).__name__, *map(_key, x))
+    if isinstance(x, dict):
+        return ("dict", *((_key(k), _key(v)) for k, v in x.items()))
+    return ("id", id(x))
+
+
+def replay_cached(fn):
+    """Remember ``fn``'s result while a check is replayed (:func:`firmness`, :func:`null_rate`): the
+    same call on the same objects returns the first result. Only for functions whose result does not
+    depend on the redraw — summaries and lookups of a chapter's results that no comparison is made
+    in; outside a replay the function runs as written."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        memo = _MEMO.get()
+        if memo is None:
+            return fn(*args, **kwargs)
+        key = (fn.__qualname__, _key(args), _key(kwargs))
+        if key not in memo:
+            memo[key] = (fn(*args, **kwargs), args, kwargs)   # the arguments kept: their ids stay theirs
+        return memo[key][0]
+    return wrapper
+
+
+def _uncertain(se) -> float:
+    """The se as a float when it is a finite number > 0, else 0 (exact, or unknown: not redrawn)."""
+    if se is None or isinstance(se, bool):
+        return 0.0
+    try:
+        s = float(se)
+    except (TypeError, ValueError):
+        return 0.0
+    return s if math.isfinite(s) and s > 0 else 0.0
+
+
+class _Draws:
+    """Standard normal draws keyed by what they perturb, so one replay moves one estimate once."""
+
+    def __init__(self, rng: np.random.Generator):
+        self.rng = rng
+        self._eps: dict = {}
+        self.keys: set = set()
+
+    def eps(self, key) -> float:
+        if key not in self._eps:
+            self._eps[key] = float(self.rng.standard_normal())
+        self.keys.add(key)
+        return self._eps[key]
+
+
+class Predictive(_Draws):
+    """One replay as another split reads it: every uncertain input of :func:`compare` redrawn, its
+    departure ``√2 · factor`` times its standard error (``factor``: :data:`SPLIT_FACTOR`)."""
+
+    def __init__(self, rng: np.random.Generator, factor: float = SPLIT_FACTOR):
+        super().__init__(rng)
+        self._index: dict[int, np.ndarray] = {}
+        self.scale = _SQRT2 * float(factor)
+
+    def _resample(self, n: int) -> np.ndarray:
+        if n not in self._index:
+            self._index[n] = self.rng.integers(0, n, size=n)
+        return self._index[n]
+
+    def _one(self, x: float, se, reps):
+        if reps is not None:
+            r = np.asarray(reps, dtype=np.float64).ravel()
+            ok = np.isfinite(r)
+            if ok.sum() >= 2 and np.ptp(r[ok]) > 0:
+                sample = r[self._resample(r.size)]
+                sample = sample[np.isfinite(sample)]
+                n = int(ok.sum())
+                # the resampled mean's departure, widened from the bootstrap's (n-1)/n variance
+                depart = (float(sample.mean()) - float(r[ok].mean())) * math.sqrt(n / (n - 1)) if sample.size else 0.0
+                self.keys.add(("reps", r.size))
+                return x + self.scale * depart, r + self.scale * depart
+            return x, reps
+        s = _uncertain(se)
+        if s and math.isfinite(x):
+            return x + self.scale * s * self.eps(("se", x, s)), reps
+        return x, reps
+
+    def inputs(self, a, b, se_a, se_b, reps_a, reps_b):
+        a, reps_a = self._one(a, se_a, reps_a)
+        b, reps_b = self._one(b, se_b, reps_b)
+        return a, b, reps_a, reps_b
+
+    def outcome(self, c: Comparison) -> Comparison:
+        return c
+
+
+class Null(_Draws):
+    """One replay with every uncertain comparison at its null: its gap (and its replicates' paired
+    mean) drawn around 0 with its own se, the same draw for both tests of one comparison (they read
+    the same data), a new draw for every comparison made (two metrics at the same value are two
+    estimates)."""
+
+    def inputs(self, a, b, se_a, se_b, reps_a, reps_b):
+        return a, b, reps_a, reps_b
+
+    def outcome(self, c: Comparison) -> Comparison:
+        se = c.se if 0 < c.se < math.inf else 0.0
+        rep_se = c.rep_se if c.votes is not None and 0 < c.rep_se < math.inf else 0.0
+        if not (se or rep_se):
+            return c
+        eps = self.eps(("null", len(self.keys)))
+        gap = (se or rep_se) * eps
+        rep_gap = rep_se * eps if rep_se else c.rep_gap
+        return dataclasses.replace(c, gap=gap, rep_gap=rep_gap)
+
+
+def replay(check: Callable[[Mapping[str, Any]], Any], results: Mapping[str, Any], redraw) -> str:
+    """The verdict ``check(results)`` reads with ``redraw`` in force (``inconclusive`` when a result it
+    needs is missing, as :func:`recmetrics.meta.findings.assess` reads a ``KeyError``)."""
+    token = REDRAW.set(redraw)
+    try:
+        return check(results).verdict
+    except KeyError:
+        return "inconclusive"
+    finally:
+        REDRAW.reset(token)
+
+
+def _rng(key: str, seed: int) -> np.random.Generator:
+    return np.random.default_rng([zlib.crc32(str(key).encode("utf-8")), int(seed)])
+
+
+def firmness(check: Callable, results: Mapping[str, Any], verdict: str, *, key: str = "", seed: int = 0,
+             draws: int = DRAWS, factor: float = SPLIT_FACTOR) -> tuple[float, str, int]:
+    """``(firmness, basis, replays)``: the share of replays under :class:`Predictive` (``factor``) that
+    read ``verdict``; ``basis`` is ``"exact values"`` (firmness 1) when the check redrew nothing, else
+    ``"simulated"``. ``key`` (the claim's id) and ``seed`` seed the replays."""
+    rng = _rng(key, seed)
+    memo = _MEMO.set({})
+    try:
+        return _firmness(check, results, verdict, rng, draws, factor)
+    finally:
+        _MEMO.reset(memo)
+
+
+def _firmness(check, results, verdict, rng, draws, factor):
+    same = n = 0
+    while n < draws:
+        for _ in range(min(BATCH, draws - n)):
+            redraw = Predictive(rng, factor)
+            same += replay(check, results, redraw) == verdict
+            n += 1
+            if n == 1 and not redraw.keys:
+                return 1.0, "exact values", 0
+        p = same / n
+        if n >= MIN_DRAWS and abs(p - FIRM) > 3.0 * math.sqrt(max(p * (1 - p), 1.0 / n) / n):
+            break
+    return same / n, "simulated", n
+
+
+def null_rate(check: Callable, results: Mapping[str, Any], *, key: str = "", seed: int = 0,
+              draws: int = 2000) -> tuple[float, int]:
+    """``(share of disagrees, comparisons)`` over ``draws`` replays under :class:`Null`; ``comparisons``:
+    how many uncertain comparisons the check makes (0: nothing to simulate, the share is NaN)."""
+    rng = _rng(key, seed)
+    hits, size = 0, 0
+    memo = _MEMO.set({})
+    try:
+        for i in range(draws):
+            redraw = Null(rng)
+            hits += replay(check, results, redraw) == "disagrees"
+            size = max(size, len(redraw.keys))
+            if i == 0 and not size:
+                return math.nan, 0
+    finally:
+        _MEMO.reset(memo)
+    return hits / draws, size
+
+
+def firm_label(value) -> str:
+    """``"firm"`` at or above :data:`FIRM`, ``"borderline"`` below, ``""`` when not computed."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return ""
+    return "" if math.isnan(v) else "firm" if v >= FIRM else "borderline"

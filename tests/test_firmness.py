@@ -1,0 +1,134 @@
+"""Firmness (the chance another split reads a verdict the same) and the family rule's null rate, on
+constructed checks whose answer is known in closed form."""
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from recmetrics.errors import InputError
+from recmetrics.meta import findings as fd
+from recmetrics.meta import firmness as fm
+
+
+def _ev(verdict_and_detail):
+    v, d = verdict_and_detail if isinstance(verdict_and_detail, tuple) else (verdict_and_detail, "")
+    return fd.Evidence(v, None, d)
+
+
+def _predicted(gap, se, z=fd.NOISE_SE):
+    """Closed form for one comparison that agrees: another split's gap ~ N(gap, 2 se²) clears z·se."""
+    return float(stats.norm.sf((z * se - gap) / (math.sqrt(2) * se)))
+
+
+@pytest.mark.parametrize("gap", [0.05, 0.07, 0.1])
+def test_firmness_of_one_comparison_matches_its_closed_form(gap):
+    se = 0.02
+    check = lambda r: _ev(fd.holds(0.5 + gap, ">", 0.5, se))     # noqa: E731
+    v = check({}).verdict
+    assert v == "agrees"
+    f, basis, n = fm.firmness(check, {}, v, key=f"g{gap}", draws=4000)
+    expected = _predicted(gap, se)
+    assert basis == "simulated" and n >= fm.MIN_DRAWS
+    assert abs(f - expected) < 4 * math.sqrt(expected * (1 - expected) / n) + 0.01, (f, expected, n)
+
+
+def test_firmness_reads_the_split_replicates_paired():
+    # two metrics that move together over 30 user groups: their paired difference is steady even
+    # though each alone spreads widely; the firmness follows the paired se, not the sum of the two
+    rng = np.random.default_rng(1)
+    common = rng.normal(0, 0.05, 30)
+    a, b = 0.60 + common + rng.normal(0, 0.004, 30), 0.585 + common + rng.normal(0, 0.004, 30)
+    check = lambda r: _ev(fd.best_of({"P": a.mean(), "AP": b.mean()}, ["P"], replicates={"P": a, "AP": b}))  # noqa: E731
+    assert check({}).verdict == "agrees"
+    f, basis, _ = fm.firmness(check, {}, "agrees", key="paired")
+    assert basis == "simulated" and f > 0.99
+    # the same values read as independent estimates (each with its own spread) are not firm at all
+    loose = lambda r: _ev(fd.best_of({"P": a.mean(), "AP": b.mean()}, ["P"],   # noqa: E731
+                                     {"P": a.std(ddof=1) / math.sqrt(30), "AP": b.std(ddof=1) / math.sqrt(30)}))
+    assert loose({}).verdict == "inconclusive"
+    assert fm.firmness(loose, {}, "inconclusive", key="loose")[0] < 0.9
+
+
+def test_exact_rows_are_firm_by_construction_and_say_so():
+    table = fd.assess([fd.Claim("exact", "000", "c", "e", check=lambda r: _ev(fd.holds(0.95, ">=", 0.9))),
+                       fd.Claim("nt", "000", "c", "e", check=lambda r: fd.not_testable("the set-up has no α = 0")),
+                       fd.Claim("missing", "000", "c", "e", check=lambda r: r["absent"])], {})
+    assert list(table.firmness) == [1.0, 1.0, 1.0]
+    assert list(table.firmness_basis) == ["exact values", "not testable", "not computed"]
+
+
+def test_assess_reports_firmness_and_its_label():
+    claims = [fd.Claim("near", "000", "c", "e", check=lambda r: _ev(fd.holds(0.545, ">", 0.5, 0.02))),
+              fd.Claim("far", "000", "c", "e", check=lambda r: _ev(fd.holds(0.7, ">", 0.5, 0.02)))]
+    table = fd.assess(claims, {})
+    near, far = table.set_index("id").firmness
+    assert 0.3 < near < 0.8 and far == 1.0
+    assert [fm.firm_label(x) for x in (near, far, float("nan"))] == ["borderline", "firm", ""]
+    assert fd.assess(claims, {}, draws=0).firmness.isna().all()
+
+
+def test_firmness_is_reproducible():
+    check = lambda r: _ev(fd.holds(0.545, ">", 0.5, 0.02))   # noqa: E731
+    assert fm.firmness(check, {}, "agrees", key="x") == fm.firmness(check, {}, "agrees", key="x")
+
+
+def test_nine_thresholds_as_one_family_keep_the_null_rate():
+    """"τ > 0.9 at half the test set" for 9 metrics whose true τ is exactly 0.9 (se 0.033): read as
+    nine separate 2-se verdicts joined by "any disagrees" it said disagrees in about 19 % of draws;
+    as one family (Holm) at most the rule's level."""
+    taus = {m: 0.9 for m in "P Recall F1 AP nDCG RR ERR bpref infAP".split()}
+
+    def check(r):
+        return _ev(fd.jointly(fd.holds(t, ">=", 0.9, 0.033) for t in taus.values()))
+
+    rate, size = fm.null_rate(check, {}, key="nine", draws=2000)
+    assert size == 9 and rate <= 0.05
+
+    def separately(r):   # the old reading, for contrast: any part reversed at 2 se
+        vs = [fd.holds(t, ">=", 0.9, 0.033) for t in taus.values()]
+        return _ev(fd.Verdict("disagrees") if "disagrees" in vs else fd.Verdict("inconclusive"))
+
+    old, _ = fm.null_rate(separately, {}, key="nine", draws=2000)
+    assert 0.15 < old < 0.25
+
+
+def test_group_claim_null_rate_within_the_level():
+    vals = {m: 0.5 for m in ["P", "AP", "nDCG", "RR", "ERR"]}
+    se = {m: 0.01 for m in vals}
+    check = lambda r: _ev(fd.best_of(vals, ["P", "AP"], se))   # noqa: E731
+    rate, size = fm.null_rate(check, {}, key="group", draws=2000)
+    assert size == 6 and rate <= 0.05
+
+
+def test_jointly_needs_the_parts_comparisons():
+    with pytest.raises(InputError, match="without the comparisons"):
+        fd.jointly(["agrees", fd.holds(0.95, ">", 0.9)])
+    assert fd.jointly([fd.holds(0.95, ">", 0.9), fd.Verdict("inconclusive")]) == "inconclusive"
+    assert fd.jointly([fd.holds(0.95, ">", 0.9), fd.holds(0.5, "<", 0.9)]) == "agrees"
+    assert fd.jointly([fd.holds(0.95, ">", 0.9), fd.holds(0.95, "<", 0.9)]) == "disagrees"
+
+
+def test_a_flipped_reading_decides_nothing_in_a_family():
+    v, _ = fd.threshold_reading(0.93, ">=", 0.9, 0.05, name="'high' τ")
+    assert v == "inconclusive" and all(math.isnan(c.se) for c in v.comparisons)
+    assert fd.jointly([v, fd.holds(0.95, ">", 0.9)]) == "inconclusive"
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: fd.best_of({"P": 0.9, "AP": 0.8, "RR": 0.5}, ["P", "P"]), "names 'P' twice"),
+    (lambda: fd.best_of({"P": 0.52, "AP": 0.50, "nDCG": 0.49}, ["P"], {"P": 0.001}), "se covers 1 of the 3"),
+    (lambda: fd.best_of({"P": 0.52, "AP": 0.50}, ["P"], replicates={"P": [0.5, 0.6, 0.55]}), "replicates covers 1"),
+    (lambda: fd.best_of({"P": 0.52, "AP": 0.50}, ["ERR"]), "names 'ERR', which has no value"),
+])
+def test_rule_refuses_what_it_would_read_wrongly(call, match):
+    with pytest.raises(InputError, match=match):
+        call()
+
+
+def test_printed_margin_names_effect_se_and_z():
+    c = fd.compare(0.56, 0.50, 0.02, 0.0, label="P vs AP")
+    assert c.text() == "P vs AP (+0.06 ± 0.02, z +3.0)"
+    r = fd.compare(0.52, 0.50, reps_a=[0.60, 0.40, 0.62, 0.45, 0.63], reps_b=[0.5] * 5)
+    assert r.text() == "0.52 vs 0.5 (+0.02 ± 0.0479 with the split, z +0.4)"
+    assert fd.compare(0.5, 0.4).margin() == "+0.1, exact"
