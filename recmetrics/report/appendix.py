@@ -26,16 +26,20 @@ import subprocess
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from .paths import repo_root
+from .paths import DISTRIBUTION, benchmarks_results_dir, checkout
 from .state import BOOK_LEVEL, RECORD_KEY, book_settings, describe_settings, now, read_record, settings_of
 
 APPENDIX = "appendix"  # generated/appendix.md
 
 
 def git_commit(repo: str | os.PathLike | None = None) -> str:
-    """``<sha>`` of the checkout's HEAD, ``<sha> with uncommitted changes`` when tracked files
-    differ, or ``not a git checkout``."""
-    repo = str(repo or repo_root())
+    """``<sha>`` of the HEAD of ``repo`` (default: the checkout the package runs from), ``<sha> with
+    uncommitted changes`` when tracked files differ, or ``not a git checkout`` (always so when the
+    package runs installed: its version says what ran)."""
+    repo = repo or checkout()
+    if repo is None:
+        return "not a git checkout (installed package)"
+    repo = str(repo)
     try:
         sha = subprocess.run(["git", "-C", repo, "rev-parse", "HEAD"], capture_output=True, text=True,
                              timeout=10).stdout.strip()
@@ -143,7 +147,7 @@ def chapter_records(generated_dir: str | os.PathLike, stems: Iterable[str] | Non
 def benchmark_tables(results_dir: str | os.PathLike | None = None) -> list[dict]:
     """The benchmark results the scripts of ``benchmarks/`` wrote (``results/*.json``), by name;
     unreadable files are skipped."""
-    folder = Path(results_dir) if results_dir else repo_root() / "benchmarks" / "results"
+    folder = Path(results_dir) if results_dir else benchmarks_results_dir()
     tables = []
     for f in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         try:
@@ -172,7 +176,8 @@ def appendix_markdown(records: Mapping[str, Mapping[str, Any]], *, vendored: Map
     rows = [("built (UTC)", built_at),
             ("reproduce with", f"`{command_line(first)}`" if first else "—"),
             ("chapters executed with", describe_settings(first) if first else "—"),
-            ("recmetrics", f"{__version__}; package hash (every `*.py` under `recmetrics/`) "
+            ("recmetrics", f"`{DISTRIBUTION}` {__version__} (import package `recmetrics`); package hash "
+                           f"(every `*.py` under `recmetrics/`) "
                            + ", ".join(f"`{p[:16]}`" for p in packages)),
             ("git commit of the checkout", _commits(commit, {str(r.get("commit", "?")) for r in records.values()})),
             ("Python / platform", f"{platform.python_version()} ({platform.python_implementation()}), "

@@ -39,7 +39,7 @@ from .findings_page import write_findings_page
 from .kernel import kernel_arguments, kernel_manager, stop_kernel
 from . import outputs
 from .offline import offline_outputs
-from .paths import ReportError, _log_default, repo_root
+from .paths import ReportError, _log_default, sources_root
 from .profiles import default_jobs, hide_default_parameters, show_parameters
 from .state import RECORD_KEY, STATE_FILE, now, read_record, record_attempt
 
@@ -75,8 +75,10 @@ def execute_notebook(
     metadata (``metadata.recmetrics``, with ``executed_at`` and ``seconds`` added).
     ``before_replace`` is called once the chapter completed, just before it replaces ``target``
     (the report commits the chapter's other outputs there, :mod:`.outputs`). ``env``: variables
-    added to the kernel's environment (this process's is left alone); ``started(manager)`` is called
-    with its kernel manager once the kernel runs (:func:`.kernel.kernel_manager`).
+    added to the kernel's environment and ``cwd`` its working folder (default the notebook's folder;
+    this process's environment and working folder are left alone, so chapters can run in threads
+    beside each other); ``started(manager)`` is called with its kernel manager once the kernel runs
+    (:func:`.kernel.kernel_manager`).
     Raises :class:`ReportError` naming the failed cell (the partial notebook is kept in
     ``<target folder>/.failed/``; ``target`` is untouched); ``KeyboardInterrupt`` leaves ``target``
     untouched too. Tracebacks that a cell only *printed* (the cell still succeeded) are logged as
@@ -86,19 +88,20 @@ def execute_notebook(
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
-    source, target = Path(source), Path(target)
+    source, target = Path(source).absolute(), Path(target).absolute()
     running = target.parent / ".running" / target.name
     running.parent.mkdir(parents=True, exist_ok=True)
     running.unlink(missing_ok=True)
     started_at, t0 = now(), time.perf_counter()
-    manager = {} if env is None and started is None else {"kernel_manager_class": kernel_manager(env or {}, started)}
+    # the kernel starts in `cwd` (its manager says so); papermill's own `cwd` would change this
+    # process's working folder while the chapter runs, under every other thread of the build
+    manager = kernel_manager(env or {}, started, cwd=Path(cwd or source.parent).absolute())
     try:
         papermill.execute_notebook(
             str(source),
             str(running),
             parameters=dict(parameters),
             kernel_name=kernel_name,
-            cwd=str(cwd or source.parent),
             progress_bar=False,
             log_output=False,
             request_save_on_cell_execute=False,
@@ -106,7 +109,7 @@ def execute_notebook(
             store_widget_state=True,
             # quiet kernel start-up; pandas shows whole tables in the book (see .kernel)
             extra_arguments=kernel_arguments(),
-            **manager,
+            kernel_manager_class=manager,
         )
     except KeyboardInterrupt:
         running.unlink(missing_ok=True)
@@ -147,12 +150,13 @@ def execute_notebook(
 def relative_paths(nb, source: Path, target: Path) -> None:
     """papermill's ``input_path`` and ``output_path`` (absolute paths of the building machine,
     published in the book's downloadable notebooks) made relative: the source notebook relative
-    to the checkout (``notebooks/runs/01_systems.ipynb``) or its name, the output its name."""
+    to the folder of the report's sources (``notebooks/runs/01_systems.ipynb``) or its name, the
+    output its name."""
     meta = nb.metadata.get("papermill")
     if not isinstance(meta, dict):
         return
     try:
-        src = Path(source).resolve().relative_to(repo_root()).as_posix()
+        src = Path(source).resolve().relative_to(sources_root().resolve()).as_posix()
     except ValueError:
         src = Path(source).name
     meta["input_path"], meta["output_path"] = src, Path(target).name
@@ -436,7 +440,8 @@ def _execute_chapter(plan, chapter, scratch_root: Path, *, commit, kernel_name, 
         note(chapter.stem, "running", chapter.key)
         path = execute_notebook(chapter.source, out_dir / f"{chapter.stem}.ipynb", chapter.parameters,
                                 kernel_name=kernel_name, timeout=timeout, shown_parameters=chapter.shown,
-                                record=record, log=log, cwd=chapter.cwd, before_replace=commit_outputs, env=env,
+                                record=record, log=log, cwd=chapter.cwd or scratch_root, before_replace=commit_outputs,
+                                env=env,
                                 started=started)
     except KeyboardInterrupt:
         note(chapter.stem, "interrupted", chapter.key)
