@@ -2,8 +2,9 @@
 
     python benchmarks/split_stability.py 0=DIR0/findings 1=DIR1/findings 2=DIR2/findings [3=... ...]
 
-Each argument is ``seed=folder``: the ``findings`` folder of a build (``book/generated/findings``
-after ``recmetrics report -p seed=S``). Prints one line per claim row whose verdict is not the same
+Each argument is ``seed=folder``: the ``findings`` folder of a build (``generated/findings`` of the
+book's work folder, ``~/.cache/recmetrics/books/main`` or ``$RECMETRICS_BOOKS/main``, after
+``recmetrics report -p seed=S``). Prints one line per claim row whose verdict is not the same
 under every seed (``--all``: every row), then the figures: claim rows, rows that agree under one
 seed and disagree under another, rows that change at all, rows decided under every seed. With more
 than three seeds it also prints those figures averaged over every three of them

@@ -15,7 +15,8 @@ from .offline import external_assets
 from .reference_pages import write_reference_pages
 from .repository import repository_url
 from .site import build_book
-from .paths import ReportError, _log_default, absolute, default_book_dir, default_notebooks_dir, default_out, main_work_dir
+from .paths import (ReportError, _log_default, absolute, default_book_dir, default_notebooks_dir, default_out,
+                    main_work_dir)
 from .plan import check_dataset, check_out, make_plan
 from .profiles import PROFILES
 from .state import book_settings, read_record, stale_chapters, stale_message
@@ -79,8 +80,8 @@ def build(
     the benchmark tables of ``benchmarks_dir``, default the package's ``benchmarks/results``) and
     Sphinx's scratch (``_build/``); by default the main book's work folder in the cache
     (:func:`~recmetrics.report.paths.main_work_dir`), into which the package's book sources are copied
-    first: nothing is written into the package or a checkout. ``scheduler``: a Dask scheduler address passed to the notebooks that
-    declare ``scheduler``. ``jobs``: chapters executed at once (:func:`~recmetrics.report.execute.execute_plan`;
+    first: nothing is written into the package or a checkout. ``scheduler``: a Dask scheduler
+    address passed to the notebooks that declare ``scheduler``. ``jobs``: chapters executed at once (:func:`~recmetrics.report.execute.execute_plan`;
     default the cores, at most 4, and 1 for the own-runs book, whose chapter 3 study runs beside it). ``progress``: a progress bar over the notebooks (stderr). With
     ``check_offline`` (default) the build fails when a page or stylesheet still loads something
     from another host (:func:`external_assets`). ``repository``: the web address every page's

@@ -477,9 +477,9 @@ def execute_notebooks(
     log: Callable[[str], None] | None = _log_default,
     jobs: int | None = None,
 ) -> list[Path]:
-    """Execute the notebooks of ``notebooks_dir`` into ``generated_dir`` (default
-    ``book/generated``); return their paths. Arguments as :func:`recmetrics.report.plan.make_plan`
-    (validated before anything runs) and :func:`execute_plan` (``jobs``). ``only``: notebook stems (or file
+    """Execute the notebooks of ``notebooks_dir`` into ``generated_dir`` (default ``generated/`` of
+    the main book's work folder); return their paths. Arguments as
+    :func:`recmetrics.report.plan.make_plan` (validated before anything runs) and :func:`execute_plan` (``jobs``). ``only``: notebook stems (or file
     names) to run. Executed notebooks that no longer have a source are removed from
     ``generated_dir`` so the book never shows a stale chapter.
     """
