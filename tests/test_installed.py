@@ -298,6 +298,7 @@ def test_the_pages_workflow_command_leaves_the_whole_site_where_it_says(books, t
     assert not (clone / "notebooks" / "_site").exists() and not (clone / "book" / "_build").exists()
     intro = (site / "intro.html").read_text(encoding="utf-8")      # index.html sends the reader there
     assert BUTTON in intro and 'href="https://github.com/someone/recmetrics-fork"' in intro
+    assert "pip install recmetrics-eval" in intro                   # the distribution's name on every page
 
 
 # ------------------------------------------------------------------ working folders and paths
