@@ -246,7 +246,6 @@ def test_the_installed_wheel_builds_both_books_from_an_unrelated_folder(wheel, b
     assert (books / "main" / "generated" / "01_dataset_overview.ipynb").is_file()
 
     # the own-runs book: files another tool wrote, named relative to the folder; no --out
-    files = where / "files"
     _run([python, "-c", "import recmetrics as rm\nfrom recmetrics.data.simulate import simulate\n"
           "ds = simulate(60, 80, 1500, seed=4)\n"
           "st = rm.study.run_systems(ds, ['Random', 'Pop', 'UserKNN(k=10)'], k=2, n=20, cache=False, progress=False)\n"
