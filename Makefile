@@ -1,5 +1,7 @@
 # Two commands do all set-up on a fresh machine (see README):
 #   make report   -> builds the venv if needed, runs the notebooks that changed with papermill, builds the book
+#                    into ./recmetrics-book (REPORT_ARGS='--out DIR' for another folder; the executed chapters
+#                    are kept in ~/.cache/recmetrics/books)
 #   make test     -> builds the venv if needed, installs Chromium when missing (as root), runs the test suite
 PYTHON ?= python3
 VENV   ?= .venv
@@ -35,4 +37,4 @@ bench: setup
 	$(PY) benchmarks/bench_metrics.py
 
 clean:
-	rm -rf $(VENV) book/generated book/_build .recmetrics-cache
+	rm -rf $(VENV) recmetrics-book recmetrics-runs build *.egg-info

@@ -244,7 +244,7 @@ def build(qrels: Path, runs: list[Path], out: Path, profile: str = "quick", sche
           cache: Path | None = None, extra: list[str] | None = None, log=lambda msg: print(msg, flush=True),
           cluster_here: bool = False) -> dict:
     """Run ``recmetrics report --qrels Q --runs R... --out OUT --name bench-<OUT's name>`` (its own book
-    folder, ``book/_build/runs/bench-<name>-<hash of the name>``) as a whole process from an empty run
+    folder, ``runs/bench-<name>-<hash of the name>`` of the books' cache) as a whole process from an empty run
     cache; returns ``{"wall", "cpu", "peak_mb", "chapters": {name: (seconds, peak MB)}, "index"}`` (``cpu``:
     user + system seconds of the process tree, what a shared machine does not inflate much: the larger
     of the waited-for descendants' rusage and the tree's sampled CPU times). ``cluster_here``: the
@@ -421,13 +421,13 @@ def table_name(profile: str, n_runs: int, workers) -> str:
 
 def _chapters_of(res: dict) -> Path:
     """The folder of the executed chapters of the build ``res`` (the own-runs book's sources are
-    written under ``book/_build/runs/<its name>-<hash>`` of the checkout that builds)."""
+    written under ``runs/<its name>-<hash>`` of the books' cache, ``recmetrics.report.own_book.runs_root``)."""
     folder = subprocess.run([sys.executable, "-c", "import sys; from recmetrics.report.own_book import book_folder; "
                              "print(book_folder(sys.argv[1], ''))", res["name"]],
-                            capture_output=True, text=True, check=True).stdout.strip()   # the checkout that builds
+                            capture_output=True, text=True, check=True).stdout.strip()   # the books' cache
     found = [p for p in [Path(folder) / "src" / "generated"] if p.is_dir()]   # a named book's folder: name + hash
     if not found or found[-1].stat().st_mtime < res["started"]:
-        raise SystemExit("the executed chapters of the build were not found under book/_build/runs")
+        raise SystemExit(f"the executed chapters of the build were not found under {folder}")
     return found[-1]
 
 

@@ -2,7 +2,9 @@
 
     python benchmarks/split_stability.py 6=DIR6/findings 7=DIR7/findings 8=DIR8/findings [9=... ...]
 
-Each argument is ``seed=folder``: the ``findings`` folder of a build (``recmetrics report -p seed=S``).
+Each argument is ``seed=folder``: the ``findings`` folder of a build (``generated/findings`` of the
+book's work folder, ``~/.cache/recmetrics/books/main`` or ``$RECMETRICS_BOOKS/main``, after
+``recmetrics report -p seed=S``; copy it before the next build).
 Prints one line per claim row whose verdict is not the same under every seed (``--all``: every row)
 with its firmness under each seed, then: claim rows, rows that agree under one seed and disagree under
 another, rows that change at all, rows decided under every seed (averaged over every triple when more

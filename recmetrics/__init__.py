@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import importlib
 
+#: the version (pyproject.toml reads it from here) and the day it was set: CITATION.cff repeats
+#: both (tests/test_installed.py checks it); change them together
 __version__ = "0.1.0"
+__date__ = "2026-11-28"
 
 # public name -> "module" or "module:attribute"
 _LAZY = {
@@ -36,7 +39,7 @@ _LAZY = {
     "Evaluation": "recmetrics.evaluation:Evaluation",
 }
 
-__all__ = sorted(_LAZY) + ["__version__"]
+__all__ = sorted(_LAZY) + ["__version__", "__date__"]
 
 
 def __getattr__(name: str):

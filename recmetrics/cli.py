@@ -255,10 +255,12 @@ def _build_report(build, args, own: dict, dataset_args: dict, overrides: dict):
             raise CliError("--qrels/--runs build the book of your own runs: --dataset and --dataset-arg "
                            "do not apply (the runs are given, nothing is fitted)")
         return build(profile=args.profile, out=args.out, overrides=overrides or None,
-                     execute=not args.no_execute, scheduler=args.scheduler, jobs=args.jobs, **own)
+                     execute=not args.no_execute, scheduler=args.scheduler, jobs=args.jobs,
+                     repository=args.repository, **own)
     return build(profile=args.profile, dataset=args.dataset, out=args.out,
                  dataset_args=dataset_args or None, overrides=overrides or None, scheduler=args.scheduler,
-                 force=args.force, execute=not args.no_execute, progress=True, jobs=args.jobs, seeds=args.seeds)
+                 force=args.force, execute=not args.no_execute, progress=True, jobs=args.jobs, seeds=args.seeds,
+                 repository=args.repository)
 
 
 def _own_runs(args) -> dict:
@@ -327,7 +329,7 @@ class _ReportHelp(argparse.RawDescriptionHelpFormatter):
 def add_report(sub) -> None:
     r = sub.add_parser(
         "report", help="run every analysis notebook and build the book", formatter_class=_ReportHelp,
-        description="Execute the analysis notebooks (notebooks/*.ipynb) with papermill under a profile and\n"
+        description="Execute the analysis notebooks (shipped with the package) with papermill under a profile and\n"
                     "a dataset, then build the Jupyter Book site, which renders offline. Every argument is\n"
                     "checked before any notebook runs.",
         epilog=_REPORT_EPILOG)
@@ -343,8 +345,14 @@ def add_report(sub) -> None:
                         "bare word as a string), e.g. -p folds=3 -p \"systems=['Pop','Random']\"; checked against "
                         "the type of the notebook's default")
     r.add_argument("--out", default=None, metavar="DIR",
-                   help="folder of the built site, replaced whole when the build succeeded (default "
-                        "book/_build/html; own runs: book/_build/runs/FOLDER/html, FOLDER from --name)")
+                   help="folder of the built site (relative: to the current folder), replaced whole when the build "
+                        "succeeded (default ./recmetrics-book; own runs: ./recmetrics-runs/FOLDER, FOLDER from "
+                        "--name). The executed chapters are kept in the cache (~/.cache/recmetrics/books, "
+                        "$RECMETRICS_BOOKS), so an unchanged rebuild executes nothing")
+    r.add_argument("--repository", default=None, metavar="URL",
+                   help="web address of the book's source repository, linked from every page (default: "
+                        "$GITHUB_SERVER_URL/$GITHUB_REPOSITORY in GitHub Actions, else the origin remote of the "
+                        "checkout recmetrics runs from; none known: no link)")
     r.add_argument("--seeds", nargs="+", type=int, default=None, metavar="S",
                    help="a replicated build: execute the chapters at each of these split seeds (at least two; the "
                         "book is the first seed's) and show every claim's verdict under each seed beside one "
@@ -355,7 +363,7 @@ def add_report(sub) -> None:
                    help="chapters executed at once, each as soon as those it reads completed (default: the "
                         "cores, at most 4; own runs: 1, chapter 3's study runs beside it); results are identical")
     r.add_argument("--no-execute", action="store_true",
-                   help="build the book from the chapters already executed in book/generated/ (refused, naming "
+                   help="build the book from the chapters already executed (kept in the cache; refused, naming "
                         "them, when they did not all complete under one profile and dataset, or, for own runs, "
                         "under these inputs and parameters)")
     r.add_argument("--scheduler", default=None, metavar="ADDRESS",
@@ -365,7 +373,7 @@ def add_report(sub) -> None:
         "the book of your own runs",
         "instead of the chapters on a dataset: significance tests, discriminative power, robustness,\n"
         "agreement and which metric to report, for runs made by any tool (rm.report.own_runs; built\n"
-        "into book/_build/runs/FOLDER/html unless --out: FOLDER is the name made safe plus a hash of it,\n"
+        "into ./recmetrics-runs/FOLDER unless --out: FOLDER is the name made safe plus a hash of it,\n"
         "or runs-HASH of the inputs' content when unnamed; one build of a book at a time)")
     own.add_argument("--qrels", default=None, metavar="FILE",
                      help="judgments: TREC qrels or a user,item,rating table (a {fold} template with --folds)")
@@ -455,7 +463,7 @@ def main(argv=None) -> int:
             pass
         msg = "output pipe closed before everything was written"
     except ImportError as exc:
-        msg = f"a needed package is missing: {exc} (pip install 'recmetrics[data]')"
+        msg = f"a needed package is missing: {exc} (pip install 'recmetrics-eval[data]')"
     except MemoryError:
         msg = "out of memory"
     except OSError as exc:

@@ -38,7 +38,7 @@ def get_client(client: Any, timeout: float = 5.0):
         from dask.distributed import Client
     except ImportError as exc:  # pragma: no cover - optional dependency
         raise InputError("a Dask client was given but dask.distributed is not installed; "
-                         "pip install 'recmetrics[dask]'") from exc
+                         "pip install 'recmetrics-eval[dask]'") from exc
     if isinstance(client, Client):
         if client.status not in ("running", "connecting"):
             raise InputError(f"the Dask client is {client.status!r}, not running; start it or pass another one")

@@ -256,9 +256,12 @@ REPO = Path(__file__).resolve().parent.parent
 
 @pytest.fixture()
 def runs_root(tmp_path, monkeypatch):
-    """Own-runs books go to a temporary book/_build/runs/ (its parent must stay empty otherwise)."""
+    """Own-runs books' work folders go to a temporary book/_build/runs/ (its parent must stay empty
+    otherwise), and their sites, built without --out, under the temporary folder, the builds' current
+    folder (``recmetrics-runs/<folder>``)."""
     root = tmp_path / "book" / "_build" / "runs"
     monkeypatch.setattr(own_book, "runs_root", lambda: root)
+    monkeypatch.chdir(tmp_path)
     return root
 
 
@@ -385,17 +388,18 @@ def test_no_execute_refuses_chapters_of_other_inputs(capsys, files, runs_root, t
     assert rc == 0, err
     (folder,) = runs_root.iterdir()
     gen = folder / "src" / "generated"
+    site = tmp_path / "recmetrics-runs" / folder.name    # the default site: in the current folder
     assert "systems Random Pop UserKNN" in _stdout(gen / "01_x.ipynb")
-    intro = (folder / "html" / "intro.html").read_bytes()
+    intro = (site / "intro.html").read_bytes()
     rc, err = _report(capsys, "--qrels", qrels, "--runs", paths[0], paths[1], "--name", "base", "--no-execute")
     assert rc == 2 and len(err.splitlines()) == 1, err
     assert "01_x: executed with other inputs" in err and "02_y: executed with other inputs" in err, err
-    assert (folder / "html" / "intro.html").read_bytes() == intro and b"3 runs" in intro
+    assert (site / "intro.html").read_bytes() == intro and b"3 runs" in intro
     # the same inputs again: every chapter unchanged, the book builds without executing
     rc, err = _report(capsys, "--qrels", qrels, "--runs", *paths, "--name", "base", "--no-execute")
     assert rc == 0, err
     # no local path in the site: parameters tables and cells name the files and their hash
-    for page in (folder / "html").rglob("*"):
+    for page in site.rglob("*"):
         if page.is_file():
             data = page.read_bytes()
             assert str(tmp_path).encode() not in data and str(REPO).encode() not in data, page

@@ -43,16 +43,20 @@ def _notebook(path: Path, parameters: str, *cells: str, depends_on=None, reads_l
 
 
 def _project(root: Path, *, sleep: float = 0.0) -> dict[str, Path]:
-    """A checkout-like folder: book/ (the real config) and notebooks/ with three tiny chapters.
+    """A checkout-like folder: book/ (the real config) and notebooks/ with three tiny chapters, and
+    the book's work folder ``books/main`` (a copy of book/: where ``recmetrics report`` builds it
+    when ``$RECMETRICS_BOOKS`` is ``books``, :func:`_cli_env`; the API calls build there too).
 
     01_a: prints its parameters (fails with fail=True, sleeps ``sleep`` seconds after touching the
     file ``$TEST_STARTED_MARKER`` names, when set, so a test can tell that the kernel runs the cell);
     03_c: writes its ``level`` to the meta-results folder; 02_b: reads it (depends_on 03_c)."""
-    book = root / "book"
-    book.mkdir(parents=True)
+    sources = root / "book"
+    sources.mkdir(parents=True)
     for name in ("_config.yml", "_toc.yml", "intro.md"):
-        shutil.copy(REPO / "book" / name, book / name)
-    shutil.copytree(REPO / "book" / "static", book / "static")
+        shutil.copy(REPO / "book" / name, sources / name)
+    shutil.copytree(REPO / "book" / "static", sources / "static")
+    book = root / "books" / "main"
+    shutil.copytree(sources, book)
     nbs = root / "notebooks"
     nbs.mkdir()
     _notebook(nbs / "01_a.ipynb", 'dataset = "movielens-small"\nseed = 0\nn = 3\nfail = False',
@@ -508,8 +512,8 @@ def test_sigint_exits_130_with_one_line(tmp_path):
     script.write_text(_CTRL_C_AS_IN_A_TERMINAL + "import pathlib, sys\nimport recmetrics.report.paths as P\n"
                       "P.repo_root = lambda: pathlib.Path(sys.argv[1])\n"
                       "from recmetrics import cli\nsys.exit(cli.main(['report', '--dataset', 'movielens-small']))\n")
-    env = dict(os.environ, PYTHONPATH=str(REPO), TEST_STARTED_MARKER=str(tmp_path / "started"))
-    proc = subprocess.Popen([sys.executable, str(script), str(tmp_path)], cwd=REPO, env=env, text=True,
+    env = _cli_env(tmp_path, TEST_STARTED_MARKER=str(tmp_path / "started"))
+    proc = subprocess.Popen([sys.executable, str(script), str(tmp_path)], cwd=tmp_path, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
         err = ""
@@ -631,14 +635,20 @@ def _napping_project(root: Path) -> dict[str, Path]:
     return project
 
 
+def _cli_env(root: Path, **extra: str) -> dict[str, str]:
+    """The environment of a ``recmetrics report`` subprocess building the book of :func:`_project`
+    ``root`` (its work folder ``root/books/main``) with this checkout's package."""
+    return dict(os.environ, PYTHONPATH=str(REPO), RECMETRICS_BOOKS=str(root / "books"), **extra)
+
+
 def _report_cli(project: Path, *args: str, **kw) -> subprocess.Popen:
     """``recmetrics report ARGS`` in a subprocess whose checkout is ``project``'s folder."""
     script = project["root"] / "run.py"
     script.write_text(_CTRL_C_AS_IN_A_TERMINAL + "import pathlib, sys\nimport recmetrics.report.paths as P\n"
                       "P.repo_root = lambda: pathlib.Path(sys.argv[1])\n"
                       "from recmetrics import cli\nsys.exit(cli.main(['report', *sys.argv[2:]]))\n")
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    return subprocess.Popen([sys.executable, str(script), str(project["root"]), *args], cwd=REPO, env=env,
+    env = _cli_env(project["root"])
+    return subprocess.Popen([sys.executable, str(script), str(project["root"]), *args], cwd=project["root"], env=env,
                             text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, **kw)
 
 

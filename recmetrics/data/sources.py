@@ -62,7 +62,7 @@ def read_bytes(path, what: str = "input") -> bytes:
                 try:
                     import pyarrow as pa
                 except ImportError:
-                    raise InputError(f"{p}: reading .zst needs pyarrow (pip install 'recmetrics[data]')") from None
+                    raise InputError(f"{p}: reading .zst needs pyarrow (pip install 'recmetrics-eval[data]')") from None
                 try:
                     with pa.input_stream(str(p), compression="zstd") as fh:
                         raw = fh.read()

@@ -189,7 +189,7 @@ def sign_flip_pvalues(x, ia, ib, *, n_permutations: int = 100_000, seed: int = 0
         try:
             from joblib import Parallel, delayed
         except ImportError:  # pragma: no cover - joblib ships with the [models] extra
-            raise InputError("n_jobs != 1 needs joblib (pip install 'recmetrics[models]')") from None
+            raise InputError("n_jobs != 1 needs joblib (pip install 'recmetrics-eval[models]')") from None
 
         n_units = (1 << n_users) if exact else -(-n_perm // BLOCK)
         n_tasks = max(1, min(abs(n_jobs) if n_jobs > 0 else 8, n_units))

@@ -2,14 +2,16 @@
 
 ``recmetrics report --profile quick|paper --dataset NAME [--out DIR]`` calls :func:`build`:
 
-1. **Execute** every ``notebooks/*.ipynb`` with papermill into ``book/generated/``. Each notebook
+1. **Execute** every ``notebooks/*.ipynb`` (shipped inside the package: :mod:`.paths`) with papermill
+   into ``generated/`` of the book's work folder (in the cache; the book's sources are copied there
+   first, :mod:`.workspace`), so a build writes only its site (``--out``) and the cache. Each notebook
    receives the parameters of the chosen profile (:data:`PROFILES`, overridden per notebook by
    :data:`NOTEBOOK_PARAMETERS`) that its ``parameters`` cell declares, plus ``dataset``.
    Widget state is stored in the executed notebooks (nbclient ``store_widget_state``).
 2. **Make the outputs offline**: every Altair/Vega-Lite output is rewritten to call the
    ``vegaEmbed`` function of the vendored bundle instead of Altair's loader, which fetches
    vega, vega-lite and vega-embed from a CDN (:func:`offline_outputs`).
-3. **Vendor the JavaScript** the pages need into ``book/generated/_vendor/vendor/`` (copied to
+3. **Vendor the JavaScript** the pages need into ``generated/_vendor/vendor/`` (copied to
    ``_static/vendor/`` by Sphinx, see ``book/_config.yml``; :func:`vendor_js`):
 
    ====================  ===============================================  =====================
@@ -46,6 +48,7 @@ the sources, holds them or the working folder, or holds files that are not a sit
 is stopped (:mod:`.kernel`); kernels, their workers and the Sphinx child end with the build
 (:mod:`.processes`). Every build writes a reproducibility appendix (:mod:`.appendix`). The own-runs
 book (:mod:`.own_runs`, :mod:`.own_book`) goes through the same machinery.
+Every page links to the source repository the build knows (:mod:`.repository`), or to none.
 
 Modules: :mod:`.profiles` (profiles, per-notebook parameters, chapter dependencies), :mod:`.plan`
 (argument checks, execution order, content keys), :mod:`.cache` (content hashes), :mod:`.execute`
@@ -53,7 +56,9 @@ Modules: :mod:`.profiles` (profiles, per-notebook parameters, chapter dependenci
 chapters), :mod:`.appendix`, :mod:`.offline` (vendored ``vegaEmbed`` outputs, remote-asset scan),
 :mod:`.vendor` (JavaScript), :mod:`.kernel` (the chapters' kernel start-up: quiet, pandas showing
 whole tables), :mod:`.findings_page`, :mod:`.site` (the Sphinx build, staged), :mod:`.lock`,
-:mod:`.processes` (children that end with the build), :mod:`.book` (:func:`build`), :mod:`.paths`.
+:mod:`.processes` (children that end with the build), :mod:`.book` (:func:`build`), :mod:`.paths` (where
+sources are read and builds write), :mod:`.workspace` (the work folder's sources), :mod:`.repository` (the
+pages' repository link).
 """
 from __future__ import annotations
 

@@ -26,7 +26,7 @@ import subprocess
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from .paths import repo_root
+from .paths import DISTRIBUTION, checkout
 from .performance import _num, _table, benchmark_tables
 from .state import BOOK_LEVEL, RECORD_KEY, book_settings, describe_settings, now, read_record, settings_of
 
@@ -34,9 +34,13 @@ APPENDIX = "appendix"  # generated/appendix.md
 
 
 def git_commit(repo: str | os.PathLike | None = None) -> str:
-    """``<sha>`` of the checkout's HEAD, ``<sha> with uncommitted changes`` when tracked files
-    differ, or ``not a git checkout``."""
-    repo = str(repo or repo_root())
+    """``<sha>`` of the HEAD of ``repo`` (default: the checkout the package runs from), ``<sha> with
+    uncommitted changes`` when tracked files differ, or ``not a git checkout`` (always so when the
+    package runs installed: its version says what ran)."""
+    repo = repo or checkout()
+    if repo is None:
+        return "not a git checkout (installed package)"
+    repo = str(repo)
     try:
         sha = subprocess.run(["git", "-C", repo, "rev-parse", "HEAD"], capture_output=True, text=True,
                              timeout=10).stdout.strip()
@@ -141,7 +145,8 @@ def appendix_markdown(records: Mapping[str, Mapping[str, Any]], *, vendored: Map
     rows = [("built (UTC)", built_at),
             ("reproduce with", f"`{command_line(first)}`" if first else "—"),
             ("chapters executed with", describe_settings(first) if first else "—"),
-            ("recmetrics", f"{__version__}; package hash (every `*.py` under `recmetrics/`) "
+            ("recmetrics", f"`{DISTRIBUTION}` {__version__} (import package `recmetrics`); package hash "
+                           f"(every `*.py` under `recmetrics/`) "
                            + ", ".join(f"`{p[:16]}`" for p in packages)),
             ("git commit of the checkout", _commits(commit, {str(r.get("commit", "?")) for r in records.values()})),
             ("Python / platform", f"{platform.python_version()} ({platform.python_implementation()}), "

@@ -18,12 +18,15 @@ from .outputs import committed
 from .stability import check_seeds
 from .offline import external_assets
 from .reference_pages import write_reference_pages
+from .repository import repository_url
 from .site import build_book
-from .paths import ReportError, _log_default, default_book_dir, default_notebooks_dir
+from .paths import (ReportError, _log_default, absolute, default_book_dir, default_notebooks_dir, default_out,
+                    main_work_dir)
 from .plan import check_dataset, check_out, make_plan
 from .profiles import PROFILES
 from .state import book_settings, read_record, stale_chapters, stale_message
 from .vendor import vendor_js
+from .workspace import sync_sources
 
 def build(
     profile: str | None = None,
@@ -54,6 +57,7 @@ def build(
     threshold: float | None = None,
     jobs: int | None = None,
     seeds: Iterable[int] | None = None,
+    repository: str | None = None,
 ) -> Path:
     """Run the notebooks with ``profile``'s parameters on ``dataset`` and build the book.
 
@@ -73,16 +77,23 @@ def build(
     ``dataset``, ``notebooks_dir`` and ``only`` do not apply; ``overrides`` are its notebooks'
     ``parameters``).
 
-    ``out``: directory of the HTML site (default ``book/_build/html``). ``book_dir`` and
-    ``notebooks_dir`` default to the checkout's ``book/`` and ``notebooks/``; the executed
-    notebooks go to ``book_dir/generated/``, the vendored JavaScript to
-    ``book_dir/generated/_vendor/``, the reproducibility appendix to
-    ``book_dir/generated/appendix.md`` (with the benchmark tables of ``benchmarks_dir``, default
-    ``benchmarks/results``). ``scheduler``: a Dask scheduler address passed to the notebooks that
-    declare ``scheduler``. ``jobs``: chapters executed at once (:func:`~recmetrics.report.execute.execute_plan`;
+    ``out``: directory of the HTML site (default ``./recmetrics-book``). Relative paths (``out``,
+    ``book_dir``, ``notebooks_dir``, ``js_cache``, ``benchmarks_dir``) mean the current folder's, read
+    once here. ``notebooks_dir`` defaults to the package's chapters
+    (:func:`~recmetrics.report.paths.default_notebooks_dir`), read only. ``book_dir`` is the folder
+    the book is built in: its sources, the executed notebooks (``book_dir/generated/``), the vendored
+    JavaScript (``generated/_vendor/``), the reproducibility appendix (``generated/appendix.md``, with
+    the benchmark tables of ``benchmarks_dir``, default the package's ``benchmarks/results``) and
+    Sphinx's scratch (``_build/``); by default the main book's work folder in the cache
+    (:func:`~recmetrics.report.paths.main_work_dir`), into which the package's book sources are copied
+    first: nothing is written into the package or a checkout. ``scheduler``: a Dask scheduler
+    address passed to the notebooks that declare ``scheduler``. ``jobs``: chapters executed at once (:func:`~recmetrics.report.execute.execute_plan`;
     default the cores, at most 4, and 1 for the own-runs book, whose chapter 3 study runs beside it). ``progress``: a progress bar over the notebooks (stderr). With
     ``check_offline`` (default) the build fails when a page or stylesheet still loads something
-    from another host (:func:`external_assets`). Returns the path of the site's ``index.html``.
+    from another host (:func:`external_assets`). ``repository``: the web address every page's
+    repository button links to (default: GitHub Actions' repository, else the ``origin`` remote of the
+    checkout the package runs from, else no button: :func:`~recmetrics.report.repository.repository_url`).
+    Returns the path of the site's ``index.html``.
     """
     if qrels is not None or runs is not None or study is not None:   # the own-runs book
         from .own_runs import build as build_own_runs
@@ -96,11 +107,16 @@ def build(
                               profile=profile or "quick", book_dir=book_dir, parameters=overrides,
                               kernel_name=kernel_name, timeout=timeout, js_cache=js_cache,
                               check_offline=check_offline, quiet=quiet, execute=execute, scheduler=scheduler,
-                              log=log, jobs=1 if jobs is None else jobs)
+                              log=log, jobs=1 if jobs is None else jobs, repository=repository)
     log = log or (lambda msg: None)
-    book = Path(book_dir) if book_dir else default_book_dir()
-    if not (book / "_config.yml").is_file() or not (book / "_toc.yml").is_file():
-        raise ReportError(f"{book} is not a Jupyter Book folder (need _config.yml and _toc.yml)")
+    repository = repository_url(repository)
+    out, notebooks_dir, js_cache, benchmarks_dir = (absolute(p) if p is not None and str(p) != "" else p
+                                                    for p in (out, notebooks_dir, js_cache, benchmarks_dir))
+    out = default_out() if out is None else out
+    sources = absolute(book_dir) if book_dir else default_book_dir()
+    if not (sources / "_config.yml").is_file() or not (sources / "_toc.yml").is_file():
+        raise ReportError(f"{sources} is not a Jupyter Book folder (need _config.yml and _toc.yml)")
+    book = sources if book_dir else main_work_dir()
     generated = book / "generated"
     seeds = check_seeds(seeds, overrides)
     if seeds and not execute:
@@ -116,7 +132,9 @@ def build(
         plan = plans[-1]
     else:
         check_out(out, book)
-    with book_lock(book, "report"), out_lock(out if out is not None else book / "_build" / "html"):
+    with book_lock(book, "report"), out_lock(out):
+        if not book_dir:
+            sync_sources(sources, book)
         replicated = generated / "replicated"
         shutil.rmtree(replicated, ignore_errors=True)   # a replicated build's seeds belong to that build only
         for s, other in zip(seeds[1:], plans[:-1]):
@@ -161,7 +179,7 @@ def build(
         front = {"built_with": built_with(settings, chapter_seeds(records)),
                  "findings_glance": findings_glance(generated, built),
                  "benchmarks": performance_markdown(benchmark_tables(benchmarks_dir), level=3)}
-        index = build_book(book, out, quiet=quiet, log=log, substitutions=front)
+        index = build_book(book, out, quiet=quiet, log=log, substitutions=front, repository=repository)
     leaks = external_assets(index.parent) if check_offline else {}
     if leaks:
         raise ReportError(

@@ -60,12 +60,20 @@ def package_hash(package_dir: str | os.PathLike | None = None) -> str:
 
 
 def _requirement_names(extras=RUNTIME_EXTRAS) -> list[str]:
-    """Distribution names recmetrics declares for ``extras`` (read from its installed metadata)."""
+    """Distribution names recmetrics declares for ``extras`` (read from its installed metadata:
+    the distribution ``recmetrics-eval``, or ``recmetrics`` in an environment installed before the
+    distribution took its name)."""
     from importlib import metadata
 
-    try:
-        requires = metadata.requires("recmetrics") or []
-    except metadata.PackageNotFoundError:  # running from a checkout that is not installed
+    from .paths import DISTRIBUTION
+
+    for dist in (DISTRIBUTION, "recmetrics"):
+        try:
+            requires = metadata.requires(dist) or []
+            break
+        except metadata.PackageNotFoundError:
+            continue
+    else:  # running from a checkout that is not installed
         return []
     names = []
     for req in requires:
@@ -74,7 +82,7 @@ def _requirement_names(extras=RUNTIME_EXTRAS) -> list[str]:
         if (extra.group(1) if extra else None) not in extras:
             continue
         name = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", spec)
-        if name and name.group(1).lower() != "recmetrics":
+        if name and name.group(1).lower() not in ("recmetrics", DISTRIBUTION):
             names.append(name.group(1))
     return sorted(set(names), key=str.lower)
 

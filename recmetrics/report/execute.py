@@ -39,7 +39,7 @@ from .findings_page import write_findings_page
 from .kernel import Watchdog, chapter_limit, end_kernel, kernel_arguments, kernel_manager, stop_kernel
 from . import outputs
 from .offline import offline_outputs
-from .paths import ReportError, _log_default, repo_root
+from .paths import ReportError, _log_default, sources_root
 from .profiles import default_jobs, hide_default_parameters, show_parameters
 from .state import RECORD_KEY, STATE_FILE, now, read_record, record_attempt
 
@@ -76,10 +76,12 @@ def execute_notebook(
     metadata (``metadata.recmetrics``, with ``executed_at`` and ``seconds`` added).
     ``before_replace`` is called once the chapter completed, just before it replaces ``target``
     (the report commits the chapter's other outputs there, :mod:`.outputs`). ``env``: variables
-    added to the kernel's environment (this process's is left alone); ``started(manager)`` is called
-    with its kernel manager once the kernel runs (:func:`.kernel.kernel_manager`).
-    A :class:`.kernel.Watchdog` stops the kernel when the notebook runs past ``limit`` seconds
-    (``None``: no limit) or the kernel stops answering; what the kernel started ends with it.
+    added to the kernel's environment and ``cwd`` its working folder (default the notebook's folder;
+    this process's environment and working folder are left alone, so chapters can run in threads
+    beside each other); ``started(manager)`` is called with its kernel manager once the kernel runs
+    (:func:`.kernel.kernel_manager`). A :class:`.kernel.Watchdog` stops the kernel when the notebook
+    runs past ``limit`` seconds (``None``: no limit) or the kernel stops answering; what the kernel
+    started ends with it.
     Raises :class:`ReportError` naming the failed cell (the partial notebook is kept in
     ``<target folder>/.failed/``; ``target`` is untouched); ``KeyboardInterrupt`` leaves ``target``
     untouched too. Tracebacks that a cell only *printed* (the cell still succeeded) are logged as
@@ -88,7 +90,7 @@ def execute_notebook(
     import nbformat
     import papermill
 
-    source, target = Path(source), Path(target)
+    source, target = Path(source).absolute(), Path(target).absolute()
     running = target.parent / ".running" / target.name
     running.parent.mkdir(parents=True, exist_ok=True)
     running.unlink(missing_ok=True)
@@ -101,7 +103,9 @@ def execute_notebook(
         if started is not None:
             started(manager)
 
-    manager = {"kernel_manager_class": kernel_manager(env or {}, on_start)}
+    # the kernel starts in `cwd` (its manager says so); papermill's own `cwd` would change this
+    # process's working folder while the chapter runs, under every other thread of the build
+    manager = {"kernel_manager_class": kernel_manager(env or {}, on_start, cwd=Path(cwd or source.parent).absolute())}
     try:
         with dog:
             papermill.execute_notebook(
@@ -109,7 +113,6 @@ def execute_notebook(
                 str(running),
                 parameters=dict(parameters),
                 kernel_name=kernel_name,
-                cwd=str(cwd or source.parent),
                 progress_bar=False,
                 log_output=False,
                 request_save_on_cell_execute=False,
@@ -174,12 +177,13 @@ def _raise_failed(exc: Exception, source: Path, running: Path) -> None:
 def relative_paths(nb, source: Path, target: Path) -> None:
     """papermill's ``input_path`` and ``output_path`` (absolute paths of the building machine,
     published in the book's downloadable notebooks) made relative: the source notebook relative
-    to the checkout (``notebooks/runs/01_systems.ipynb``) or its name, the output its name."""
+    to the folder of the report's sources (``notebooks/runs/01_systems.ipynb``) or its name, the
+    output its name."""
     meta = nb.metadata.get("papermill")
     if not isinstance(meta, dict):
         return
     try:
-        src = Path(source).resolve().relative_to(repo_root()).as_posix()
+        src = Path(source).resolve().relative_to(sources_root().resolve()).as_posix()
     except ValueError:
         src = Path(source).name
     meta["input_path"], meta["output_path"] = src, Path(target).name
@@ -483,8 +487,8 @@ def _execute_chapter(plan, chapter, scratch_root: Path, *, commit, kernel_name, 
         note(chapter.stem, "running", chapter.key)
         path = execute_notebook(chapter.source, out_dir / f"{chapter.stem}.ipynb", chapter.parameters,
                                 kernel_name=kernel_name, timeout=timeout, shown_parameters=chapter.shown,
-                                record=record, log=log, cwd=chapter.cwd, before_replace=commit_outputs, env=env,
-                                started=started, limit=limit)
+                                record=record, log=log, cwd=chapter.cwd or scratch_root, before_replace=commit_outputs,
+                                env=env, started=started, limit=limit)
     except KeyboardInterrupt:
         note(chapter.stem, "interrupted", chapter.key)
         raise
@@ -519,9 +523,9 @@ def execute_notebooks(
     log: Callable[[str], None] | None = _log_default,
     jobs: int | None = None,
 ) -> list[Path]:
-    """Execute the notebooks of ``notebooks_dir`` into ``generated_dir`` (default
-    ``book/generated``); return their paths. Arguments as :func:`recmetrics.report.plan.make_plan`
-    (validated before anything runs) and :func:`execute_plan` (``jobs``). ``only``: notebook stems (or file
+    """Execute the notebooks of ``notebooks_dir`` into ``generated_dir`` (default ``generated/`` of
+    the main book's work folder); return their paths. Arguments as
+    :func:`recmetrics.report.plan.make_plan` (validated before anything runs) and :func:`execute_plan` (``jobs``). ``only``: notebook stems (or file
     names) to run. Executed notebooks that no longer have a source are removed from
     ``generated_dir`` so the book never shows a stale chapter.
     """

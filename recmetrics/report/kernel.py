@@ -14,7 +14,8 @@ papermill starts one IPython kernel per notebook with :func:`kernel_arguments`:
 Chapters that run at the same time (``recmetrics report --jobs 2``) each need their own
 environment (their scratch folders, :mod:`.execute`): the process's ``os.environ`` is one for all,
 so each chapter's kernel is started by a kernel manager of its own that adds the chapter's
-variables to the kernel's environment (:func:`kernel_manager`) and tells who started it, so the
+variables to the kernel's environment and starts it in the chapter's folder (:func:`kernel_manager`;
+the process's working folder is one for all too, and never changed) and tells who started it, so the
 report can stop it on Ctrl-C (:func:`stop_kernel`).
 
 **No ports.** A kernel's manager draws five free TCP ports (bind to port 0, note the number,
@@ -69,10 +70,11 @@ def kernel_arguments() -> list[str]:
     return ["--IPKernelApp.log_level=CRITICAL", f"--IPKernelApp.exec_lines={DISPLAY_SETUP}"]
 
 
-def kernel_manager(env: Mapping[str, str], started: Callable[[Any], None] | None = None) -> type:
+def kernel_manager(env: Mapping[str, str], started: Callable[[Any], None] | None = None,
+                   cwd: str | os.PathLike | None = None) -> type:
     """A jupyter_client kernel-manager class whose kernels get ``env`` on top of this process's
-    environment; ``started(manager)`` is called once the kernel process runs. papermill takes it as
-    ``kernel_manager_class``."""
+    environment and start in the folder ``cwd`` (when given); ``started(manager)`` is called once
+    the kernel process runs. papermill takes it as ``kernel_manager_class``."""
     from jupyter_client.manager import AsyncKernelManager
 
     extra = {str(k): str(v) for k, v in env.items()}
@@ -91,6 +93,8 @@ def kernel_manager(env: Mapping[str, str], started: Callable[[Any], None] | None
 
         async def _async_start_kernel(self, **kw: Any) -> None:
             kw["env"] = {**(kw.get("env") or os.environ), **extra}
+            if cwd is not None:
+                kw["cwd"] = str(cwd)
             self.use_own_sockets()
             try:
                 await super()._async_start_kernel(**kw)

@@ -1,7 +1,9 @@
 """Where an own-runs book lives and what keys its chapters (used by :func:`recmetrics.report.own_runs.build`).
 
-* **Folders** (:func:`book_folder`): every own-runs book gets its own folder under
-  ``book/_build/runs/``. A named book's folder is the name made safe (letters, digits, ``_``;
+* **Folders** (:func:`book_folder`): every own-runs book gets its own work folder under
+  ``runs/`` of the books' cache (:func:`recmetrics.report.paths.books_root`), and its site, unless
+  ``--out`` says otherwise, a folder of the same name under ``./recmetrics-runs/`` (:func:`default_out`).
+  A named book's folder is the name made safe (letters, digits, ``_``;
   anything else becomes ``-``) plus a hash of the exact name, so a name never leaves that folder
   (``..``, ``a/b``) and two names never share one (``a b``, ``a/b`` and ``a-b`` differ); an
   unnamed book's folder is ``runs-`` plus the inputs' content hash, so two unnamed builds of
@@ -29,13 +31,19 @@ from typing import Any, Mapping
 
 from ..errors import InputError
 from . import cache
-from .paths import default_book_dir
+from .paths import DEFAULT_RUNS_OUT, absolute, books_root
 from .site import replace_dir
 
 
 def runs_root() -> Path:
-    """``book/_build/runs/``: the folder of every own-runs book built without ``book_dir``."""
-    return default_book_dir() / "_build" / "runs"
+    """``runs/`` of the books' cache: the work folder of every own-runs book built without ``book_dir``."""
+    return books_root() / "runs"
+
+
+def default_out(name: str | None, content: str) -> Path:
+    """The site of an own-runs book built without ``--out``: ``./recmetrics-runs/<folder>`` of the
+    current folder (:func:`folder_name`)."""
+    return absolute(Path(DEFAULT_RUNS_OUT) / folder_name(name, content))
 
 
 def folder_name(name: str | None, content: str) -> str:

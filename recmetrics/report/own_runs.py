@@ -53,7 +53,7 @@ from ..errors import InputError, unknown_name
 from .own_depth import depth_cutoffs, depth_note
 from .own_sources import (METRICS, _export_inputs, _read_source, _run_files, _source_from_files,  # noqa: F401
                           example_source, export_study, load_study)
-from .paths import ReportError, _log_default, default_book_dir, default_notebooks_dir
+from .paths import ReportError, _log_default, absolute, default_book_dir, default_notebooks_dir
 from . import profiles, schema
 from .profiles import default_jobs
 
@@ -127,7 +127,7 @@ APPLIED = ("05_cutoffs", "06_comparing_metrics", "07_arithmetic_vs_geometric")
 
 
 def notebooks_dir() -> Path:
-    """``notebooks/runs/`` of the checkout: the chapters of the own-runs book."""
+    """``notebooks/runs/`` of the report's sources: the chapters of the own-runs book."""
     return default_notebooks_dir() / "runs"
 
 
@@ -492,17 +492,19 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
           book_dir: str | os.PathLike | None = None, parameters: Mapping[str, Any] | None = None,
           kernel_name: str | None = None, timeout: float | None = None, js_cache: str | os.PathLike | None = None,
           check_offline: bool = True, quiet: bool = True, execute: bool = True, scheduler: str | None = None,
-          log: Callable[[str], None] | None = _log_default, jobs: int = 1) -> Path:
+          log: Callable[[str], None] | None = _log_default, jobs: int = 1, repository: str | None = None) -> Path:
     """Build the own-runs book: :func:`plan`, execute its notebooks, build the site; returns the
     path of ``index.html``.
 
-    The book's folder is ``book/_build/runs/<folder>/`` (:func:`recmetrics.report.own_book.book_folder`:
-    from ``name``, confined to that folder and distinct for distinct names; unnamed, from the
-    inputs' content). ``book_dir`` (default ``<folder>/src``) receives the book's sources: the
-    configuration of the main book with this book's title, the generated intro, table of contents
-    and *Not in this book* page, and the executed notebooks in ``generated/``; the inputs are
-    linked into ``book_dir/_build/inputs/`` (in-memory inputs are written there). ``out`` (default
-    ``<folder>/html``) is the site, replaced whole when the build succeeded.
+    The book's folder name comes from ``name`` (:func:`recmetrics.report.own_book.folder_name`:
+    confined, distinct for distinct names; unnamed, from the inputs' content). ``book_dir`` (default
+    ``<folder>/src`` under ``runs/`` of the books' cache, :func:`recmetrics.report.own_book.runs_root`)
+    receives the book's sources: the configuration of the main book with this book's title, the
+    generated intro, table of contents and *Not in this book* page, and the executed notebooks in
+    ``generated/``; the inputs are linked into ``book_dir/_build/inputs/`` (in-memory inputs are
+    written there). ``out`` (default ``./recmetrics-runs/<folder>`` of the current folder) is the
+    site, replaced whole when the build succeeded. Relative paths mean the current folder's, read
+    once here.
 
     Every chapter has a content key (its notebook, parameters, the inputs' content, the package
     sources and dependency versions) and is executed only when it changed, staged and replaced
@@ -513,6 +515,7 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
     as :func:`plan` (``scheduler``: a Dask scheduler address for reading the runs and for the
     notebooks that declare ``scheduler``) and :func:`recmetrics.report.build`. ``jobs``: chapters at
     once (default 1: chapter 3's robustness study already runs beside them in a process of its own).
+    ``repository``: the web address of the pages' repository button (none: no button).
     """
     import tempfile
 
@@ -520,6 +523,7 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
     from .execute import execute_plan, remove_orphans
     from .lock import book_lock, out_lock
     from .offline import external_assets
+    from .repository import repository_url
     from .site import build_book
     from .state import stale_chapters, stale_message
     from .vendor import vendor_js
@@ -527,7 +531,9 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
     from .plan import check_out
 
     log = log or (lambda msg: None)
+    out, book_dir, js_cache = (absolute(p) if p else None for p in (out, book_dir, js_cache))
     check_out(out, book_dir)
+    repository = repository_url(repository)
     if execute:
         from .kernel import check_settings
 
@@ -535,16 +541,15 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
     in_memory = study is not None or _in_memory(qrels, runs)
     incoming = None
     if in_memory:  # written to a private folder first, moved into the book's once it is locked
-        scratch_root = Path(book_dir) / "_build" if book_dir else own_book.runs_root()
+        scratch_root = book_dir / "_build" if book_dir else own_book.runs_root()
         scratch_root.mkdir(parents=True, exist_ok=True)
         incoming = Path(tempfile.mkdtemp(prefix=".incoming-", dir=scratch_root))
     try:
         p = plan(qrels, runs, study=study, name=name, folds=folds, threshold=threshold, profile=profile,
                  work_dir=incoming, parameters=parameters, scheduler=scheduler)
         content = own_book.content_hash(p.source)
-        folder = own_book.book_folder(name, content) if book_dir is None or out is None else None
-        book = Path(book_dir) if book_dir else folder / "src"
-        out_dir = Path(out) if out else folder / "html"
+        book = book_dir or own_book.book_folder(name, content) / "src"
+        out_dir = out or own_book.default_out(name, content)
         with book_lock(book, "own-runs book"), out_lock(out_dir):
             inputs = book / "_build" / "inputs"
             source = own_book.stage_inputs(p.source, inputs, move=in_memory)
@@ -566,7 +571,7 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
                 raise ReportError(stale_message(stale))
             _write_book_sources(book, p, front_answer(p))
             vendor_js(generated / "_vendor", cache=js_cache, log=log)
-            index = build_book(book, out_dir, quiet=quiet, log=log)
+            index = build_book(book, out_dir, quiet=quiet, log=log, repository=repository)
     finally:
         if incoming is not None:
             shutil.rmtree(incoming, ignore_errors=True)

@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterable
 
-from .paths import repo_root
+from .paths import benchmarks_results_dir
 
 __all__ = ["benchmark_tables", "performance_markdown", "ORDER"]
 
@@ -30,7 +30,7 @@ ORDER = ("bench_book_quick_movielens-small", "bench_book_paper_movielens-small",
 def benchmark_tables(results_dir: str | os.PathLike | None = None) -> list[dict]:
     """The benchmark results the scripts of ``benchmarks/`` wrote (``results/*.json``), whole builds
     first (:data:`ORDER`), then by name; unreadable files and files without a table are skipped."""
-    folder = Path(results_dir) if results_dir else repo_root() / "benchmarks" / "results"
+    folder = Path(results_dir) if results_dir else benchmarks_results_dir()
     tables = []
     for f in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         try:

@@ -38,7 +38,7 @@ from typing import Any, Iterable, Mapping
 
 from ..errors import InputError, unknown_name
 from . import cache, schema
-from .paths import ReportError, default_book_dir, default_notebooks_dir
+from .paths import ReportError, absolute, default_book_dir, default_notebooks_dir, main_work_dir
 from .profiles import DEPENDS, PROFILES, READS_LATE, SCHEMAS, notebook_parameters, notebook_values
 
 #: Parameters the report sets itself (from ``--profile``, ``--dataset``, ``--dataset-arg`` and
@@ -58,7 +58,7 @@ class Chapter:
     depends: tuple[str, ...]  # chapters whose results it reads (run before it)
     key: str                  # content key (:mod:`.cache`): executed again only when it changes
     overrides: dict = field(default_factory=dict)  # the -p values that change what it runs with
-    cwd: Path | None = None   # the kernel's working folder (default: the notebook's folder)
+    cwd: Path | None = None   # the kernel's working folder (default: the chapter's scratch folder)
     late: tuple[str, ...] = ()  # of ``depends``, those it may start beside (profiles.READS_LATE)
 
 
@@ -381,9 +381,9 @@ def make_plan(
     for k in dataset_args:
         if not isinstance(k, str) or not k.isidentifier():
             raise InputError(f"--dataset-arg {k!r}=...: not an argument name")
-    book = Path(book_dir) if book_dir else default_book_dir()
-    nb_dir = Path(notebooks_dir) if notebooks_dir else default_notebooks_dir()
-    generated = Path(generated_dir) if generated_dir else book / "generated"
+    book = absolute(book_dir) if book_dir else main_work_dir()
+    nb_dir = absolute(notebooks_dir) if notebooks_dir else default_notebooks_dir()
+    generated = absolute(generated_dir) if generated_dir else book / "generated"
     sources = sorted(p for p in nb_dir.glob("*.ipynb") if not p.name.startswith((".", "_")))
     if not sources:
         raise ReportError(f"no notebook found in {nb_dir}")

@@ -11,7 +11,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from .paths import ReportError, _log_default, default_book_dir
+from .paths import ReportError, _log_default, absolute, main_work_dir
+from .repository import theme_options
 
 _SPHINX_RUNNER = r"""
 import json
@@ -42,16 +43,20 @@ def build_book(
     *,
     quiet: bool = True,
     substitutions: Mapping[str, str] | None = None,
+    repository: str | None = None,
     log: Callable[[str], None] | None = _log_default,
 ) -> Path:
-    """Build the HTML site of ``book_dir`` into ``out`` (default ``book_dir/_build/html``).
+    """Build the HTML site of ``book_dir`` (default the main book's work folder) into ``out``
+    (default ``book_dir/_build/html``).
 
     Runs jupyter-book's Sphinx build in a subprocess (a clean docutils state each time) with the
     notebooks' execution off; returns the path of ``index.html``. ``substitutions``: MyST
     substitutions (``{{ name }}`` in the pages), e.g. the introduction's ``built_with``. Sphinx's
     scratch folders (doctrees, myst-nb's ``jupyter_execute``) stay in ``book_dir/_build/``,
-    whatever ``out`` is. The pages' copyright line is the build year; the site gets a
-    ``.nojekyll`` file, so GitHub Pages serves ``_static/`` as it is.
+    whatever ``out`` is. The pages' copyright line is the build year; every page links to
+    ``repository`` (a web address, :func:`~recmetrics.report.repository.repository_url`) with the
+    theme's repository button, and has no button without it; the site gets a ``.nojekyll`` file,
+    so GitHub Pages serves ``_static/`` as it is.
 
     The site is built into a staging folder of this build's own beside ``out`` (a copy of the last
     site, so Sphinx writes only the pages that changed) that replaces ``out`` only when the build
@@ -62,8 +67,8 @@ def build_book(
     (:func:`recmetrics.report.processes.run_child`).
     """
     log = log or (lambda msg: None)
-    book_dir = Path(book_dir) if book_dir else default_book_dir()
-    out = Path(out).expanduser() if out else book_dir / "_build" / "html"
+    book_dir = absolute(book_dir) if book_dir else main_work_dir()
+    out = absolute(out) if out else book_dir / "_build" / "html"
     if out.is_symlink():   # a link to the site's folder: the folder is replaced, the link stays
         out = out.resolve()
     doctrees = book_dir / "_build" / ".doctrees"  # kept outside the site, whatever `out` is
@@ -71,6 +76,7 @@ def build_book(
     extra: dict[str, Any] = {"copyright": time.strftime("%Y")}
     if substitutions:
         extra["myst_substitutions"] = dict(substitutions)
+    extra.update(theme_options(repository))
     from .lock import out_lock
 
     with out_lock(out):

@@ -1,4 +1,4 @@
-"""What ``book/generated/`` holds and under which settings: chapter records, attempts, stale chapters.
+"""What a book's ``generated/`` holds and under which settings: chapter records, attempts, stale chapters.
 
 Every executed chapter carries a record in its notebook metadata (``metadata.recmetrics``, written
 by :func:`recmetrics.report.execute.execute_notebook` when the chapter completed): its content key

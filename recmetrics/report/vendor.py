@@ -185,7 +185,7 @@ def vendor_js(
 ) -> dict[str, Any]:
     """Write the JavaScript the offline book needs under ``dest/vendor/``; return a manifest.
 
-    ``dest`` is a folder listed in ``html_static_path`` (``book/generated/_vendor``), so the
+    ``dest`` is a folder listed in ``html_static_path`` (``generated/_vendor`` of the book's folder), so the
     files land in ``_static/vendor/`` of the site. Nothing is rewritten when the versions are
     unchanged (a stamp file records them), unless ``force``.
     """

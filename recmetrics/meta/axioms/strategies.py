@@ -9,7 +9,8 @@ the docstring of :mod:`recmetrics.meta.axioms`) and draws a ``_Case``: the scene
 and swapped rankings and the relation the axiom expects. ``_UNIVERSAL`` maps each universal axiom
 to its strategy and the shortest list it needs.
 
-``hypothesis`` (a ``dev`` dependency) is imported only when a strategy is built.
+``hypothesis`` (of the ``notebooks`` extra, which the book's chapter on the axioms needs) is imported
+only when a strategy is built.
 """
 from __future__ import annotations
 
