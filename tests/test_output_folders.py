@@ -46,15 +46,15 @@ def refuse_work(monkeypatch):
 
 # ------------------------------------------------------------------ folders --out may not be
 @pytest.mark.parametrize("out, words", [
-    ("book/guide", ["--out book/guide: is inside the book's sources (book/)"]),
-    ("book", ["--out book: is the book's sources (book/)"]),
+    ("book/guide", ["book/guide: is inside the book's sources (book/)"]),
+    ("book", ["book: is the book's sources (book/)"]),
     ("book/generated", ["is inside the book's sources"]),
     ("notebooks/site", ["is inside the notebooks' sources (notebooks/)"]),
     ("recmetrics/site", ["is inside the recmetrics package's sources (recmetrics/)"]),
-    (".", ["--out .: holds", "which the site would replace"]),
-    ("..", ["--out ..: holds", "which the site would replace"]),
+    (".", [f"--out {REPO}: holds", "which the site would replace"]),
+    ("..", [f"--out {REPO.parent}: holds", "which the site would replace"]),
     ("/", ["--out /: holds"]),
-    ("book/_build", ["--out book/_build: is the build folder of the book's sources (book/_build/)"]),
+    ("book/_build", ["book/_build: is the build folder of the book's sources (book/_build/)"]),
 ])
 def test_an_out_among_the_sources_or_holding_them_is_refused_at_planning(capsys, monkeypatch, refuse_work,
                                                                          out, words):
