@@ -18,7 +18,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-__all__ = ["best_by_metric", "headline", "mean_table", "pairs_table", "candidates_table", "CANDIDATE_COLUMNS", "range_sentence", "users_sentence", "fixed", "names_list", "CORRECTIONS"]
+__all__ = ["marked_means", "pvalue_curves", "best_by_metric", "headline", "mean_table", "pairs_table", "candidates_table", "CANDIDATE_COLUMNS", "range_sentence", "users_sentence", "fixed", "names_list", "CORRECTIONS"]
 
 #: the display name of each multiple-comparison correction
 CORRECTIONS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg", None: "no", "none": "no"}
@@ -237,3 +237,43 @@ def fixed(frame: pd.DataFrame, digits: int = 4):
 
     # a little room between the columns (numbers of adjacent columns would otherwise touch)
     return frame.style.format(fmt).set_table_styles([{"selector": "td, th", "props": [("padding", "0.1em 0.3em")]}])
+
+
+def marked_means(comparison, digits: int = 4):
+    """A :class:`~recmetrics.meta.compare.Comparison`'s means with, in each cell, the letters of
+    the systems that system beats significantly on that metric (corrected p < alpha and a higher
+    mean), as in ranx's report: ``"0.2100 > b, c"``; column ``#`` gives each system's letter."""
+    import pandas as pd
+
+    letters, beats = comparison.letters, comparison.beats()
+    order = list(comparison.means.index)
+    cells = {}
+    for m in comparison.means.columns:
+        col = []
+        for s in order:
+            won = sorted(beats[(s, m)], key=order.index)
+            col.append(f"{comparison.means.loc[s, m]:.{digits}f}" + (f" > {', '.join(letters[x] for x in won)}"
+                                                                      if won else ""))
+        cells[m] = col
+    table = pd.DataFrame(cells, index=comparison.means.index)
+    table.insert(0, "#", [letters[s] for s in order])
+    return table
+
+
+def pvalue_curves(dp_results: Mapping[str, Any], max_points: int = 250):
+    """Tidy p-value curves of ``{candidate: DiscriminativePower}``: ``metric, pair, p`` with each
+    candidate's p-values sorted decreasing (Sakai's curves, for :func:`recmetrics.viz.pvalue_curves`).
+    With more than ``max_points`` pairs (50 runs have 1,225) each curve keeps ``max_points`` of its
+    points, evenly spaced over the pair ranks, first and last included (``pair`` stays the rank): the
+    chart draws the distribution of the p-values, not one mark per pair."""
+    import numpy as np
+    import pandas as pd
+
+    parts = []
+    for m, r in dp_results.items():
+        p = np.sort(np.asarray(r.pvalues["p"], dtype=float))[::-1]
+        ranks = np.arange(len(p))
+        if len(p) > max_points:
+            ranks = np.unique(np.rint(np.linspace(0, len(p) - 1, max_points)).astype(int))
+        parts.append(pd.DataFrame({"metric": m, "pair": ranks + 1, "p": p[ranks]}))
+    return pd.concat(parts, ignore_index=True)

@@ -51,6 +51,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import InputError, unknown_name
 from .own_depth import depth_cutoffs, depth_note
+from .own_prose import marked_means, pvalue_curves  # noqa: F401  (the chapters call them from here)
 from .own_sources import (METRICS, _export_inputs, _read_source, _run_files, _source_from_files,  # noqa: F401
                           example_source, export_study, load_study)
 from .paths import ReportError, _log_default, absolute, default_book_dir, default_notebooks_dir
@@ -150,46 +151,6 @@ def describe(study):
                          "mean list length": float(run.lengths.mean()) if len(run) else 0.0})
     frame = pd.DataFrame(rows).set_index(["system", "fold"])
     return frame.droplevel("fold") if study.n_folds == 1 else frame
-
-
-def marked_means(comparison, digits: int = 4):
-    """A :class:`~recmetrics.meta.compare.Comparison`'s means with, in each cell, the letters of
-    the systems that system beats significantly on that metric (corrected p < alpha and a higher
-    mean), as in ranx's report: ``"0.2100 > b, c"``; column ``#`` gives each system's letter."""
-    import pandas as pd
-
-    letters, beats = comparison.letters, comparison.beats()
-    order = list(comparison.means.index)
-    cells = {}
-    for m in comparison.means.columns:
-        col = []
-        for s in order:
-            won = sorted(beats[(s, m)], key=order.index)
-            col.append(f"{comparison.means.loc[s, m]:.{digits}f}" + (f" > {', '.join(letters[x] for x in won)}"
-                                                                      if won else ""))
-        cells[m] = col
-    table = pd.DataFrame(cells, index=comparison.means.index)
-    table.insert(0, "#", [letters[s] for s in order])
-    return table
-
-
-def pvalue_curves(dp_results: Mapping[str, Any], max_points: int = 250):
-    """Tidy p-value curves of ``{candidate: DiscriminativePower}``: ``metric, pair, p`` with each
-    candidate's p-values sorted decreasing (Sakai's curves, for :func:`recmetrics.viz.pvalue_curves`).
-    With more than ``max_points`` pairs (50 runs have 1,225) each curve keeps ``max_points`` of its
-    points, evenly spaced over the pair ranks, first and last included (``pair`` stays the rank): the
-    chart draws the distribution of the p-values, not one mark per pair."""
-    import numpy as np
-    import pandas as pd
-
-    parts = []
-    for m, r in dp_results.items():
-        p = np.sort(np.asarray(r.pvalues["p"], dtype=float))[::-1]
-        ranks = np.arange(len(p))
-        if len(p) > max_points:
-            ranks = np.unique(np.rint(np.linspace(0, len(p) - 1, max_points)).astype(int))
-        parts.append(pd.DataFrame({"metric": m, "pair": ranks + 1, "p": p[ranks]}))
-    return pd.concat(parts, ignore_index=True)
 
 
 # ------------------------------------------------------------------------------------ plan
