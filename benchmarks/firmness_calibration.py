@@ -7,8 +7,9 @@ books built at several seeds, the factor chosen on some seeds and checked on oth
 
 For every kept claim (:func:`recmetrics.meta.findings.keep_for_replay`) it reads the verdict the
 chapter read and computes its firmness (:func:`recmetrics.meta.firmness.firmness`, seeded as the book
-seeds it) at each factor. On the ``--fit`` seeds it picks the factor whose predicted number of changed
-rows per pair of seeds is nearest the observed one (in ratio); on the ``--check`` seeds, which took no
+seeds it) at each factor. On the ``--fit`` seeds it picks the smallest factor at which the rows read
+firm keep their verdict under another seed in at least 97 % of the cases and the rows that change per
+pair of seeds are within 0.65-1.5 times the predicted number; on the ``--check`` seeds, which took no
 part in the choice, it prints the figures :func:`recmetrics.report.stability.honesty` gives at every
 factor: the share of rows firm, how many of the rows firm under one seed read the same under another,
 and observed against predicted changes. The chosen factor is what
@@ -26,6 +27,10 @@ import pandas as pd
 from recmetrics.meta.firmness import DRAWS, firmness
 from recmetrics.papers.choices import joint_check
 from recmetrics.report.stability import honesty
+
+#: what a firm verdict must do on other seeds: keep its verdict in this share of the (row, pair of seeds),
+#: and the rows that change per pair stay within these multiples of the predicted number
+KEPT, RATIO = 0.97, (0.65, 1.5)
 
 
 def _rows(folder):
@@ -88,7 +93,12 @@ def main(argv=None):
             print(f"{part} seeds {', '.join(seeds)}, factor {factor:g}: observed {h['observed']} / predicted "
                   f"{h['predicted']:.1f} = {h['ratio']:.2f}; firm {h['firm_share']:.1%}; firm rows kept "
                   f"{h['firm_kept']:.1%}; opposite {h['opposite']}")
-    best = min(args.factors, key=lambda k: abs(math.log(out["fit"][str(k)]["ratio"])))
+    # the smallest factor at which, on the fit seeds, the rows read firm keep their verdict under another
+    # seed (at least KEPT of the row-pairs) and the changes are within RATIO of those predicted; else the
+    # factor whose ratio is nearest 1
+    ok = [k for k in args.factors if out["fit"][str(k)]["firm_kept"] >= KEPT
+          and RATIO[0] <= out["fit"][str(k)]["ratio"] <= RATIO[1]]
+    best = min(ok) if ok else min(args.factors, key=lambda k: abs(math.log(out["fit"][str(k)]["ratio"])))
     out["chosen"] = best
     print(f"chosen on the fit seeds: factor {best:g}" + (f"; on the check seeds: {out['check'][str(best)]}"
                                                          if chk else ""))
