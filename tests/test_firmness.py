@@ -16,19 +16,20 @@ def _ev(verdict_and_detail):
     return fd.Evidence(v, None, d)
 
 
-def _predicted(gap, se, z=fd.NOISE_SE):
-    """Closed form for one comparison that agrees: another split's gap ~ N(gap, 2 se²) clears z·se."""
-    return float(stats.norm.sf((z * se - gap) / (math.sqrt(2) * se)))
+def _predicted(gap, se, factor, z=fd.NOISE_SE):
+    """Closed form for one comparison that agrees: another split's gap ~ N(gap, 2 (factor·se)²) clears z·se."""
+    return float(stats.norm.sf((z * se - gap) / (math.sqrt(2) * factor * se)))
 
 
 @pytest.mark.parametrize("gap", [0.05, 0.07, 0.1])
-def test_firmness_of_one_comparison_matches_its_closed_form(gap):
+@pytest.mark.parametrize("factor", [1.0, fm.SPLIT_FACTOR])
+def test_firmness_of_one_comparison_matches_its_closed_form(gap, factor):
     se = 0.02
     check = lambda r: _ev(fd.holds(0.5 + gap, ">", 0.5, se))     # noqa: E731
     v = check({}).verdict
     assert v == "agrees"
-    f, basis, n = fm.firmness(check, {}, v, key=f"g{gap}", draws=4000)
-    expected = _predicted(gap, se)
+    f, basis, n = fm.firmness(check, {}, v, key=f"g{gap}", draws=4000, factor=factor)
+    expected = _predicted(gap, se, factor)
     assert basis == "simulated" and n >= fm.MIN_DRAWS
     assert abs(f - expected) < 4 * math.sqrt(expected * (1 - expected) / n) + 0.01, (f, expected, n)
 
