@@ -229,6 +229,50 @@ def test_a_kernel_that_stops_answering_is_detected(tmp_path, kernel_env, monkeyp
     assert "01_a.ipynb was stopped: its kernel stopped answering (no heartbeat for 3 s;" in str(box["exc"])
 
 
+_DROP_REPLY = """import os, pathlib
+marker = pathlib.Path(os.environ["TEST_DROP_MARKER"])
+if not marker.exists():      # the first run loses this cell's reply: the kernel goes idle, the client waits
+    marker.touch()
+    kernel = get_ipython().kernel
+    send = kernel.session.send
+
+    def lossy(stream, msg_or_type, *a, **k):
+        kind = msg_or_type if isinstance(msg_or_type, str) else msg_or_type.get("header", {}).get("msg_type")
+        if kind == "execute_reply":
+            kernel.session.send = send
+            return None
+        return send(stream, msg_or_type, *a, **k)
+
+    kernel.session.send = lossy
+print("ran")"""
+
+
+def test_a_kernel_idle_while_its_chapter_waits_is_run_again(tmp_path, kernel_env, monkeypatch):
+    """The kernel runs the cell but its reply is lost (as when a message goes missing between the
+    client and the kernel): the kernel sits idle, the client would wait without end. The watchdog
+    sees the kernel idle under a running chapter, stops it, and the chapter is executed once more."""
+    project = _project(tmp_path)
+    _notebook(project["notebooks"] / "01_a.ipynb", 'dataset = "movielens-small"\nseed = 0\nn = 3\nfail = False',
+              _DROP_REPLY)
+    monkeypatch.setenv("RECMETRICS_KERNEL_STALL", "3")
+    monkeypatch.setenv("TEST_DROP_MARKER", str(tmp_path / "dropped"))
+    log: list[str] = []
+    t0 = time.monotonic()
+    records = _run(project, only=["01_a"], log=log.append)
+    assert time.monotonic() - t0 < 90 and "01_a" in records
+    assert (tmp_path / "dropped").exists()
+    assert any("01_a.ipynb was stopped: its kernel sat idle for" in m and "executing it again" in m for m in log), log
+    assert "ran" in _stream(project["generated"] / "01_a.ipynb")
+
+
+def test_a_stall_setting_that_is_not_seconds_is_refused(monkeypatch):
+    from recmetrics.errors import InputError
+
+    monkeypatch.setenv("RECMETRICS_KERNEL_STALL", "soon")
+    with pytest.raises(InputError, match="RECMETRICS_KERNEL_STALL"):
+        kernel.check_settings()
+
+
 # ------------------------------------------------------------ nothing outlives a killed build
 def test_a_child_run_for_the_build_ends_with_it(tmp_path):
     """What the build runs to its end (the Sphinx build, ``npm pack``), and what that child started,

@@ -95,46 +95,53 @@ def execute_notebook(
     running.parent.mkdir(parents=True, exist_ok=True)
     running.unlink(missing_ok=True)
     started_at, t0 = now(), time.perf_counter()
-    dog, managers = Watchdog(limit), []
+    for attempt in (1, 2):   # a kernel that went idle without replying (a lost message) is run once more
+        dog, managers = Watchdog(limit), []
 
-    def on_start(manager) -> None:
-        managers.append(manager)
-        dog.attach(manager)
-        if started is not None:
-            started(manager)
+        def on_start(manager, dog=dog, managers=managers) -> None:
+            managers.append(manager)
+            dog.attach(manager)
+            if started is not None:
+                started(manager)
 
-    # the kernel starts in `cwd` (its manager says so); papermill's own `cwd` would change this
-    # process's working folder while the chapter runs, under every other thread of the build
-    manager = {"kernel_manager_class": kernel_manager(env or {}, on_start, cwd=Path(cwd or source.parent).absolute())}
-    try:
-        with dog:
-            papermill.execute_notebook(
-                str(source),
-                str(running),
-                parameters=dict(parameters),
-                kernel_name=kernel_name,
-                progress_bar=False,
-                log_output=False,
-                request_save_on_cell_execute=False,
-                execution_timeout=timeout,
-                store_widget_state=True,
-                # quiet kernel start-up; pandas shows whole tables in the book (see .kernel)
-                extra_arguments=kernel_arguments(),
-                **manager,
-            )
-    except KeyboardInterrupt:
-        running.unlink(missing_ok=True)
-        raise
-    except Exception as exc:
-        stopped = dog.reason
-        if stopped is None:
-            _raise_failed(exc, source, running)
-        kept = _keep_failed(running)
-        raise ReportError(f"notebook {source.name} was stopped: {stopped}" + (
-            f"; the partially executed notebook is {kept}" if kept else "")) from None
-    finally:
-        for m in managers:
-            end_kernel(m)
+        # the kernel starts in `cwd` (its manager says so); papermill's own `cwd` would change this
+        # process's working folder while the chapter runs, under every other thread of the build
+        manager = {"kernel_manager_class": kernel_manager(env or {}, on_start,
+                                                          cwd=Path(cwd or source.parent).absolute())}
+        try:
+            with dog:
+                papermill.execute_notebook(
+                    str(source),
+                    str(running),
+                    parameters=dict(parameters),
+                    kernel_name=kernel_name,
+                    progress_bar=False,
+                    log_output=False,
+                    request_save_on_cell_execute=False,
+                    execution_timeout=timeout,
+                    store_widget_state=True,
+                    # quiet kernel start-up; pandas shows whole tables in the book (see .kernel)
+                    extra_arguments=kernel_arguments(),
+                    **manager,
+                )
+            break
+        except KeyboardInterrupt:
+            running.unlink(missing_ok=True)
+            raise
+        except Exception as exc:
+            stopped = dog.reason
+            if stopped is None:
+                _raise_failed(exc, source, running)
+            if dog.stalled and attempt == 1:
+                (log or (lambda msg: None))(f"WARNING {source.name} was stopped: {stopped}; executing it again")
+                running.unlink(missing_ok=True)
+                continue
+            kept = _keep_failed(running)
+            raise ReportError(f"notebook {source.name} was stopped: {stopped}" + (
+                f"; the partially executed notebook is {kept}" if kept else "")) from None
+        finally:
+            for m in managers:
+                end_kernel(m)
     seconds = time.perf_counter() - t0
     nb = nbformat.read(str(running), as_version=4)
     for warning in printed_tracebacks(nb):

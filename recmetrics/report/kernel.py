@@ -166,6 +166,9 @@ LIMIT_FACTOR = 5.0
 SILENCE = 60.0
 #: seconds between two heartbeat pings
 PING_EVERY = 5.0
+#: a kernel idle this long, seconds, while its chapter still waits for a reply has lost a message
+#: (``$RECMETRICS_KERNEL_STALL`` when set)
+STALL = 120.0
 
 
 def _seconds_from_env(name: str, default: float) -> float:
@@ -198,11 +201,55 @@ def chapter_limit(expected: float | None) -> float:
 
 
 def check_settings() -> None:
-    """``$RECMETRICS_CHAPTER_TIMEOUT`` and ``$RECMETRICS_KERNEL_SILENCE``, when set, are numbers of
+    """``$RECMETRICS_CHAPTER_TIMEOUT``, ``$RECMETRICS_KERNEL_SILENCE`` and ``$RECMETRICS_KERNEL_STALL``, when set, are numbers of
     seconds > 0 (:class:`~recmetrics.errors.InputError` naming the variable): checked when a build
     is planned, before anything runs."""
     _seconds_from_env("RECMETRICS_CHAPTER_TIMEOUT", LIMIT_FLOOR)
     _seconds_from_env("RECMETRICS_KERNEL_SILENCE", SILENCE)
+    _seconds_from_env("RECMETRICS_KERNEL_STALL", STALL)
+
+
+class _Status:
+    """The kernel's last published execution state, read from its IOPub channel by a client of the
+    watchdog's own: :meth:`idle_for` is how long it has been ``idle`` (``None`` while busy, unknown,
+    or not yet subscribed). Between two cells of a chapter the kernel is idle only for the moment the
+    client takes to send the next one, so an idle kernel under a running chapter lost a message."""
+
+    def __init__(self):
+        self.client: Any = None
+        self.state: str | None = None
+        self.since = 0.0
+
+    def subscribe(self, manager: Any) -> None:
+        """Listen to the kernel of ``manager`` (once it runs, before the chapter's first cell)."""
+        try:
+            from jupyter_client.blocking import BlockingKernelClient
+
+            client = BlockingKernelClient()
+            client.load_connection_info(manager.get_connection_info())
+            client.start_channels(shell=False, iopub=True, stdin=False, hb=False, control=False)
+            self.client = client
+        except Exception:      # no connection yet: the heartbeat and the limit still watch the kernel
+            self.client = None
+
+    def idle_for(self) -> float | None:
+        if self.client is None:
+            return None
+        try:
+            while self.client.iopub_channel.msg_ready():      # what arrived, without waiting
+                msg = self.client.iopub_channel.get_msg(timeout=0)
+                if msg.get("msg_type") == "status":
+                    self.state, self.since = msg["content"].get("execution_state"), time.monotonic()
+        except Exception:      # a kernel gone or going: the heartbeat and the limit still watch it
+            return None
+        return time.monotonic() - self.since if self.state == "idle" else None
+
+    def close(self) -> None:
+        if self.client is not None:
+            try:
+                self.client.stop_channels()
+            except Exception:
+                pass
 
 
 def _answers(manager: Any, timeout: float) -> bool:
@@ -235,17 +282,23 @@ class Watchdog:
     Use: ``dog = Watchdog(limit)``; pass :meth:`attach` as the kernel's ``started`` callback; ``with dog:``
     around the execution."""
 
-    def __init__(self, limit: float | None, silence: float | None = None, every: float = PING_EVERY):
+    def __init__(self, limit: float | None, silence: float | None = None, every: float = PING_EVERY,
+                 stall: float | None = None):
         self.limit = limit
         self.silence = silence if silence is not None else _seconds_from_env("RECMETRICS_KERNEL_SILENCE", SILENCE)
-        self.every = min(every, self.silence / 3)
+        self.stall = stall if stall is not None else _seconds_from_env("RECMETRICS_KERNEL_STALL", STALL)
+        self.every = min(every, self.silence / 3, self.stall / 3)
         self.reason: str | None = None
+        #: the kernel went idle and stayed so while the chapter waited for its reply (worth a second run)
+        self.stalled = False
+        self.status = _Status()
         self.manager: Any = None
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
 
     def attach(self, manager: Any) -> None:
         self.manager = manager
+        self.status.subscribe(manager)    # before the first cell: its idle must not be missed
         if self.reason is not None:   # the limit passed while the kernel started
             stop_kernel(manager)
 
@@ -262,6 +315,12 @@ class Watchdog:
 
     def _watch(self) -> None:
         answered = time.monotonic()
+        try:
+            self._watch_loop(answered, self.status)
+        finally:
+            self.status.close()
+
+    def _watch_loop(self, answered: float, status: "_Status") -> None:
         while not self._done.wait(self.every):
             now_ = time.monotonic()
             if self.limit is not None and now_ - self._t0 >= self.limit:
@@ -277,6 +336,12 @@ class Watchdog:
             elif time.monotonic() - answered >= self.silence and not self._done.is_set():
                 self._stop(f"its kernel stopped answering (no heartbeat for {self.silence:.0f} s; "
                            f"$RECMETRICS_KERNEL_SILENCE, default {SILENCE:.0f})")
+                return
+            idle = status.idle_for()
+            if idle is not None and idle >= self.stall and not self._done.is_set():
+                self.stalled = True
+                self._stop(f"its kernel sat idle for {idle:.0f} s while the chapter waited for its reply (a "
+                           f"message lost between them; $RECMETRICS_KERNEL_STALL, default {STALL:.0f})")
                 return
 
     def _stop(self, reason: str) -> None:
