@@ -133,3 +133,16 @@ def test_printed_margin_names_effect_se_and_z():
     r = fd.compare(0.52, 0.50, reps_a=[0.60, 0.40, 0.62, 0.45, 0.63], reps_b=[0.5] * 5)
     assert r.text() == "0.52 vs 0.5 (+0.02 ± 0.0479 with the split, z +0.4)"
     assert fd.compare(0.5, 0.4).margin() == "+0.1, exact"
+
+
+def test_an_open_choice_read_alike_under_every_reading_keeps_its_null_rate():
+    """The readings of an open choice make the same comparisons on (nearly) the same data: replayed at
+    the null they read the same draws, so a claim whose readings agree has the null rate of one."""
+    from recmetrics.papers.choices import joint_check
+
+    vals = {m: 0.5 for m in ["P", "AP", "nDCG", "RR", "ERR"]}
+    results = {"v": vals, "se": {m: 0.01 for m in vals}}
+    claim = fd.Claim("g", "000", "c", "e", check=lambda r: _ev(fd.best_of(r["v"], ["P", "AP"], r["se"])))
+    one, size = fm.null_rate(claim.check, results, key="g", draws=2000)
+    both, size2 = fm.null_rate(joint_check(claim, {"concat": results, "mean": results}), {}, key="g", draws=2000)
+    assert size == size2 == 6 and one == both and 0.0 < one <= 0.05

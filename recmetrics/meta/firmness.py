@@ -167,7 +167,15 @@ class Null(_Draws):
     """One replay with every uncertain comparison at its null: its gap (and its replicates' paired
     mean) drawn around 0 with its own se, the same draw for both tests of one comparison (they read
     the same data), a new draw for every comparison made (two metrics at the same value are two
-    estimates)."""
+    estimates). :meth:`restart` starts the count again, so the readings of an open choice, which
+    make the same comparisons on (nearly) the same data, read the same draws."""
+
+    def __init__(self, rng: np.random.Generator):
+        super().__init__(rng)
+        self._count = 0
+
+    def restart(self) -> None:
+        self._count = 0
 
     def inputs(self, a, b, se_a, se_b, reps_a, reps_b):
         return a, b, reps_a, reps_b
@@ -177,7 +185,8 @@ class Null(_Draws):
         rep_se = c.rep_se if c.votes is not None and 0 < c.rep_se < math.inf else 0.0
         if not (se or rep_se):
             return c
-        eps = self.eps(("null", len(self.keys)))
+        eps = self.eps(("null", self._count))
+        self._count += 1
         gap = (se or rep_se) * eps
         rep_gap = rep_se * eps if rep_se else c.rep_gap
         return dataclasses.replace(c, gap=gap, rep_gap=rep_gap)

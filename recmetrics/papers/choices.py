@@ -82,11 +82,15 @@ def same_inputs(keys: Iterable[str], results_by_choice: Mapping[str, Mapping[str
 def joint_check(claim, results_by_choice: Mapping[str, Mapping[str, Any]]):
     """The rule of :func:`assess_choices` for one claim as a check: its verdict under every reading,
     ``inconclusive`` when they differ (a reading whose result is missing reads ``inconclusive``)."""
+    from ..meta.comparisons import REDRAW
     from ..meta.findings import Evidence
 
     def check(_):
         vs = set()
+        redraw = REDRAW.get()
         for r in results_by_choice:
+            if hasattr(redraw, "restart"):    # a null replay: every reading reads the same draws
+                redraw.restart()
             try:
                 vs.add(str(claim.check(results_by_choice[r]).verdict))
             except KeyError:
