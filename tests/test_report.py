@@ -246,7 +246,7 @@ def test_findings_page_groups_links_counts_and_warns(tmp_path):
     from recmetrics.report.findings_page import findings_glance
 
     glance = findings_glance(tmp_path)
-    assert ('| Valcarce et al., IRJ 2020 (2) | 1 | 0 | 0 | 1 | 2 | 0 | [5](generated/05_a "Chapter A"), '
+    assert ('| Valcarce et al., IRJ 2020 (2) | 1 | 0 | 0 | 1 | 2 / 0 | [5](generated/05_a "Chapter A"), '
             '[6](generated/06_b "Chapter B") |') in glance.splitlines()   # both firm: exact, not testable
     assert not re.search(r"\b00[0-4]\b", glance)        # papers are named, not numbered
     assert "all 4 claims" in glance and "provisional" in glance

@@ -522,8 +522,8 @@ def findings_glance(generated_dir: str | os.PathLike, keys: Mapping[str, str | N
     infos = {ch: chapter_info(generated / f"{ch}.ipynb") for ch in table.chapter.unique()}
     titles = {ch: info["title"] or ch for ch, info in infos.items()}
     firm = table.firmness.map(firm_label)
-    lines = ["| paper (claims) | " + " | ".join(verdicts) + " | firm | borderline | chapters |",
-             "|---|" + "---:|" * (len(verdicts) + 2) + "---|"]
+    lines = ["| paper (claims) | " + " | ".join(verdicts) + " | firm / border&shy;line | chapters |",
+             "|---|" + "---:|" * (len(verdicts) + 1) + "---|"]
     for paper in papers:
         rows = table[keys == paper]
         counts = rows.verdict.value_counts()
@@ -531,7 +531,7 @@ def findings_glance(generated_dir: str | os.PathLike, keys: Mapping[str, str | N
         label = PAPERS.get(paper, (f"Paper {paper}", ""))[0]      # named (authors, venue, year), not numbered
         chapters = ", ".join(_chapter_link(ch, titles[ch]) for ch in sorted(rows.chapter.unique()))
         lines.append(f"| {label} ({len(rows)}) | " + " | ".join(str(counts.get(v, 0)) for v in verdicts)
-                     + f" | {fc.get('firm', 0)} | {fc.get('borderline', 0)} | {chapters} |")
+                     + f" | {fc.get('firm', 0)} / {fc.get('borderline', 0)} | {chapters} |")
     profiles = {_profile(row, infos[row["chapter"]]) for row in table.to_dict("records")}
     lines += ["", f"*Firm*: another split of the same data reads the same verdict with a chance of at least "
                   f"{FIRM:g} (each verdict replayed with its estimates redrawn as another split would read them; "
