@@ -38,16 +38,18 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import os
 import zlib
 from contextvars import ContextVar
-from typing import Any, Callable, Mapping
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
 from .comparisons import REDRAW, Comparison
 
 __all__ = ["FIRM", "BORDERLINE", "DRAWS", "MIN_DRAWS", "BATCH", "SPLIT_FACTOR", "Predictive", "Null", "replay", "firmness",
-           "null_rate", "firm_label", "replay_cached"]
+           "null_rate", "firm_label", "replay_cached", "row_firmness", "keep_for_replay"]
 
 #: a verdict at least this firm is shown as firm; below it, as borderline
 FIRM = 0.9
@@ -262,3 +264,44 @@ def firm_label(value) -> str:
     except (TypeError, ValueError):
         return ""
     return "" if math.isnan(v) else "firm" if v >= FIRM else "borderline"
+
+
+def keep_for_replay(claims: Iterable, results: Mapping[str, Any], context: Mapping[str, Any] | None = None,
+                    *, choice: str | None = None):
+    """With ``$RECMETRICS_REPLAY_DIR`` set, write the claims and the results their checks read to a
+    file there (cloudpickle), so their checks can be replayed outside the chapter — the null rate of
+    every check (``benchmarks/null_rates.py``, :func:`recmetrics.meta.firmness.null_rate`); else nothing.
+    With ``choice``, ``results`` are the results under every reading of that open choice
+    (:func:`recmetrics.papers.choices.assess_choices`)."""
+    folder = os.environ.get("RECMETRICS_REPLAY_DIR")
+    if not folder:
+        return None
+    import hashlib
+
+    try:
+        import cloudpickle
+    except ImportError:                       # joblib (the models extra) carries its own copy
+        from joblib.externals import cloudpickle
+
+    claims = list(claims)
+    tag = hashlib.sha1("\0".join(c.id for c in claims).encode("utf-8")).hexdigest()[:10]
+    path = Path(folder) / f"{os.environ.get('RECMETRICS_CHAPTER', 'claims')}-{tag}.pkl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as fh:
+        cloudpickle.dump({"claims": claims, "results": dict(results), "context": dict(context or {}),
+                          "choice": choice}, fh)
+    return path
+
+
+def row_firmness(check: Callable, results: Mapping[str, Any], verdict: str | None, *, key: str,
+                 context: Mapping[str, Any] | None = None, draws: int = DRAWS) -> tuple[float, str]:
+    """``(firmness, basis)`` of one row (:func:`recmetrics.meta.firmness.firmness`, seeded by the claim's
+    id and the context's split seed): 1 for a claim not computed (``verdict`` None) or not testable,
+    NaN when ``draws`` is 0."""
+    if not draws:
+        return math.nan, ""
+    if verdict is None or verdict == "not testable":
+        return 1.0, "not computed" if verdict is None else "not testable"
+    firm, basis, _ = firmness(check, results, str(verdict), key=key,
+                              seed=int(dict(context or {}).get("seed") or 0), draws=draws)
+    return firm, basis

@@ -32,11 +32,11 @@ from typing import Any, Mapping
 from ..meta.findings import Claim
 from ..protocols.chapter import THESIS_DESIGNS, THESIS_UNIFORM_SPLIT
 from ..protocols.designs import DEFAULT_N
-from .bellogin2012_checks import (ALPHA, IDENTITY_TOLERANCE, NEAR, ROLES, _ai_uar, _alpha0_below, _alpha_rises,
-                                  _bounds, _close_to_best, _head10, _knn_mf_sim, _level_of_random, _long_tail,
-                                  _mf_above_knn, _more_effective_1r, _neutralised, _p1r_beyond_u1r, _plsa_best,
-                                  _plsa_sim, _random_matches, _sparsity_1r, _sparsity_ar, _uar_pop_above_knn, lead,
-                                  _bounds_narrow, _ndcg_patterns, _ti_ai)
+from .bellogin2012_checks import (ALPHA, IDENTITY_TOLERANCE, NEAR, ROLES, _ai_uar, _bounds, _close_to_best, _head10,
+                                  _level_of_random, _long_tail, _mf_above_knn, _more_effective_1r, _neutralised,
+                                  _p1r_beyond_u1r, _plsa_best, _random_matches, _sparsity_1r, _sparsity_ar,
+                                  _uar_pop_above_knn, lead, _bounds_narrow, _ndcg_patterns, _ti_ai)
+from .bellogin2012_sweep import (_alpha0_below, _alpha_rises, _knn_mf_sim, _plsa_sim)
 
 __all__ = ["PAPER", "SETUP", "QUICK", "CLAIMS", "CHAPTERS", "SYSTEMS", "ROLES", "NEAR", "ALPHA",
            "IDENTITY_TOLERANCE", "notebook_parameters", "lead", "deviations"]

@@ -41,7 +41,7 @@ import pandas as pd
 from ..meta.comparisons import holm
 from ..meta.firmness import replay_cached
 from ..meta.findings import (NOISE_SE, VERDICTS, Evidence, Verdict, compare, decide, family, holds, holds_comparison, jointly,
-                              not_testable, undecidable)
+                              undecidable)
 from ..protocols.chapter import RANDOM, THESIS_DESIGNS, design_spec
 
 __all__ = ["ROLES", "NEAR", "ALPHA", "IDENTITY_TOLERANCE", "TREC_SINGLE_SHARE", "TREC_TOP_SHARE", "lead"]
@@ -442,82 +442,6 @@ def _head10(results) -> Evidence:
     v, _, d2 = _readings(one)
     return Evidence(v, L, f"reduces: {v1} ({d1}); less effective than P1R: {d2}; than U1R: {v3} ({d3}); the three "
                     "comparisons one family (Holm)")
-
-
-def _sweep_rows(results, role: str):
-    sw = results["sweep"]
-    t = sw.table[sw.table["system"] == _role(results, role)].sort_values("alpha")
-    if t.empty:
-        raise KeyError(f"sweep[{role}]")
-    return sw, t
-
-
-def _alpha_rises(results) -> Evidence:
-    sw, t = _sweep_rows(results, "pop")
-    comps = [compare(b.value, a.value, b.se, a.se, label=f"α {b.alpha:g} − {a.alpha:g}")
-             for a, b in zip(t.iloc[:-1].itertuples(), t.iloc[1:].itertuples())]
-    return Evidence(decide(comps), float(t["value"].iloc[-1] / t["random_expected"].iloc[-1]),
-                    f"Pop {sw.design} P@10 by α: " + ", ".join(f"{a:g}: {x:.4f} ± {s:.4f}" for a, x, s in
-                                                             zip(t["alpha"], t["value"], t["se"]))
-                    + " — agrees when every step up in α raises it beyond the noise (independent data sets; the steps "
-                    "one family, Holm)" + _against(comps))
-
-
-def _alpha0_below(results) -> Evidence:
-    sw, t = _sweep_rows(results, "pop")
-    first = t.iloc[0]
-    if first["alpha"] != 0:
-        return not_testable(f"the sweep has no α = 0 (smallest: {first['alpha']:g})")
-    ratio = float(first["value"] / first["random_expected"])
-    se = float(first["se"] / first["random_expected"])
-    below, above_half = holds(ratio, "<", 1.0, se), holds(ratio, ">", NEAR, se)
-    return Evidence(jointly([below, above_half]), ratio,
-                    f"Pop/random at α = 0: {_fmt(ratio, se)} (P@10 {first['value']:.4f} vs {first['random_expected']:.4f}; "
-                    "the thesis 0.0077 vs 0.0100) — 'slightly below': below 1 and above 1/2 beyond the noise. "
-                    f"The simulated data have {sw.ratings_per_item:.0f} ratings per item (MovieLens 1M: 270); the "
-                    "fewer, the more r_train and r_test anti-correlate when r(i) is uniform (§4.5.1)")
-
-
-def _sim_leads(results, role: str):
-    sw = results["sweep"]
-    pop = _role(results, "pop")
-    out = []
-    for a in sorted(sw.table["alpha"].unique()):
-        r = sw.replicates[(a, RANDOM)] if (a, RANDOM) in sw.replicates.columns else None
-        row = sw.table[sw.table["alpha"] == a].set_index("system")
-        x = row.loc[_role(results, role)]
-        p = row.loc[pop]
-        rnd = float(p["random_expected"])
-        pop_lead = holds(float(p["value"]), ">", rnd, float(p["se"]))
-        if pop_lead != "agrees":
-            out.append((a, None, None, f"α = {a:g}: Pop not above random beyond the noise, no contrast"))
-            continue
-        reps = (sw.replicates[(a, _role(results, role))] - r) / (sw.replicates[(a, pop)] - r)
-        L = (float(x["value"]) - rnd) / (float(p["value"]) - rnd)
-        out.append((a, L, float(reps.std(ddof=1)), f"α = {a:g}: lead {_fmt(L, float(reps.std(ddof=1)))} of Pop's"))
-    return out
-
-
-def _knn_mf_sim(results) -> Evidence:
-    verdicts, parts = [], []
-    for role, label in (("knn", "kNN"), ("mf", "MF")):
-        rows = _sim_leads(results, role)
-        vs = [holds(L, "<", NEAR, se, label=f"{label} α {a:g}: lead {L:.3f} < {NEAR}") for a, L, se, _ in rows
-              if L is not None]
-        verdicts += vs or [Verdict("inconclusive")]
-        parts.append(f"{label} ({_role(results, role)}): " + ", ".join(r[3] for r in rows))
-    comps = [c for v in verdicts for c in v.comparisons]
-    return Evidence(jointly(verdicts), None, "; ".join(parts) + f" — 'around random': nearer to random than to "
-                    f"Pop (lead < {NEAR}) wherever Pop is above random; one family (Holm)" + _against(comps))
-
-
-def _plsa_sim(results) -> Evidence:
-    rows = _sim_leads(results, "plsa")
-    vs = [v for _, L, se, _ in rows if L is not None for v in (holds(L, ">", 1 - NEAR, se), holds(L, "<", 1 + NEAR, se))]
-    comps = [c for v in vs for c in v.comparisons]
-    return Evidence(jointly(vs) if vs else Verdict("inconclusive"), None, ", ".join(r[3] for r in rows)
-                    + f" — 'closely matches': pLSA's lead within {1 - NEAR:g}..{1 + NEAR:g} of Pop's (one family, Holm)"
-                    + _against(comps))
 
 
 def _bounds_narrow(results) -> Evidence:
