@@ -158,11 +158,17 @@ def print_warnings(caught) -> None:
 @contextlib.contextmanager
 def warnings_on_one_line():
     """Within the block, every warning is printed on stderr as it happens, one line each
-    (:func:`warning_line`) instead of Python's two lines naming a source file of the package."""
+    (:func:`warning_line`) instead of Python's two lines naming a source file of the package, and
+    each once: a build that reads the same run twice (its cut-offs first, then its depth's) says so once."""
     import warnings
 
+    said: set[str] = set()
+
     def show(message, category, filename, lineno, file=None, line=None):
-        print(warning_line(message), file=sys.stderr if file is None else file, flush=True)
+        text = warning_line(message)
+        if text not in said:
+            said.add(text)
+            print(text, file=sys.stderr if file is None else file, flush=True)
 
     saved = warnings.showwarning
     warnings.showwarning = show
