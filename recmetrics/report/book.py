@@ -137,7 +137,7 @@ def build(
             sync_sources(sources, book)
         replicated = generated / "replicated"
         shutil.rmtree(replicated, ignore_errors=True)   # a replicated build's seeds belong to that build only
-        for s, other in zip(seeds[1:], plans[:-1]):
+        for s, other in zip(seeds[1:], plans[:-1] if seeds else []):
             log(f"replicated build: the chapters at split seed {s}")
             execute_plan(other, force=force, kernel_name=kernel_name, timeout=timeout, progress=progress, log=log,
                          jobs=jobs)
