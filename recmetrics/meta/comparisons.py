@@ -159,11 +159,6 @@ class Comparison:
             return s == 0 and math.isfinite(self.gap) and not math.isinf(self.se) and not math.isnan(self.se)
         return s > 0
 
-    def against(self, z: float = NOISE_SE) -> bool:
-        """Decided against the claim, this comparison alone (an identity: departed either way)."""
-        s = self.sign(z)
-        return s != 0 if self.identity else s < 0
-
     def _parts(self):
         if self.votes is None:
             yield self.gap, self.se, self.df, self.tol
