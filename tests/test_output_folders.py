@@ -177,9 +177,10 @@ def _report(project: dict, *args: str) -> subprocess.Popen:
     script.write_text("import pathlib, sys\nimport recmetrics.report.paths as P\n"
                       "P.repo_root = lambda: pathlib.Path(sys.argv[1])\n"
                       "from recmetrics import cli\nsys.exit(cli.main(['report', *sys.argv[2:]]))\n")
+    # each project builds in a work folder of its own (its books/), as a checkout of its own would
     return subprocess.Popen([sys.executable, str(script), str(project["root"]), *args], cwd=project["root"],
-                            env=dict(os.environ, PYTHONPATH=str(REPO)), text=True, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+                            env=dict(os.environ, PYTHONPATH=str(REPO), RECMETRICS_BOOKS=str(project["root"] / "books")),
+                            text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
 @pytest.mark.slow
@@ -206,7 +207,8 @@ def test_two_different_books_into_one_out_at_once(tmp_path):
             first.kill()
     assert sorted(p.name for p in out.parent.iterdir()) == ["site"]
     assert site.is_site(out) and (out / "generated" / "01_a.html").exists()
-    assert _listing(y["book"] / "_build") == [".build.lock"]   # Y stopped at the folder's lock: it wrote nothing
+    work = y["root"] / "books" / "main"        # Y stopped at the folder's lock: no chapter, page or site of its own
+    assert not (work / "generated").exists() and not (work / "_build" / "html").exists(), _listing(work)
 
 
 # --------------------------------------------------------------------- each build's staging
