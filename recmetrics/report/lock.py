@@ -48,7 +48,8 @@ def out_lock_path(out: str | os.PathLike) -> Path:
 def _hold(path: Path, busy: str, *, remove: bool = False, reentrant: bool = False) -> Iterator[Path]:
     """Hold the ``flock`` of ``path`` for the ``with`` block; :class:`ReportError` ``busy`` (with the
     holder's process id and start time) when another holds it (``reentrant``: another process; this
-    one may take it again). ``remove``: delete the file on release."""
+    one may take it again). ``remove``: delete the file on release, and the folders made for it when
+    they are left empty (a refused build leaves no empty output folder behind)."""
     import fcntl
 
     key = str(path)
@@ -59,6 +60,10 @@ def _hold(path: Path, busy: str, *, remove: bool = False, reentrant: bool = Fals
         finally:
             _HELD[key] -= 1
         return
+    made, parent = [], path.parent     # folders made for the lock file: removed again when left empty
+    while not parent.exists():
+        made.append(parent)
+        parent = parent.parent
     path.parent.mkdir(parents=True, exist_ok=True)
     while True:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
@@ -90,6 +95,9 @@ def _hold(path: Path, busy: str, *, remove: bool = False, reentrant: bool = Fals
         if remove:
             with contextlib.suppress(OSError):
                 os.unlink(path)
+            for folder in made:       # innermost first; a folder the build wrote into is not empty
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
         os.close(fd)  # releases the lock
 
 
