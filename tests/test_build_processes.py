@@ -65,7 +65,10 @@ def _build(project: dict, tag: str, *args: str, env: dict | None = None) -> subp
     script.write_text("import pathlib, sys\nimport recmetrics.report.paths as P\n"
                       "P.repo_root = lambda: pathlib.Path(sys.argv[1])\n"
                       "from recmetrics import cli\nsys.exit(cli.main(['report', *sys.argv[2:]]))\n")
-    full = dict(os.environ, PYTHONPATH=str(REPO), RECMETRICS_TEST_TAG=tag, **(env or {}))
+    # the project's own work folder (its books/main), as a checkout of its own would have: a build
+    # killed here must not leave its records where another test's build reads them
+    full = dict(os.environ, PYTHONPATH=str(REPO), RECMETRICS_TEST_TAG=tag,
+                RECMETRICS_BOOKS=str(project["root"] / "books"), **(env or {}))
     return subprocess.Popen([sys.executable, str(script), str(project["root"]), *args], cwd=project["root"],
                             env=full, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
@@ -335,6 +338,7 @@ def executed(tmp_path_factory):
     """A project whose chapters are executed (a ``--no-execute`` build goes straight to Sphinx)."""
     root = tmp_path_factory.mktemp("executed")
     project = _project(root)
+    project["generated"] = root / "books" / "main" / "generated"   # where the CLI's build (_build) reads them
     old = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = str(REPO) + os.pathsep + (old or "")
     try:
