@@ -22,7 +22,8 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["NOISE_SE", "REL_TOL", "MIN_SE_SAMPLES", "SE", "Comparison", "compare", "family", "holm", "check_z", "REDRAW"]
+__all__ = ["NOISE_SE", "REL_TOL", "MIN_SE_SAMPLES", "SE", "Comparison", "compare", "family", "holm", "check_z", "REDRAW",
+           "undetermined"]
 
 #: a difference must exceed this many standard errors (of the difference) to decide a comparison;
 #: its two-sided level ``2·(1 − Φ(2)) = 4.55 %`` is the error rate the rule promises, per claim
@@ -33,7 +34,8 @@ REL_TOL = 1e-9
 MIN_SE_SAMPLES = 2
 #: the redraw in force while a check is replayed (:mod:`recmetrics.meta.firmness`), else ``None``: an
 #: object with ``inputs(a, b, se_a, se_b, reps_a, reps_b) -> (a, b, reps_a, reps_b)`` (the estimates as
-#: another draw reads them) and ``outcome(Comparison) -> Comparison``
+#: another draw reads them), ``outcome(Comparison) -> Comparison`` and ``unknown``, a set of what the
+#: check decided on with an uncertainty nobody knows (:func:`undetermined`)
 REDRAW: ContextVar = ContextVar("recmetrics_redraw", default=None)
 
 
@@ -283,6 +285,17 @@ def compare(a: float, b: float, se_a=0.0, se_b=0.0, *, reps_a=None, reps_b=None,
     tol = REL_TOL * max(1.0, abs(a), abs(b)) if math.isfinite(gap) else 0.0
     c = Comparison(shown, gap, se, df, tol, votes, rep_gap=rep_gap, rep_se=rep_se)
     return c if redraw is None else redraw.outcome(c)
+
+
+def undetermined(reason: str) -> None:
+    """Say that a check decides on something no redraw of its estimates can move and whose
+    uncertainty the data do not give: entries tied at the Monte Carlo floor ``1/(B+1)``, which more
+    permutations or another split could order. Outside a replay nothing happens; during one
+    (:data:`REDRAW`), the replay records ``reason``, so the verdict's firmness is reported unknown
+    rather than firm by construction."""
+    redraw = REDRAW.get()
+    if redraw is not None:
+        redraw.unknown.add(str(reason))
 
 
 def holm(comparisons: Iterable[Comparison], *, z: float = NOISE_SE) -> list[Comparison]:

@@ -548,8 +548,9 @@ def to_markdown(table) -> str:
                       f"{_markdown_cell('; '.join(dev))}.*", ""]
         lines += head
         for anchor, _, firm, basis, row in group:
-            label = firm_label(firm)
-            how = (f"{float(firm):.2f}" if str(basis or "") in ("", "simulated") else str(basis)) if label else ""
+            basis = "" if basis is None or basis != basis else str(basis)
+            label = firm_label(firm, basis)
+            how = (f"{float(firm):.2f}" if basis in ("", "simulated") else basis) if label else ""
             firm_text = f"<br>{label} ({how})" + (f": {BORDERLINE}" if label == "borderline" else "") if label else ""
             lines.append(f"| <span id=\"{anchor}\"></span>{_markdown_cell(row.claim)} | {_markdown_cell(row.paper)} | "
                          f"{_markdown_cell(row.paper_evidence)} | {_markdown_cell(row.our_evidence)} | "
