@@ -10,6 +10,7 @@ which the Guide's performance page shows with the machine it ran on.
 
     python benchmarks/bench_book.py                                   # quick profile, movielens-small
     python benchmarks/bench_book.py --profile paper --dataset insteval
+    python benchmarks/bench_book.py --seeds 0 1 2                     # a replicated build (split seeds 0, 1, 2)
 """
 from __future__ import annotations
 
@@ -59,23 +60,27 @@ def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--profile", default="quick")
     p.add_argument("--dataset", default="movielens-small")
+    p.add_argument("--seeds", type=int, nargs="+", help="a replicated build at these split seeds")
     a = p.parse_args(argv)
+    what = f"{a.profile} profile, {a.dataset}" + (f", split seeds {' '.join(map(str, a.seeds))}" if a.seeds else "")
     with tempfile.TemporaryDirectory(prefix="bench-book-") as tmp:
         tmp = Path(tmp)
-        env = dict(os.environ, RECMETRICS_CACHE=str(tmp / "cache"), PYTHONUNBUFFERED="1")
+        env = dict(os.environ, RECMETRICS_CACHE=str(tmp / "cache"), RECMETRICS_BOOKS=str(tmp / "books"),
+                   PYTHONUNBUFFERED="1")
         cmd = [sys.executable, "-m", "recmetrics.cli", "report", "--profile", a.profile, "--dataset", a.dataset,
-               "--out", str(tmp / "site")]
+               "--out", str(tmp / "site"), *(["--seeds", *map(str, a.seeds)] if a.seeds else [])]
         first = run([*cmd, "--force"], tmp, env)
         again = run(cmd, tmp, env)
-    rows = [[f"{a.profile} profile, {a.dataset}: every chapter executed", _clock(first["wall"]), round(first["wall"]),
+    rows = [[f"{what}: every chapter executed", _clock(first["wall"]), round(first["wall"]),
              round(first["cpu"]), round(first["peak_mb"] / 1024, 2),
              ", ".join(f"{k[:2]} {v:.0f}" for k, v in first["chapters"].items())],
-            [f"{a.profile} profile, {a.dataset}: unchanged rebuild", _clock(again["wall"]), round(again["wall"], 1),
+            [f"{what}: unchanged rebuild", _clock(again["wall"]), round(again["wall"], 1),
              round(again["cpu"], 1), round(again["peak_mb"] / 1024, 2), "every chapter kept"]]
     for row in rows:
         print(" | ".join(map(str, row)))
-    save_table(f"bench_book_{a.profile}_{a.dataset}",
-               f"The book: recmetrics report --profile {a.profile} --dataset {a.dataset} (whole process)",
+    save_table(f"bench_book_{a.profile}_{a.dataset}" + ("_seeds" if a.seeds else ""),
+               f"The book: recmetrics report --profile {a.profile} --dataset {a.dataset}"
+               + (f" --seeds {' '.join(map(str, a.seeds))}" if a.seeds else "") + " (whole process)",
                ["build", "wall (m:ss)", "wall s", "CPU s", "peak GB", "chapters (s; side by side)"], rows,
                notes=["empty run cache; --force executes every chapter; chapters run side by side (--jobs: the "
                       "cores, at most 4); peak = summed resident memory of the process tree",

@@ -174,3 +174,10 @@ def test_an_open_choice_read_alike_under_every_reading_keeps_its_null_rate():
     one, size = fm.null_rate(claim.check, results, key="g", draws=2000)
     both, size2 = fm.null_rate(joint_check(claim, {"concat": results, "mean": results}), {}, key="g", draws=2000)
     assert size == size2 == 6 and one == both and 0.0 < one <= 0.05
+
+
+def test_the_guide_states_the_split_factor_the_code_uses():
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parents[1] / "book" / "guide" / "conventions.md").read_text(encoding="utf-8")
+    assert f"√2 · {fm.SPLIT_FACTOR:g} times its se" in guide
