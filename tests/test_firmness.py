@@ -75,6 +75,14 @@ def test_an_inconclusive_resting_on_an_unknown_uncertainty_has_no_firmness_and_i
     assert _nan_unknown((table.firmness[0], table.firmness_basis[0], 0))
     assert fm.firm_label(table.firmness[0], table.firmness_basis[0]) == "borderline"
     assert "borderline (uncertainty unknown): another split may read this differently" in fd.to_markdown(table)
+    # a perfect τ in every bootstrap resample agrees (the se of 0 is read as found), but says nothing of
+    # another split: its firmness is unknown too
+    from recmetrics.papers import parapar2021 as pp
+    import pandas as pd
+    tau = pd.DataFrame({"family": ["swap", "redundancy", "aspect"], "metric": ["ab-nDCG@10"] * 3,
+                        "tau": [1.0, 1.0, 1.0], "n_systems": 51, "tau_se": [0.0, 0.0, 0.0]})
+    row = fd.assess([c for c in pp.EXPERIMENT_CLAIMS if c.id == "exp1-ab-ndcg-perfect"], {"tau": tau})
+    assert row.verdict[0] == "agrees" and row.firmness_basis[0] == fm.UNKNOWN
     # a decided verdict beside an unknown comparison keeps its simulated firmness
     mixed = lambda r: _ev(fd.holds_all([0.2, 1.0], ">=", 0.5, [0.01, fd.SE(0.0, n=200)]))   # noqa: E731
     assert mixed({}).verdict == "disagrees"

@@ -34,7 +34,7 @@ REL_TOL = 1e-9
 MIN_SE_SAMPLES = 2
 #: the redraw in force while a check is replayed (:mod:`recmetrics.meta.firmness`), else ``None``: an
 #: object with ``inputs(a, b, se_a, se_b, reps_a, reps_b) -> (a, b, reps_a, reps_b)`` (the estimates as
-#: another draw reads them), ``outcome(Comparison) -> Comparison`` and ``unknown``, a set of what the
+#: another draw reads them), ``outcome(Comparison) -> Comparison`` and ``gates``, a set of what the
 #: check decided on with an uncertainty nobody knows (:func:`undetermined`)
 REDRAW: ContextVar = ContextVar("recmetrics_redraw", default=None)
 
@@ -290,12 +290,13 @@ def compare(a: float, b: float, se_a=0.0, se_b=0.0, *, reps_a=None, reps_b=None,
 def undetermined(reason: str) -> None:
     """Say that a check decides on something no redraw of its estimates can move and whose
     uncertainty the data do not give: entries tied at the Monte Carlo floor ``1/(B+1)``, which more
-    permutations or another split could order. Outside a replay nothing happens; during one
-    (:data:`REDRAW`), the replay records ``reason``, so the verdict's firmness is reported unknown
-    rather than firm by construction."""
+    permutations or another split could order; a statistic that read the same in every bootstrap
+    resample (an se of 0 that says nothing of another split). Outside a replay nothing happens;
+    during one (:data:`REDRAW`), the replay records ``reason``, so the verdict's firmness is reported
+    unknown rather than firm by construction."""
     redraw = REDRAW.get()
     if redraw is not None:
-        redraw.unknown.add(str(reason))
+        redraw.gates.add(str(reason))
 
 
 def holm(comparisons: Iterable[Comparison], *, z: float = NOISE_SE) -> list[Comparison]:

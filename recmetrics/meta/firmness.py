@@ -20,10 +20,11 @@ How an estimate is redrawn (:class:`Predictive`):
   comparison is firm by construction (basis ``"exact values"``), as is a claim the set-up cannot test
   (``"not testable"``) or one whose result was not computed (``"not computed"``);
 * a comparison whose uncertainty is unknown (an se of 0 from samples that all read the same, too
-  few replicates) or a gate no redraw moves (entries tied at the Monte Carlo floor,
-  :func:`recmetrics.meta.comparisons.undetermined`) cannot be redrawn: it decides nothing on this
-  split, but another split, with a known uncertainty, may decide it. An ``inconclusive`` that rests
-  on one has no computable firmness: its basis is :data:`UNKNOWN` (NaN), and it is shown as borderline.
+  few replicates) cannot be redrawn: it decides nothing on this split, but another split, with a
+  known uncertainty, may decide it. An ``inconclusive`` that rests on one has no computable
+  firmness: its basis is :data:`UNKNOWN` (NaN), and it is shown as borderline. So has any verdict
+  that passed a gate no redraw moves (:func:`recmetrics.meta.comparisons.undetermined`: entries tied
+  at the Monte Carlo floor, a τ that read the same in every bootstrap resample of the users).
 
 The replays stop early once the share is clearly on one side of :data:`FIRM` (at least
 :data:`MIN_DRAWS`, batches of :data:`BATCH`, at most ``draws``), seeded from the claim's id, so a
@@ -121,7 +122,9 @@ class _Draws:
         self.rng = rng
         self._eps: dict = {}
         self.keys: set = set()
+        #: comparisons of unknown uncertainty, and gates no redraw moves (:func:`~recmetrics.meta.comparisons.undetermined`)
         self.unknown: set = set()
+        self.gates: set = set()
 
     def eps(self, key) -> float:
         if key not in self._eps:
@@ -224,7 +227,8 @@ def firmness(check: Callable, results: Mapping[str, Any], verdict: str, *, key: 
     """``(firmness, basis, replays)``: the share of replays under :class:`Predictive` (``factor``) that
     read ``verdict``; ``basis`` is ``"exact values"`` (firmness 1) when the check redrew nothing, else
     ``"simulated"``; ``(NaN, UNKNOWN, 0)`` for an ``inconclusive`` resting on a comparison whose
-    uncertainty is unknown. ``key`` (the claim's id) and ``seed`` seed the replays."""
+    uncertainty is unknown, and for any verdict that passed a gate no redraw moves
+    (:func:`~recmetrics.meta.comparisons.undetermined`). ``key`` (the claim's id) and ``seed`` seed the replays."""
     rng = _rng(key, seed)
     memo = _MEMO.set({})
     try:
@@ -240,7 +244,7 @@ def _firmness(check, results, verdict, rng, draws, factor):
             redraw = Predictive(rng, factor)
             same += replay(check, results, redraw) == verdict
             n += 1
-            if n == 1 and redraw.unknown and verdict == "inconclusive":
+            if n == 1 and (redraw.gates or (redraw.unknown and verdict == "inconclusive")):
                 return math.nan, UNKNOWN, 0
             if n == 1 and not redraw.keys:
                 return 1.0, "exact values", 0
