@@ -52,14 +52,15 @@ import numpy as np
 
 from .comparisons import REDRAW, Comparison
 
-__all__ = ["FIRM", "BORDERLINE", "UNKNOWN", "DRAWS", "MIN_DRAWS", "BATCH", "SPLIT_FACTOR", "Predictive", "Null", "replay", "firmness",
-           "null_rate", "firm_label", "replay_cached", "row_firmness", "keep_for_replay"]
+__all__ = ["FIRM", "BORDERLINE", "UNKNOWN", "DRAWS", "MIN_DRAWS", "BATCH", "SPLIT_FACTOR", "Predictive", "Null", "replay",
+           "firmness", "null_rate", "firm_label", "replay_cached", "row_firmness", "keep_for_replay"]
 
 #: a verdict at least this firm is shown as firm; below it, as borderline
 FIRM = 0.9
 #: the words a borderline verdict carries
 BORDERLINE = "another split may read this differently"
-#: the basis of a firmness the data cannot give (an inconclusive verdict resting on an unknown uncertainty)
+#: the basis of a firmness the data cannot give: an inconclusive verdict resting on an unknown uncertainty,
+#: or any verdict that passed a gate no redraw moves
 UNKNOWN = "uncertainty unknown"
 #: replays at most per row, at least, and per batch between the stopping checks
 DRAWS, MIN_DRAWS, BATCH = 120, 40, 20
@@ -122,7 +123,7 @@ class _Draws:
         self.rng = rng
         self._eps: dict = {}
         self.keys: set = set()
-        #: comparisons of unknown uncertainty, and gates no redraw moves (:func:`~recmetrics.meta.comparisons.undetermined`)
+        #: comparisons of unknown uncertainty; gates no redraw moves (:func:`~recmetrics.meta.comparisons.undetermined`)
         self.unknown: set = set()
         self.gates: set = set()
 
