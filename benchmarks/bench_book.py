@@ -53,6 +53,11 @@ def run(cmd: list[str], cwd: Path, env: dict) -> dict:
     return {"wall": wall, "cpu": cpu, "peak_mb": mem.peak / 2**20, "chapters": chapters}
 
 
+def _chapters(times: dict) -> str:
+    """``{chapter: seconds}`` as ``"03 127, 07 129"`` (the chapters' numbers)."""
+    return ", ".join(f"{k[:2]} {v:.0f}" for k, v in times.items())
+
+
 def _clock(seconds: float) -> str:
     return f"{int(seconds // 60)}:{round(seconds % 60):02d}"
 
@@ -74,10 +79,10 @@ def main(argv=None) -> None:
         again = run(cmd, tmp, env)
     rows = [[f"{what}: every chapter executed", _clock(first["wall"]), round(first["wall"]),
              round(first["cpu"]), round(first["peak_mb"] / 1024, 2),
-             ", ".join(f"{k[:2]} {v:.0f}" for k, v in first["chapters"].items())],
+             _chapters(first["chapters"])],
             [f"{what}: unchanged rebuild", _clock(again["wall"]), round(again["wall"], 1),
              round(again["cpu"], 1), round(again["peak_mb"] / 1024, 2),
-             ", ".join(f"{k[:2]} {v:.0f}" for k, v in again["chapters"].items()) or "every chapter kept"]]
+             _chapters(again["chapters"]) or "every chapter kept"]]
     for row in rows:
         print(" | ".join(map(str, row)))
     save_table(f"bench_book_{a.profile}_{a.dataset}" + ("_seeds" if a.seeds else ""),

@@ -33,6 +33,8 @@ from recmetrics.report.stability import honesty
 #: what a firm verdict must do on other seeds: keep its verdict in this share of the (row, pair of seeds),
 #: and the rows that change per pair stay within these multiples of the predicted number
 KEPT, RATIO = 0.97, (0.65, 1.5)
+#: the figures of :func:`recmetrics.report.stability.honesty` the calibration records
+FIGURES = ("firm_share", "firm_kept", "firm_rows", "observed", "predicted", "ratio", "opposite")
 
 
 def _rows(folder):
@@ -90,8 +92,7 @@ def main(argv=None):
             continue
         for factor in args.factors:
             h = honesty(v[seeds], f[factor][seeds])
-            out[part][str(factor)] = {k: h[k] for k in ("firm_share", "firm_kept", "firm_rows", "observed",
-                                                         "predicted", "ratio", "opposite")}
+            out[part][str(factor)] = {k: h[k] for k in FIGURES}
             print(f"{part} seeds {', '.join(seeds)}, factor {factor:g}: observed {h['observed']} / predicted "
                   f"{h['predicted']:.1f} = {h['ratio']:.2f}; firm {h['firm_share']:.1%}; firm rows kept "
                   f"{h['firm_kept']:.1%}; opposite {h['opposite']}")
@@ -114,10 +115,7 @@ def main(argv=None):
                           float(np.max([h[k] for h in hs]))] for k in ("ratio", "firm_kept", "firm_share")}
             short = {"ratio": sum(h["ratio"] < RATIO[0] or h["ratio"] > RATIO[1] for h in hs),
                      "firm_kept": sum(h["firm_kept"] < KEPT for h in hs)}
-            out["triples"][str(factor)] = {"pooled": {k: pooled[k] for k in ("firm_share", "firm_kept", "firm_rows",
-                                                                             "observed", "predicted", "ratio",
-                                                                             "opposite")},
-                                           "min_median_max": spread, "triples_outside": short, "triples": len(hs)}
+            out["triples"][str(factor)] = {"pooled": {k: pooled[k] for k in FIGURES}, "min_median_max": spread, "triples_outside": short, "triples": len(hs)}
             print(f"all {len(seeds)} seeds pooled, factor {factor:g}: observed {pooled['observed']} / predicted "
                   f"{pooled['predicted']:.1f} = {pooled['ratio']:.2f}; firm {pooled['firm_share']:.1%}; firm rows "
                   f"kept {pooled['firm_kept']:.1%}; over the {len(hs)} triples (min / median / max): ratio "
