@@ -114,6 +114,17 @@ def _quantile(z: float, df: float) -> float:
     return float(stats.t.ppf(stats.norm.cdf(z), df))
 
 
+def _t_sf2(t: float, df: float) -> float:
+    """``2 · P(T > t)`` for Student's t with ``df`` degrees of freedom: ``scipy.stats.t.sf``'s own
+    formula (``special.stdtr(df, -t)``) without its argument handling, bit-identical (tested);
+    arguments outside its domain go through ``t.sf`` itself."""
+    from scipy import special, stats
+
+    if df > 0 and math.isfinite(t):
+        return float(2 * special.stdtr(df, -t))
+    return float(2 * stats.t.sf(t, df))
+
+
 def _level(z: float) -> float:
     """The two-sided error rate of a ``z``-se band: 2·(1 − Φ(z))."""
     return math.erfc(z / math.sqrt(2.0))
@@ -191,10 +202,11 @@ class Comparison:
             signs.add(0 if abs(gap) <= band else (1 if gap > 0 else -1))
         return signs.pop() if len(signs) == 1 else 0
 
-    @property
+    @functools.cached_property
     def p(self) -> float:
         """Two-sided p-value of ``gap ≠ 0`` beyond the tolerance (1 when undecidable, 0 for an exact gap):
-        ``p < level(z)`` exactly when :meth:`sign` decides, so Holm's step-down can order comparisons."""
+        ``p < level(z)`` exactly when :meth:`sign` decides, so Holm's step-down can order comparisons.
+        Computed once per comparison (its fields are frozen)."""
         ps, dirs = [], set()
         if self.tie_holds and self.exact and abs(self.gap) <= self.tol:
             return 1.0
@@ -208,9 +220,7 @@ class Comparison:
             elif math.isinf(df):
                 ps.append(math.erfc(excess / se / math.sqrt(2.0)))
             else:
-                from scipy import stats
-
-                ps.append(float(2 * stats.t.sf(excess / se, df)))
+                ps.append(_t_sf2(excess / se, df))
         return max(ps) if len(dirs) == 1 else 1.0
 
     @property

@@ -39,6 +39,7 @@ that claim, which the family rule keeps at its level however many comparisons th
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import math
@@ -53,7 +54,7 @@ import numpy as np
 from .comparisons import REDRAW, Comparison
 
 __all__ = ["FIRM", "BORDERLINE", "UNKNOWN", "DRAWS", "MIN_DRAWS", "BATCH", "SPLIT_FACTOR", "Predictive", "Null", "replay",
-           "firmness", "null_rate", "firm_label", "replay_cached", "row_firmness", "keep_for_replay"]
+           "firmness", "null_rate", "firm_label", "replay_cached", "replay_session", "row_firmness", "keep_for_replay"]
 
 #: a verdict at least this firm is shown as firm; below it, as borderline
 FIRM = 0.9
@@ -86,6 +87,34 @@ def _key(x):
     if isinstance(x, dict):
         return ("dict", *((_key(k), _key(v)) for k, v in x.items()))
     return ("id", id(x))
+
+
+#: the memo every replay of a session shares (:func:`replay_session`), None outside one
+_SESSION: ContextVar = ContextVar("recmetrics_replay_session", default=None)
+
+
+@contextlib.contextmanager
+def replay_session():
+    """Within the block, the replays of every claim share one memo of :func:`replay_cached` results:
+    the claims of a chapter read the same results objects (a robustness study, say), whose summaries
+    are then computed once for all the rows' replays instead of once per row. Nested sessions share
+    the outer one's memo; the memo (and the objects it keeps alive, so no id is reused) is dropped
+    when the outermost block ends. The values read are the same (the cached functions do not depend
+    on the redraw)."""
+    if _SESSION.get() is not None:
+        yield
+        return
+    token = _SESSION.set({})
+    try:
+        yield
+    finally:
+        _SESSION.reset(token)
+
+
+def _replay_memo() -> dict:
+    """The memo a row's replays use: the session's when one is open, else a fresh one."""
+    shared = _SESSION.get()
+    return {} if shared is None else shared
 
 
 def replay_cached(fn):
@@ -231,7 +260,7 @@ def firmness(check: Callable, results: Mapping[str, Any], verdict: str, *, key: 
     uncertainty is unknown, and for any verdict that passed a gate no redraw moves
     (:func:`~recmetrics.meta.comparisons.undetermined`). ``key`` (the claim's id) and ``seed`` seed the replays."""
     rng = _rng(key, seed)
-    memo = _MEMO.set({})
+    memo = _MEMO.set(_replay_memo())
     try:
         return _firmness(check, results, verdict, rng, draws, factor)
     finally:
@@ -261,7 +290,7 @@ def null_rate(check: Callable, results: Mapping[str, Any], *, key: str = "", see
     how many uncertain comparisons the check makes (0: nothing to simulate, the share is NaN)."""
     rng = _rng(key, seed)
     hits, size = 0, 0
-    memo = _MEMO.set({})
+    memo = _MEMO.set(_replay_memo())
     try:
         for i in range(draws):
             redraw = Null(rng)
