@@ -98,11 +98,12 @@ class ListPairs:
     k: int
 
 
-def list_pairs(items: np.ndarray, valid: np.ndarray, aspects) -> ListPairs:
+def list_pairs(items: np.ndarray, valid: np.ndarray, aspects, positions: np.ndarray | None = None) -> ListPairs:
     """Build the :class:`ListPairs` of a (rows, k) item matrix.
 
     ``valid``: (rows, k) in-list mask (cells where it is False make no pair); ``aspects``: the
-    item -> aspects mapping or its :class:`~recmetrics.metrics.diversity.aspects.AspectIndex`.
+    item -> aspects mapping or its :class:`~recmetrics.metrics.diversity.aspects.AspectIndex`;
+    ``positions``: the index's rows of ``items`` (``AspectIndex.positions(items)``), when known.
 
     Examples
     --------
@@ -116,7 +117,7 @@ def list_pairs(items: np.ndarray, valid: np.ndarray, aspects) -> ListPairs:
     """
     idx = aspect_index(aspects)
     rows, k = np.shape(items)
-    flat, aspect = idx.pairs(items, valid)
+    flat, aspect = idx.pairs(items, valid, positions=positions)
     row = flat // max(k, 1)
     order = np.lexsort((flat, aspect, row))
     group = row[order] * (idx.n_aspects + 1) + aspect[order]
