@@ -118,10 +118,10 @@ def list_pairs(items: np.ndarray, valid: np.ndarray, aspects, positions: np.ndar
     idx = aspect_index(aspects)
     rows, k = np.shape(items)
     flat, aspect = idx.pairs(items, valid, positions=positions)
-    row = flat // max(k, 1)
-    order = np.lexsort((flat, aspect, row))
-    group = row[order] * (idx.n_aspects + 1) + aspect[order]
-    return ListPairs(flat, aspect, order, group, rows, k)
+    # the pairs come by cell (flat ascending): a stable sort by (row, aspect) keeps the ranks in order
+    key = flat // max(k, 1) * (idx.n_aspects + 1) + aspect
+    order = np.argsort(key, kind="stable")
+    return ListPairs(flat, aspect, order, key[order], rows, k)
 
 
 def judged_pairs(j, k: int, valid: np.ndarray, idx) -> ListPairs:
