@@ -126,13 +126,17 @@ def list_pairs(items: np.ndarray, valid: np.ndarray, aspects, positions: np.ndar
 
 def judged_pairs(j, k: int, valid: np.ndarray, idx) -> ListPairs:
     """:func:`list_pairs` of the judged lists ``j.items[:, :k]`` under the mask ``valid``, cached on
-    ``j`` (every diversity metric of one run at one cut-off builds the same pairs)."""
+    ``j`` (every diversity metric of one run at one cut-off builds the same pairs; the items' rows of
+    the index are looked up once for every cut-off and mask)."""
     cache = j.__dict__.setdefault("_diversity_cache", {})
     entries = cache.setdefault(("pairs", id(idx), int(k)), (idx, []))[1]
     for mask, pairs in entries:
         if mask.shape == valid.shape and np.array_equal(mask, valid):
             return pairs
-    pairs = list_pairs(j.items[:, :k], valid, idx)
+    rows = cache.get(("positions", id(idx)))
+    if rows is None:
+        rows = cache[("positions", id(idx))] = (idx, idx.positions(j.items))
+    pairs = list_pairs(j.items[:, :k], valid, idx, positions=rows[1][:, :k])
     entries.append((np.array(valid, copy=True), pairs))
     return pairs
 
