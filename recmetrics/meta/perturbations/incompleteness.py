@@ -6,9 +6,10 @@ ratings proportionally by category (:func:`proportional_removal_order`); :func:`
 Kendall's τ between the two system rankings for every (cut-off, β, fraction, removal) and
 :func:`robustness_summary` its mean and standard deviation over the removals (Fig. 4). The lists
 are built once: every reduced test set re-judges the same lists (:mod:`.fixed_lists`: their pairs,
-judgments and γ cells prepared once; each set's judgments filtered from the full set's; the ideal
-of every β in one greedy pass — the ideal bit-identical to ``ab_ideal_gains``, the lists' DCG equal
-to ``ab_gains`` up to the rounding of one running sum, relative 1e-11).
+judgments and γ cells prepared once, each cell's judgment and aspects carried from the ideal lists
+by the shuffle (:func:`~.families.shuffled_order`); each set's judgments filtered from the full
+set's; the ideal of every β in one greedy pass, the full set's once for every draw of systems —
+bit-identical to ``ab_ideal_gains`` and to ``ab_gains`` followed by the running DCG).
 
 (The incompleteness scenarios of Valcarce et al. for any metric live in
 :mod:`recmetrics.meta.robustness`.)
