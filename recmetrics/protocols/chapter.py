@@ -281,18 +281,26 @@ class Sweep:
     ratings_per_item: float = float("nan")
 
 
+@functools.lru_cache(maxsize=8)
+def _simulated(alpha: float, like: str, seed: int):
+    """Power-law data shaped like ``like`` (``rm.datasets.load("powerlaw", ...)``), drawn once for
+    :func:`alpha_sweep` and :func:`fig44_side_panels`, which read the same simulations (never changed)."""
+    from ..data import datasets
+
+    return datasets.load("powerlaw", alpha=alpha, like=like, seed=seed)
+
+
 def alpha_sweep(like: str, systems, *, alphas=(0.0, 0.5, 1.0, 1.5, 2.0), design: str = f"TI-1R-NN(n={DEFAULT_N})",
                 metric: str = "P@10", users: int | None = None, test_size: float = 0.2, threshold: float = 4.0,
                 seed: int = 0, n_bootstrap: int = N_BOOTSTRAP) -> Sweep:
     """Fig. 4.4 (centre): ``metric`` of each system on power-law data shaped like ``like`` for each α,
     beside the analytic random expectation. The thesis shows 1R ("We show only the 1R design, but
     the effect is the same in AR", §4.5.2), hence the default design."""
-    from ..data import datasets
     from ..data.splits import holdout
 
     rows, reps, per_item = [], [], float("nan")
     for k, a in enumerate(alphas):
-        ds = datasets.load("powerlaw", alpha=a, like=like, seed=seed)
+        ds = _simulated(a, like, seed)
         per_item = len(ds.ratings) / ds.ratings["item"].nunique()
         train, test = holdout(ds.ratings, test_size, seed=seed)
         f, _, _ = evaluate_systems(fit_all(systems, train), train, test, design, [metric],
@@ -405,7 +413,7 @@ def fig44_side_panels(like: str, *, alphas=(0.0, 0.5, 1.0, 1.5, 2.0), datasets=(
     the real ``datasets``; ``positive``: :func:`positive_concentration` per real data set (one row each)."""
     from ..data import datasets as registry
 
-    sims = {f"α = {a:g}": registry.load("powerlaw", alpha=a, like=like, seed=seed).ratings for a in alphas}
+    sims = {f"α = {a:g}": _simulated(a, like, seed).ratings for a in alphas}
     real = {name: registry.load(name).ratings for name in dict.fromkeys(datasets)}
     positive = pd.DataFrame([{"data": name, **positive_concentration(r, threshold=threshold)}
                              for name, r in real.items()])
