@@ -229,11 +229,11 @@ def build_targets(train: pd.DataFrame, test: pd.DataFrame, design: "str | Design
     col_order = np.argsort(groups, kind="stable")
     block_bounds = np.searchsorted(groups[col_order], np.arange(n_groups + 1))
     # excluded cells: training items and relevant test items of each evaluated user
-    u_code = {u: k for k, u in enumerate(U)}
+    u_code = pd.Index(U)                  # each evaluated user's row (every user below is one of U)
     tr = train[train["user"].isin(U)]
-    tr_rows = np.fromiter((u_code[u] for u in tr["user"].to_numpy()), np.int64, len(tr))
+    tr_rows = u_code.get_indexer(tr["user"].to_numpy()).astype(np.int64)
     tr_cols = _codes(tr["item"].to_numpy(), C)
-    rel_rows = np.fromiter((u_code[u] for u in rel["user"].to_numpy()), np.int64, len(rel))
+    rel_rows = u_code.get_indexer(rel["user"].to_numpy()).astype(np.int64)
     rel_cols = rel["_col"].to_numpy()
     ex_rows = np.concatenate([tr_rows[tr_cols >= 0], rel_rows])
     ex_cols = np.concatenate([tr_cols[tr_cols >= 0], rel_cols])
@@ -317,7 +317,7 @@ def build_targets(train: pd.DataFrame, test: pd.DataFrame, design: "str | Design
         set_of_user[set_block // n_groups] = np.arange(len(set_block))
         te = test[test["user"].isin(U)]
         te_cols = _codes(te["item"].to_numpy(), C)
-        te_sets = set_of_user[np.fromiter((u_code[u] for u in te["user"].to_numpy()), np.int64, len(te))]
+        te_sets = set_of_user[u_code.get_indexer(te["user"].to_numpy())]
         entry_set = np.repeat(np.arange(len(set_block)), lengths)
         in_set = np.isin(te_sets * n_c + te_cols, entry_set * n_c + flat) & (te_cols >= 0) & (te_sets >= 0)
         qrels = pd.DataFrame({"set": te_sets[in_set], "item": te["item"].to_numpy()[in_set],
