@@ -132,7 +132,7 @@ def build(
                            scheduler=scheduler, notebooks_dir=notebooks_dir, only=only, out=out, book_dir=book,
                            kernel_name=kernel_name,
                            # each further seed executes in a work folder of its own, kept for the next rebuild
-                           generated_dir=generated if s in (None, seeds[0]) else generated / ".seeds" / f"seed-{s}")
+                           generated_dir=generated if s is None or s == seeds[0] else generated / ".seeds" / f"seed-{s}")
                  for s in (seeds[1:] + seeds[:1] if seeds else [None])]
         plan = plans[-1]
     else:
