@@ -41,8 +41,8 @@ def test_group_means_equal_each_group_aggregated_alone(n_specs):
     rng = np.random.default_rng(n_specs)
     names = ["P@10", "RR@10", "F1@10", "nDCG@10", "AP@10"]
     specs = parse_metrics([names[i % len(names)] for i in range(n_specs)])
-    for trial in range(40):
-        n, n_groups = int(rng.integers(1, 900)), int(rng.integers(1, 40))
+    for trial in range(24):
+        n, n_groups = int(rng.integers(1, 900)), int(rng.integers(1, [40, 400][trial % 2]))
         x = [rng.random((n, n_specs)) * (rng.random((n, n_specs)) > 0.4), rng.integers(0, 4, (n, n_specs)) / 3.0,
              np.where(rng.random((n, n_specs)) < 0.5, -0.0, 0.0)][trial % 3]
         groups = np.sort(rng.integers(0, n_groups, n))
@@ -51,11 +51,15 @@ def test_group_means_equal_each_group_aggregated_alone(n_specs):
         aggs = MEANS if trial % 3 != 2 else ("arithmetic", "geometric")
         columns, where = gm.column_plan(aggs, specs)
         t = gm.transform_columns(x, aggs, specs, columns)
-        have, values = gm.group_means(t, groups, n_groups, [parse_aggregate(a)[0] for a in aggs], where)
-        assert have.tolist() == sorted(set(groups.tolist()))
-        for a, val in zip(aggs, values):
-            for g, row in zip(have, val):
-                assert _same(row, aggregate(x[groups == g].T, a, axis=1, metric=specs)), (a, g)
+        shuffle = rng.permutation(n)   # rows in any order: each group's rows are read in their order in t
+        t, x, groups = t[shuffle], x[shuffle], groups[shuffle]
+        present = sorted(set(groups.tolist()))
+        want = [np.stack([aggregate(x[groups == g].T, a, axis=1, metric=specs) for g in present]) for a in aggs]
+        for layout in (None, "loop", "running"):
+            have, values = gm.group_means(t, groups, n_groups, [parse_aggregate(a)[0] for a in aggs], where, layout)
+            assert have.tolist() == present
+            for a, val, ref in zip(aggs, values, want):
+                assert _same(val, ref), (a, layout)
 
 
 def test_column_plan_shares_what_the_readings_compute_alike():
@@ -177,3 +181,21 @@ def test_one_user_one_metric_and_nobody_left(n_users, specs):
     values, kept, cols, _, _ = ctx._full_rows()[0]
     nobody = ctx._aggregate([[(values, np.zeros_like(kept), cols, None, None)]], ("arithmetic", "geometric"))[0]
     assert all(np.isnan(a).all() for a in nobody)
+
+
+@pytest.mark.parametrize("n_parts,n_reps", [(0, 3), (1, 1), (4, 3), (3, 0)])
+def test_replicate_frame_equals_one_tuple_per_row(n_parts, n_reps):
+    """The per-replicate τ table built column by column equals the table of one tuple per row (dtypes,
+    NaN and order included), empty ones too."""
+    rng = np.random.default_rng(n_parts)
+    names = ["P@10", "RR@10"]
+    parts = [(["ratings", "popular-items"][i % 2], [0.5, 0.01][i % 2], i + 7,
+              np.where(rng.random((n_reps, len(names))) < 0.2, np.nan, rng.random((n_reps, len(names)))))
+             for i in range(n_parts)]
+    rows = [(sc, size, r, q, name, float(taus[q, m])) for sc, size, r, taus in parts
+            for q in range(len(taus)) for m, name in enumerate(names)]
+    want = pd.DataFrame(rows, columns=["scenario", "size", "sample", "replicate", "metric", "tau"])
+    got = rb._replicate_frame(parts, names)
+    pd.testing.assert_frame_equal(got, want)
+    assert list(got.dtypes) == list(want.dtypes) and got.equals(want)
+    assert _same(got["tau"].to_numpy(), want["tau"].to_numpy())

@@ -62,24 +62,67 @@ def transform_columns(values: np.ndarray, aggs: Sequence[str], specs, columns: l
     return out
 
 
-def group_means(t: np.ndarray, groups: np.ndarray, n_groups: int, means: Sequence[str],
-                where: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+def group_means(t: np.ndarray, groups: np.ndarray, n_groups: int, means: Sequence[str], where: np.ndarray,
+                layout: str | None = None) -> tuple[np.ndarray, list[np.ndarray]]:
     """``(have, values)``: the groups that have rows and, per mean (canonical names, as
     :func:`~recmetrics.metrics.aggregate.transformed` gives them), their ``(len(have), n_specs)``
-    means, from ``t`` (rows sorted stably by ``groups``, 0..n_groups-1, at least two columns laid out
-    by :func:`column_plan`, whose ``where`` says the column of each (mean, spec)). Group ``g``'s row
-    of mean ``k`` equals ``untransformed(means[k], x.T.mean(axis=1))`` bit for bit, ``x`` being
-    the group's rows on mean ``k``'s scale (the same sequential sums, divided by the same count)."""
+    means, from the rows of ``t`` (at least two columns laid out by :func:`column_plan`, whose
+    ``where`` says the column of each (mean, spec)) and their ``groups`` (0..n_groups-1). Group
+    ``g``'s row of mean ``k`` equals ``untransformed(means[k], x.T.mean(axis=1))`` bit for bit, ``x``
+    being the group's rows in their order in ``t``, on mean ``k``'s scale: the same sums, row after
+    row from 0, divided by the same count (tested).
+
+    A few long groups are summed one slice each (``layout="loop"``); many short ones position by
+    position (``"running"``): the groups' first rows, then their second rows added, ... (:func:`_running_sums`),
+    as many vector additions as the longest group has rows. Default: whichever takes fewer steps."""
     from ..metrics.aggregate import untransformed
 
     if t.shape[1] < 2:
         raise ValueError("group_means sums rows of two or more columns (one column numpy sums pairwise)")
+    groups = np.asarray(groups)
+    order = np.argsort(groups, kind="stable")
     counts = np.bincount(groups, minlength=n_groups)
     have = np.flatnonzero(counts)
-    ends = np.cumsum(counts)
-    sums = np.empty((len(have), t.shape[1]))
-    for i, g in enumerate(have.tolist()):
-        sums[i] = np.add.reduce(t[ends[g] - counts[g]:ends[g]], axis=0)
-    c = counts[have][:, None]
+    lengths = counts[have]
+    if layout is None:
+        layout = "running" if len(have) and int(lengths.max()) < len(have) else "loop"
+    if layout == "running" and len(have):
+        sums = _running_sums(t, order, lengths)
+    else:
+        t = t.take(order, axis=0)
+        ends = np.cumsum(lengths)
+        sums = np.empty((len(have), t.shape[1]))
+        for i, (a, b) in enumerate(zip((ends - lengths).tolist(), ends.tolist())):
+            sums[i] = np.add.reduce(t[a:b], axis=0)
+    c = lengths[:, None]
     n_specs = len(where) // len(means)
     return have, [untransformed(m, sums[:, where[k * n_specs:(k + 1) * n_specs]] / c) for k, m in enumerate(means)]
+
+
+def _running_sums(t: np.ndarray, order: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Per group (rows ``t[order]``, consecutive groups of ``lengths`` rows, none empty), the sum of its
+    rows from 0 in their order: the rows laid out position by position (every group's first row, the
+    groups longest first, then every group's second row, ...), block ``p`` adds block ``p - 1``'s
+    running sums (a contiguous slice), and each group's sum is its last row's running sum. Each group
+    adds its rows one after the other starting from 0, as ``numpy.add.reduce`` does."""
+    n = len(lengths)
+    by_length = np.argsort(-lengths, kind="stable")
+    rank = np.empty(n, dtype=np.intp)
+    rank[by_length] = np.arange(n)
+    longest = lengths[by_length]
+    block = np.searchsorted(-longest, -np.arange(int(longest[0])), side="left")   # groups longer than p
+    block_start = np.concatenate([[0], np.cumsum(block)[:-1]])
+    starts = np.cumsum(lengths) - lengths
+    pos = np.arange(int(lengths.sum())) - np.repeat(starts, lengths)   # each row's position in its group
+    dest = block_start[pos] + np.repeat(rank, lengths)
+    source = np.empty(len(dest), dtype=np.intp)
+    source[dest] = order
+    y = t.take(source, axis=0)
+    y[:block[0]] += 0.0   # the sum from 0: 0 + x0 (-0.0 becomes 0.0, as numpy's sum of -0.0 alone)
+    end = 0
+    for p in range(1, len(block)):
+        prev, end = end, end + int(block[p - 1])
+        y[end:end + int(block[p])] += y[prev:prev + int(block[p])]
+    sums = np.empty((n, t.shape[1]))
+    sums[by_length] = y[block_start[longest - 1] + np.arange(n)]
+    return sums

@@ -402,9 +402,8 @@ class _Context:
     def _grouped_means(self, per_fold: list[tuple], aggs: tuple, reps: int, scale) -> list[np.ndarray]:
         """One sample's per-mean results (as :meth:`_aggregate`), every system and replicate at once:
         the kept rows' values on every mean's scale (each array transformed once, ``scale``) gathered
-        in the folds' order, then averaged per system (rows sorted stably by system: fold 0's, then
-        fold 1's, ...) and per (system, replicate) (rows sorted stably by replicate within a system),
-        each group's rows summed in the order the per-system computation sums them
+        in the folds' order, then averaged per system (its rows of fold 0, then of fold 1, ...) and per
+        (system, replicate), each group's rows summed in the order the per-system computation sums them
         (:func:`~recmetrics.meta.grouped_means.group_means`; bit-identical, tested)."""
         from ..metrics.aggregate import parse_aggregate
         from .grouped_means import group_means
@@ -432,14 +431,12 @@ class _Context:
         if systems:
             system = np.concatenate(systems)
             means = [parse_aggregate(a)[0] for a in aggs]
-            order = np.argsort(system, kind="stable")
-            have, values = group_means(t.take(order, axis=0), system[order], n_sys, means, scale.where)
+            have, values = group_means(t, system, n_sys, means, scale.where)
             for res, val in zip(results, values):
                 res[:, have] = val.T
             if reps:
                 key = system * reps + np.concatenate(labels)
-                order = np.argsort(key, kind="stable")
-                have, values = group_means(t.take(order, axis=0), key[order], n_sys * reps, means, scale.where)
+                have, values = group_means(t, key, n_sys * reps, means, scale.where)
                 for res_rep, val in zip(results_rep, values):
                     res_rep[have % reps, :, have // reps] = val
         return [np.concatenate([res[None], res_rep]) if reps else res for res, res_rep in zip(results, results_rep)]
