@@ -135,7 +135,8 @@ def main(argv=None) -> None:
                       f"run one after the other in this command",
                       "what the two builds computed (compare_builds.py: findings, tables, every chapter output): "
                       + ("the same, bit for bit" if not found else
-                         f"{len(found)} difference(s), the first: {found[0][:300]}")]
+                         f"{len(found)} difference(s): " + " | ".join(d[:240] for d in found[:6])
+                         + (" | ..." if len(found) > 6 else ""))]
     for row in rows:
         print(" | ".join(map(str, row)))
     notes.append(f"{sum(first['chapters'].values()):,.0f} s of chapter time in all")
