@@ -8,7 +8,8 @@ the shared work leaves every value bit-identical to scoring each sample alone (b
 """
 from __future__ import annotations
 
-from typing import Sequence
+from dataclasses import dataclass
+from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -417,11 +418,11 @@ class _Context:
                 continue
             b = a + len(at)
             if cols is None:   # v holds the kept rows in order
-                t[a:b] = scale(v)
+                t[a:b] = scale.of(v)
             else:              # row r's values are row cols[r] of v, except the re-scored rows
-                np.take(scale(v), cols[at], axis=0, out=t[a:b])
+                np.take(scale.of(v), cols[at], axis=0, out=t[a:b])
                 if rows is not None and len(rows):
-                    t[a + np.searchsorted(at, rows)] = scale(row_values)
+                    t[a + np.searchsorted(at, rows)] = scale.of(row_values)
             systems.append(self.row_system[f][at])
             if reps:
                 labels.append(self.row_rep[f][at])
@@ -441,72 +442,63 @@ class _Context:
                     res_rep[have % reps, :, have // reps] = val
         return [np.concatenate([res[None], res_rep]) if reps else res for res, res_rep in zip(results, results_rep)]
 
-    def _scales(self, aggs: tuple, no_nan):
-        """``scale(array)``: an array of scores on every mean of ``aggs``' scale
-        (:func:`~recmetrics.meta.grouped_means.transform_columns`), computed once per array while the
-        arrays are alive (one call of :meth:`_aggregate`), the full test sets' once for all;
-        ``scale.ready(per_fold)``: whether every array a sample reads can be transformed whole (no NaN;
-        no negative value for a mean other than the arithmetic one), so that nothing the per-system
-        computation would refuse is read."""
+    def _scales(self, aggs: tuple, no_nan) -> "_Scale":
+        """How one call of :meth:`_aggregate` puts arrays of scores on every mean of ``aggs``' scale
+        (:func:`~recmetrics.meta.grouped_means.transform_columns`, each array once: :meth:`_per_array`),
+        and whether every array a sample reads can be transformed whole (no NaN; no negative value for
+        a mean other than the arithmetic one), so that nothing the per-system computation would refuse
+        is read."""
         from ..metrics.aggregate import parse_aggregate
         from .grouped_means import column_plan, transform_columns
 
         columns, where = column_plan(aggs, self.specs)
         arithmetic = all(parse_aggregate(a)[0] == "arithmetic" for a in aggs)
-        kept = self.__dict__.setdefault("_full_scales", {})
-        seen: dict = {}
-
-        signs = self.__dict__.setdefault("_full_signs", {})   # id -> (array, has no negative value)
+        non_negative = self._per_array("non-negative", lambda a: not (a < 0).any())
 
         def ok(a) -> bool:
-            if not no_nan(a):
-                return False
-            if arithmetic:
-                return True
-            got = seen.get(("sign", id(a))) or signs.get(id(a))
-            if got is None or got[0] is not a:
-                got = seen[("sign", id(a))] = (a, not (a < 0).any())
-                if self._full is not None and any(a is v for v in self._full):
-                    signs[id(a)] = got
-            return got[1]
+            return no_nan(a) and (arithmetic or non_negative(a))
 
-        class Scale:
-            def __init__(_):
-                _.columns, _.where = columns, where
+        def ready(per_fold) -> bool:
+            return all(ok(v) and (rows is None or not len(rows) or ok(rv))
+                       for v, kept_rows, _c, rows, rv in per_fold if kept_rows.any())
 
-            def __call__(_, a: np.ndarray) -> np.ndarray:
-                got = seen.get(id(a))
-                if got is None or got[0] is not a:
-                    full = self._full is not None and any(a is v for v in self._full)
-                    got = kept.get((id(a), aggs)) if full else None
-                    if got is None or got[0] is not a:
-                        got = (a, transform_columns(a, aggs, self.specs, columns))
-                        if full:
-                            kept[(id(a), aggs)] = got
-                    seen[id(a)] = got
-                return got[1]
-
-            def ready(_, per_fold) -> bool:
-                return all(ok(v) and (rows is None or not len(rows) or ok(rv))
-                           for v, kept_rows, _c, rows, rv in per_fold if kept_rows.any())
-
-        return Scale()
+        return _Scale(self._per_array(("scales", aggs), lambda a: transform_columns(a, aggs, self.specs, columns)),
+                      ready, columns, where)
 
     def _nan_free(self):
-        """``no_nan(array)``: whether an array of scores (or None) has no NaN, checked once per array
-        while the arrays are alive (one call of :meth:`_aggregate`); the full test sets' once for all."""
-        seen = {id(a): (a, ok) for a, ok in self.__dict__.get("_full_clean", ())}
+        """``no_nan(array)``: whether an array of scores (or None) has no NaN (:meth:`_per_array`)."""
+        finite = self._per_array("no NaN", lambda a: not np.isnan(a).any())
+        return lambda a: a is None or finite(a)
 
-        def no_nan(a) -> bool:
-            if a is None:
-                return True
+    def _per_array(self, store, compute):
+        """``f(array)``: ``compute(array)``, computed once per array while the arrays are alive (one call
+        of :meth:`_aggregate`), and the full test sets' arrays' once for all (kept on the context under
+        ``store``). Arrays are told apart by identity, each memo holding its array (so no id is reused)."""
+        kept = self.__dict__.setdefault("_per_full_array", {}).setdefault(store, {})
+        seen: dict = {}
+
+        def f(a):
             got = seen.get(id(a))
             if got is None or got[0] is not a:
-                got = seen[id(a)] = (a, not np.isnan(a).any())
-                if self._full is not None and any(a is v for v in self._full):
-                    self.__dict__.setdefault("_full_clean", []).append(got)
+                got = kept.get(id(a))
+                if got is None or got[0] is not a:
+                    got = (a, compute(a))
+                    if self._full is not None and any(a is v for v in self._full):
+                        kept[id(a)] = got
+                seen[id(a)] = got
             return got[1]
-        return no_nan
+        return f
+
+
+@dataclass(frozen=True)
+class _Scale:
+    """Arrays of scores on the scales of several means (:meth:`_Context._scales`): ``of(array)`` its
+    columns of :func:`~recmetrics.meta.grouped_means.column_plan`'s ``columns`` (``where``: each (mean,
+    spec)'s column), ``ready(per_fold)`` whether a sample's arrays can all be transformed whole."""
+    of: Callable
+    ready: Callable
+    columns: list
+    where: np.ndarray
 
 
 def _means(x: np.ndarray, aggs: Sequence[str], specs, labels: np.ndarray | None = None, reps: int = 0,
