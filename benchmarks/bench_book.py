@@ -146,5 +146,6 @@ def main(argv=None) -> None:
                ["build", "wall (m:ss)", "wall s", "CPU s", "peak GB", "chapters (s; side by side)"], rows,
                notes=notes, script="bench_book")
 
+
 if __name__ == "__main__":
     main()
