@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import os
 import resource
-import signal
 import subprocess
 import sys
 import tempfile
@@ -31,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_scale import _LOG, TreeMemory  # noqa: E402
+from bench_scale import _LOG, TreeMemory, exit_on_sigterm, stopped_with_this  # noqa: E402
 from record import HERE, save_table  # noqa: E402
 
 
@@ -43,7 +42,7 @@ def run(cmd: list[str], cwd: Path, env: dict) -> dict:
     mem = TreeMemory(proc.pid)
     mem.start()
     chapters, tail = {}, []
-    try:
+    with stopped_with_this(proc):
         for line in proc.stdout:
             tail = (tail + [line])[-40:]
             m = _LOG.search(line)
@@ -51,10 +50,6 @@ def run(cmd: list[str], cwd: Path, env: dict) -> dict:
                 name = m.group(2).removesuffix(".ipynb")      # summed over the seeds of a replicated build
                 chapters[name] = chapters.get(name, 0.0) + float(m.group(3))
         rc = proc.wait()
-    finally:
-        if proc.poll() is None:     # the benchmark was stopped: the build it runs stops with it
-            proc.send_signal(signal.SIGINT)
-            proc.wait()
     wall = time.perf_counter() - t0
     mem.stop()
     cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -104,7 +99,7 @@ def main(argv=None) -> None:
     p.add_argument("--against", metavar="REV", help="first build the book with the code of this commit (a git "
                    "worktree of it), then with this checkout's, and compare what the two computed")
     a = p.parse_args(argv)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))   # stopped: the build and the old worktree go too
+    exit_on_sigterm()          # stopped: the build and the old worktree go too
     what = f"{a.profile} profile, {a.dataset}" + (f", split seeds {' '.join(map(str, a.seeds))}" if a.seeds else "")
     cmd = [sys.executable, "-m", "recmetrics.cli", "report", "--profile", a.profile, "--dataset", a.dataset,
            *(["--seeds", *map(str, a.seeds)] if a.seeds else [])]

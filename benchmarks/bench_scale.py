@@ -35,10 +35,12 @@ builds at once on a shared machine (each holds several GB).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -185,6 +187,26 @@ def workload(folder: Path, n_users: int = 138_000, n_runs: int = 10, n_items: in
 
 
 # ------------------------------------------------------------------------------------ measuring
+@contextlib.contextmanager
+def stopped_with_this(proc: subprocess.Popen):
+    """Run the body; if it ends with ``proc`` still running (this benchmark was stopped: Ctrl-C, or
+    SIGTERM through :func:`exit_on_sigterm`), terminate ``proc`` and wait for it, so no build outlives
+    the benchmark that started it. SIGTERM, not SIGINT: ``recmetrics report`` stops on either, but a
+    process started in the background by a non-interactive shell ignores SIGINT, and so do its children."""
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait()
+
+
+def exit_on_sigterm() -> None:
+    """SIGTERM ends this process as an exit does, so the ``finally`` clauses (:func:`stopped_with_this`,
+    a removed worktree) run; by default SIGTERM kills it at once and leaves its build running."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+
 class TreeMemory(threading.Thread):
     """Samples the summed RSS of a process and all its descendants every ``interval`` seconds;
     :attr:`peak` is the largest sum seen and :meth:`mark` starts a new per-phase peak."""
@@ -264,20 +286,21 @@ def build(qrels: Path, runs: list[Path], out: Path, profile: str = "quick", sche
     mem = TreeMemory(os.getpid() if cluster_here else proc.pid)
     mem.start()
     chapters, tail, started = {}, [], t0
-    for line in proc.stdout:
-        tail = (tail + [line])[-40:]
-        m = _LOG.search(line)
-        if m and m.group(1) == "executing":
-            if not chapters:
-                chapters["(planning: read and check the inputs)"] = (time.perf_counter() - t0, mem.mark() / 2**20)
-                log(f"  planning: {time.perf_counter() - t0:.1f} s")
-            started = time.perf_counter()
-            mem.mark()
-        elif m:
-            chapters[m.group(2)] = (float(m.group(3) or time.perf_counter() - started), mem.mark() / 2**20)
-            log(f"  {m.group(2)}: {chapters[m.group(2)][0]:.1f} s, peak {chapters[m.group(2)][1] / 1024:.2f} GB "
-                f"({time.perf_counter() - t0:.0f} s since the start)")
-    rc = proc.wait()
+    with stopped_with_this(proc):
+        for line in proc.stdout:
+            tail = (tail + [line])[-40:]
+            m = _LOG.search(line)
+            if m and m.group(1) == "executing":
+                if not chapters:
+                    chapters["(planning: read and check the inputs)"] = (time.perf_counter() - t0, mem.mark() / 2**20)
+                    log(f"  planning: {time.perf_counter() - t0:.1f} s")
+                started = time.perf_counter()
+                mem.mark()
+            elif m:
+                chapters[m.group(2)] = (float(m.group(3) or time.perf_counter() - started), mem.mark() / 2**20)
+                log(f"  {m.group(2)}: {chapters[m.group(2)][0]:.1f} s, peak {chapters[m.group(2)][1] / 1024:.2f} GB "
+                    f"({time.perf_counter() - t0:.0f} s since the start)")
+        rc = proc.wait()
     wall = time.perf_counter() - t0
     cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
@@ -352,6 +375,7 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=None, help="chapters at once (recmetrics report --jobs; default its own)")
     ap.add_argument("-p", dest="param", action="append", default=[], help="KEY=VALUE passed to recmetrics report")
     args = ap.parse_args(argv)
+    exit_on_sigterm()          # stopped: the build it runs stops with it
     folder = Path(args.folder)
     t0 = time.perf_counter()
     qrels, runs = workload(folder / "inputs", args.users, args.runs, args.items, args.judged, args.depth, args.seed)
