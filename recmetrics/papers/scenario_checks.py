@@ -125,10 +125,19 @@ def _standing(rob, scenario: str, metric: str, group: Sequence[str], label: str)
     head for the detail."""
     values, se = robustness_area(rob, scenario)
     reps = robustness_replicates(rob, scenario, values.index) or {}
-    comps = [compare(values[metric], values[o], se.get(metric), se.get(o), reps_a=reps.get(metric),
+    v, s = _entries(values), _entries(se)
+    if metric not in v:
+        raise KeyError(metric)
+    comps = [compare(v[metric], v[o], s.get(metric), s.get(o), reps_a=reps.get(metric),
                      reps_b=reps.get(o), label=f"{scenario}: {metric} vs {o}")
              for o in values.index if o not in group]
-    return comps, f"{scenario}: {label}{metric} {values[metric]:.3f}"
+    return comps, f"{scenario}: {label}{metric} {v[metric]:.3f}"
+
+
+@replay_cached
+def _entries(series: pd.Series) -> dict:
+    """``{label: entry}`` of ``series``, each entry the object ``series[label]`` gives (unique labels)."""
+    return dict(zip(series.index, series.to_numpy()))
 
 
 def robustness_among_most(group: Sequence[str], scenarios: Sequence[str], key: str = "robustness",
