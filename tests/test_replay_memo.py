@@ -110,3 +110,17 @@ def test_robustness_scenario_replays_read_the_same_with_and_without_the_memo(shi
     plain = findings.assess(claims, results, {"seed": 1}, draws=40)
     assert _bits(cached) == _bits(plain)
     assert (cached.firmness_basis == "simulated").sum() >= 2
+
+
+def test_readings_of_an_open_choice_read_the_same_with_and_without_the_memo(forgetful):
+    """assess_choices: every reading's own verdicts and the rows' replays share one memo."""
+    ids = {"items-hurt-more", "ratings-half-above-09", "large-users-utility-best"}
+    claims = [c for c in papers.get("000").CLAIMS if c.id in ids]
+    shared = _scenario_results({})
+    by_pool = {"concat": shared, "mean": _scenario_results({"random-items": {"P": 0.12}, "ratings": {"nDCG": 0.08}}),
+               "same": dict(shared)}
+    cached = papers.assess_choices(claims, by_pool, {"seed": 2}, draws=40)
+    forgetful()
+    plain = papers.assess_choices(claims, by_pool, {"seed": 2}, draws=40)
+    assert _bits(cached) == _bits(plain)
+    assert (cached.firmness_basis == "simulated").sum() >= 2
