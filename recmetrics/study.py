@@ -338,19 +338,31 @@ class Study:
         >>> st.scores("P@5").shape, st.scores("P", pool="mean").shape    # 75 (fold, user) units, 40 users
         ((2, 75), (2, 40))
         """
+        values, f_idx, units = self._pooled(metric, cutoff, pool)
+        index = pd.Index(self.systems, name="system")
+        if pool == "concat":
+            cols = pd.MultiIndex.from_arrays([f_idx, self.users[units]], names=["fold", "user"])
+            return pd.DataFrame(values, index=index, columns=cols)
+        return pd.DataFrame(values, index=index, columns=pd.Index(self.users[units], name="user"))
+
+    def score_matrix(self, metric: str, cutoff: int | None = None, pool: str = "concat") -> np.ndarray:
+        """The values of :meth:`scores` (systems x units, the same order) as an array, without the
+        table's labels."""
+        return self._pooled(metric, cutoff, pool)[0]
+
+    def _pooled(self, metric: str, cutoff: int | None, pool: str) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+        """``(systems x units values, the units' folds (concat; None for mean), the units' user positions)``."""
         m, c = self.locate(metric, cutoff)
         block = self.cube[m, c]                                          # (system, fold, user)
         if pool == "concat":
             present = ~np.isnan(block[0])                                # same users for every system
             f_idx, u_idx = np.nonzero(present)
-            cols = pd.MultiIndex.from_arrays([f_idx, self.users[u_idx]], names=["fold", "user"])
-            return pd.DataFrame(block[:, f_idx, u_idx], index=pd.Index(self.systems, name="system"), columns=cols)
+            return block[:, f_idx, u_idx], f_idx, u_idx
         if pool == "mean":
             present = ~np.isnan(block[0]).all(axis=0)
             with np.errstate(invalid="ignore"):
                 values = np.nanmean(block[:, :, present], axis=1)
-            return pd.DataFrame(values, index=pd.Index(self.systems, name="system"),
-                                columns=pd.Index(self.users[present], name="user"))
+            return values, None, present
         raise InputError(f"pool must be one of {POOLS}, got {pool!r}")
 
     def all_scores(self, cutoff: int | None = None, pool: str = "concat") -> dict[str, pd.DataFrame]:
