@@ -55,8 +55,7 @@ from .comparisons import REDRAW, Comparison
 
 __all__ = ["FIRM", "BORDERLINE", "UNKNOWN", "DRAWS", "MIN_DRAWS", "BATCH", "SPLIT_FACTOR", "Predictive", "Null", "replay",
            "firmness", "null_rate", "firm_label", "firm_reading", "replay_cached", "replay_session", "sharing_summaries",
-           "row_firmness",
-           "keep_for_replay"]
+           "row_firmness", "keep_for_replay"]
 
 #: a verdict at least this firm is shown as firm; below it, as borderline
 FIRM = 0.9
