@@ -325,32 +325,37 @@ class Study:
     def scores(self, metric: str, cutoff: int | None = None, pool: str = "concat") -> pd.DataFrame:
         """Systems x units DataFrame of one metric at one cut-off (``"nDCG@10"`` or ``("nDCG", 10)``).
 
-        ``pool="concat"`` (default): columns are ``(fold, user)`` pairs evaluated in that fold;
-        ``pool="mean"``: columns are users, each the mean over the folds that evaluate the user.
-        ``cutoff`` may be omitted when the metric names it or the study has one cut-off.
+        ``pool="concat"`` (default): columns are the ``(fold, user)`` pairs evaluated; ``pool="mean"``: the users, each
+        the mean over the folds evaluating it. ``cutoff`` may be omitted when the metric or the study fixes it.
 
         Examples
         --------
         >>> from recmetrics.data.simulate import simulate
         >>> from recmetrics.study import Study
-        >>> st = Study(simulate(40, 60, 600, seed=0), ["Pop", "Random"], ["P"], [5], k=2, cache=False,
-        ...            progress=False)
+        >>> st = Study(simulate(40, 60, 600, seed=0), ["Pop", "Random"], ["P"], [5], k=2, cache=False, progress=False)
         >>> st.scores("P@5").shape, st.scores("P", pool="mean").shape    # 75 (fold, user) units, 40 users
         ((2, 75), (2, 40))
         """
+        values, folds, units = self._pooled(metric, cutoff, pool)
+        cols = (pd.MultiIndex.from_arrays([folds, self.users[units]], names=["fold", "user"]) if pool == "concat"
+                else pd.Index(self.users[units], name="user"))
+        return pd.DataFrame(values, index=pd.Index(self.systems, name="system"), columns=cols)
+
+    def score_matrix(self, metric: str, cutoff: int | None = None, pool: str = "concat") -> np.ndarray:
+        """The values of :meth:`scores`, the same order and memory layout, without the labels."""
+        return self._pooled(metric, cutoff, pool)[0]
+
+    def _pooled(self, metric: str, cutoff: int | None, pool: str) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+        """``(systems x units values, the units' folds (concat; None for mean), the units' user positions)``."""
         m, c = self.locate(metric, cutoff)
         block = self.cube[m, c]                                          # (system, fold, user)
         if pool == "concat":
-            present = ~np.isnan(block[0])                                # same users for every system
-            f_idx, u_idx = np.nonzero(present)
-            cols = pd.MultiIndex.from_arrays([f_idx, self.users[u_idx]], names=["fold", "user"])
-            return pd.DataFrame(block[:, f_idx, u_idx], index=pd.Index(self.systems, name="system"), columns=cols)
+            f_idx, u_idx = np.nonzero(~np.isnan(block[0]))               # same users for every system
+            return block[:, f_idx, u_idx], f_idx, u_idx
         if pool == "mean":
             present = ~np.isnan(block[0]).all(axis=0)
             with np.errstate(invalid="ignore"):
-                values = np.nanmean(block[:, :, present], axis=1)
-            return pd.DataFrame(values, index=pd.Index(self.systems, name="system"),
-                                columns=pd.Index(self.users[present], name="user"))
+                return np.nanmean(block[:, :, present], axis=1), None, present
         raise InputError(f"pool must be one of {POOLS}, got {pool!r}")
 
     def all_scores(self, cutoff: int | None = None, pool: str = "concat") -> dict[str, pd.DataFrame]:

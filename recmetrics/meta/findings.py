@@ -42,7 +42,7 @@ import numpy as np
 
 from ..errors import InputError
 from .comparisons import MIN_SE_SAMPLES, NOISE_SE, REL_TOL, SE, Comparison, compare, family
-from .firmness import DRAWS, keep_for_replay, replay_session, row_firmness
+from .firmness import DRAWS, keep_for_replay, replay_session, row_firmness, sharing_summaries
 
 __all__ = ["Claim", "Evidence", "VERDICTS", "NOISE_SE", "REL_TOL", "MIN_SE_SAMPLES", "SE", "Comparison", "compare",
            "family", "Verdict", "decide", "jointly", "undecidable", "weakest", "group_comparisons", "row_firmness",
@@ -413,7 +413,8 @@ def _assess_row(claim, seen: set, results, context, deviation_text: str, draws: 
     seen.add(claim.id)
     computed = True
     try:
-        ev = claim.check(results)
+        with sharing_summaries():   # the row's own verdict reads the summaries its replays will read
+            ev = claim.check(results)
     except KeyError as exc:
         ev, computed = Evidence("inconclusive", None, f"not computed here: {exc.args[0]!r}"), False
     if not isinstance(ev, Evidence):

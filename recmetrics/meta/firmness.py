@@ -54,8 +54,8 @@ import numpy as np
 from .comparisons import REDRAW, Comparison
 
 __all__ = ["FIRM", "BORDERLINE", "UNKNOWN", "DRAWS", "MIN_DRAWS", "BATCH", "SPLIT_FACTOR", "Predictive", "Null", "replay",
-           "firmness", "null_rate", "firm_label", "firm_reading", "replay_cached", "replay_session", "row_firmness",
-           "keep_for_replay"]
+           "firmness", "null_rate", "firm_label", "firm_reading", "replay_cached", "replay_session", "sharing_summaries",
+           "row_firmness", "keep_for_replay"]
 
 #: a verdict at least this firm is shown as firm; below it, as borderline
 FIRM = 0.9
@@ -112,6 +112,24 @@ def replay_session():
         _SESSION.reset(token)
 
 
+@contextlib.contextmanager
+def sharing_summaries():
+    """Within the block, inside a :func:`replay_session`, a check run outside a replay (a row's own
+    verdict) reads and leaves :func:`replay_cached` results in the session's memo too: a summary the
+    first claim computes is not computed again by the next claims, nor by the replays. The values
+    are the same (the cached functions do not depend on the redraw, nor on whether one is in force).
+    Outside a session, or within a replay, nothing changes."""
+    shared = _SESSION.get()
+    if shared is None or _MEMO.get() is not None:
+        yield
+        return
+    token = _MEMO.set(shared)
+    try:
+        yield
+    finally:
+        _MEMO.reset(token)
+
+
 def _replay_memo() -> dict:
     """The memo a row's replays use: the session's when one is open, else a fresh one."""
     shared = _SESSION.get()
@@ -122,7 +140,7 @@ def replay_cached(fn):
     """Remember ``fn``'s result while a check is replayed (:func:`firmness`, :func:`null_rate`): the
     same call on the same objects returns the first result. Only for functions whose result does not
     depend on the redraw — summaries and lookups of a chapter's results that no comparison is made
-    in; outside a replay the function runs as written."""
+    in; outside a replay (and outside :func:`sharing_summaries`) the function runs as written."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         memo = _MEMO.get()

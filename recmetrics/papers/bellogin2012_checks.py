@@ -108,6 +108,19 @@ def _rep(run, design: str, system: str, metric: str = "P@10") -> pd.Series:
 
 
 @replay_cached
+def _values(run, design: str, metric: str = "P@10") -> pd.Series:
+    """Every system's ``metric`` in ``design`` (a spec of ``run.table``), by system."""
+    t = run.table
+    return t[(t["design"] == design) & (t["metric"] == metric)].set_index("system")["value"]
+
+
+@replay_cached
+def _paired_se(run, design: str, a: str, b: str, metric: str = "P@10") -> float:
+    """The paired bootstrap standard error of ``a − b`` in ``design`` (the replicates' difference)."""
+    return float((_rep(run, design, a, metric) - _rep(run, design, b, metric)).std(ddof=1))
+
+
+@replay_cached
 def lead(run, design: str, system: str, reference: str, metric: str = "P@10") -> tuple[float, float]:
     """(L, se): ``system``'s precision above the analytic random precision as a share of
     ``reference``'s, L = (P_s − E[P_RND]) / (P_ref − E[P_RND]), in ``design`` (a spec of ``run.table``),
@@ -151,12 +164,17 @@ def _fmt(v: float, se: float) -> str:
 # ---------------------------------------------------------------------------------------------------
 # checks
 
-def _random_matches(results, kind: str) -> Evidence:
-    t = results["random"]
-    t = t[t["design"].str.contains(kind)]
+@replay_cached
+def _random_by_design(table: pd.DataFrame, kind: str) -> pd.DataFrame:
+    """The random-precision table's designs of ``kind`` (``"AR"``, ``"1R"``): measured (mean), expected, se."""
+    t = table[table["design"].str.contains(kind)]
     if t.empty:
         raise KeyError(f"random[{kind}]")
-    m = t.groupby("design").agg(measured=("measured", "mean"), expected=("expected", "first"), se=("se", "first"))
+    return t.groupby("design").agg(measured=("measured", "mean"), expected=("expected", "first"), se=("se", "first"))
+
+
+def _random_matches(results, kind: str) -> Evidence:
+    m = _random_by_design(results["random"], kind)
     verdicts, verdict = _identities(list(zip(m["measured"], m["expected"], m["se"])))
     parts = []
     for (d, r), v in zip(m.iterrows(), verdicts):
@@ -183,29 +201,38 @@ def _bounds(results) -> Evidence:
                     f"Eq. 4.2 holds at {n_ok} of {len(ok)} points (exact: one tie key per item shared by the sets)")
 
 
-def _sparsity_ar(results) -> Evidence:
-    cur = results["curves"]
+@replay_cached
+def _sparsity_ar_steps(cur) -> list[tuple]:
+    """The AR curve against removal, per system but Random and removal level past the first:
+    ``(system, x, is the last level, ratio to the first level, the density's ratio, se of the ratio to
+    the density, se of the ratio)`` (paired bootstrap)."""
     reps, t = cur.replicates, cur.table[(cur.table["curve"] == "removed") & (cur.table["series"] == "AR")]
     xs = sorted(t["x"].unique())
     if len(xs) < 2 or RANDOM not in set(t["system"]):
         raise KeyError("curves[removed]")
     val = t.set_index(["system", "x"])["value"]
-    comps, parts = [], []
+    steps = []
     for name in sorted(set(t["system"]) - {RANDOM}):
         for x in xs[1:]:
             ratio = val[(name, x)] / val[(name, xs[0])]
             density = val[(RANDOM, x)] / val[(RANDOM, xs[0])]
             rep = (reps[(x, name, "AR")] / reps[(xs[0], name, "AR")]) / (reps[(x, RANDOM, "AR")] / reps[(xs[0], RANDOM, "AR")])
-            se = float(rep.std(ddof=1))
-            comps.append(dataclasses.replace(compare(ratio / density, 1.0, se, 0.0,
-                                                     label=f"{name} at {x:.0%}: ratio to ρ {ratio / density:.3g} = 1"),
-                                             identity=True))
-            if x == xs[-1]:
-                falls = holds_comparison(ratio, "<", 1.0, float((reps[(x, name, "AR")] / reps[(xs[0], name, "AR")]).std(ddof=1)),
-                                         label=f"{name} falls: × {ratio:.3g} < 1")
-                comps.append(falls)
-                parts.append(f"{name}: AR P@10 × {ratio:.2f} at {x:.0%} removed, the relevance density ρ × "
-                             f"{density:.2f} (ratio of the two {ratio / density:.2f} ± {se:.2f})")
+            falls_se = float((reps[(x, name, "AR")] / reps[(xs[0], name, "AR")]).std(ddof=1)) if x == xs[-1] else None
+            steps.append((name, x, x == xs[-1], ratio, density, float(rep.std(ddof=1)), falls_se))
+    return steps
+
+
+def _sparsity_ar(results) -> Evidence:
+    comps, parts = [], []
+    for name, x, last, ratio, density, se, falls_se in _sparsity_ar_steps(results["curves"]):
+        comps.append(dataclasses.replace(compare(ratio / density, 1.0, se, 0.0,
+                                                 label=f"{name} at {x:.0%}: ratio to ρ {ratio / density:.3g} = 1"),
+                                         identity=True))
+        if last:
+            falls = holds_comparison(ratio, "<", 1.0, falls_se, label=f"{name} falls: × {ratio:.3g} < 1")
+            comps.append(falls)
+            parts.append(f"{name}: AR P@10 × {ratio:.2f} at {x:.0%} removed, the relevance density ρ × "
+                         f"{density:.2f} (ratio of the two {ratio / density:.2f} ± {se:.2f})")
     verdict = decide(comps)
     return Evidence(verdict, None, "; ".join(parts) + " — 'linearly with density': AR falls beyond the "
                     "noise, and at every removal level in proportion to the density ρ = E[P_RND] of its target sets "
@@ -213,8 +240,11 @@ def _sparsity_ar(results) -> Evidence:
                     + _against(comps))
 
 
-def _sparsity_1r(results) -> Evidence:
-    cur = results["curves"]
+@replay_cached
+def _sparsity_1r_changes(cur) -> tuple[list, list]:
+    """The 1R curve against removal: ``(items, parts)``, per system but Random and removal level past
+    the first ``(value, value at the first level, paired bootstrap se of the change)``, and the text
+    of each system's last level."""
     reps, t = cur.replicates, cur.table[(cur.table["curve"] == "removed") & (cur.table["series"] == "1R")]
     xs = sorted(t["x"].unique())
     if len(xs) < 2:
@@ -228,6 +258,11 @@ def _sparsity_1r(results) -> Evidence:
             items.append((vx, v0, se))
             if x == xs[-1]:
                 parts.append(f"{name}: 1RP@10 {v0:.4f} → {vx:.4f} (± {se:.4f}) at {x:.0%} removed")
+    return items, parts
+
+
+def _sparsity_1r(results) -> Evidence:
+    items, parts = _sparsity_1r_changes(results["curves"])
     return Evidence(_identities(items)[1], None, "; ".join(parts) + f" — agrees when every change is within "
                     f"{NOISE_SE:g} paired se and that band within ±{IDENTITY_TOLERANCE:.0%}; disagrees when Holm over "
                     f"the {len(items)} changes finds one")
@@ -235,8 +270,7 @@ def _sparsity_1r(results) -> Evidence:
 
 def _paired(run, d: str, a: str, b: str, t: pd.Series, metric: str = "P@10"):
     """``a`` above ``b`` in design ``d`` against the paired bootstrap noise (a comparison; ``gap > 0``: above)."""
-    return compare(float(t[a] - t[b]), 0.0, float((_rep(run, d, a, metric) - _rep(run, d, b, metric)).std(ddof=1)),
-                   label=f"{d}: {a} − {b}")
+    return compare(float(t[a] - t[b]), 0.0, _paired_se(run, d, a, b, metric), label=f"{d}: {a} − {b}")
 
 
 def _against(comps) -> str:
@@ -250,6 +284,13 @@ def _against(comps) -> str:
     return f" — weakest: {min(finite, key=lambda c: abs(c.z)).text()}" if finite else ""
 
 
+@replay_cached
+def _nearer_se(run, d: str, best: str, second: str, third: str) -> float:
+    """The paired bootstrap se of ``(best − second) − (second − third)`` in design ``d``."""
+    gap = (_rep(run, d, best) - _rep(run, d, second)) - (_rep(run, d, second) - _rep(run, d, third))
+    return float(gap.std(ddof=1))
+
+
 def _close_to_best(results) -> Evidence:
     """'pLSA performs best, closely followed by popularity': in each Fig. 4.1 design pLSA above every
     other system, Pop above every system but pLSA (each beyond the paired noise), and Pop nearer to
@@ -259,16 +300,15 @@ def _close_to_best(results) -> Evidence:
     comps, parts = [], []
     for name in ("1R", "AR-AN"):
         d = _design(run, name)
-        t = run.table[(run.table["design"] == d) & (run.table["metric"] == "P@10")].set_index("system")["value"]
+        t = _values(run, d)
         if pop not in t.index or plsa not in t.index or len(t) < 3:
             raise KeyError(f"designs[{name}, Pop and pLSA]")
         rest = t.drop([pop, plsa]).sort_values(ascending=False)
         third = rest.index[0]
         comps += [_paired(run, d, plsa, o, t) for o in t.index if o != plsa]       # pLSA first
         comps += [_paired(run, d, pop, o, t) for o in rest.index]                  # Pop above the rest
-        gap = (_rep(run, d, plsa) - _rep(run, d, pop)) - (_rep(run, d, pop) - _rep(run, d, third))
         g = float((t[plsa] - t[pop]) - (t[pop] - t[third]))
-        comps.append(compare(0.0, g, 0.0, float(gap.std(ddof=1)), label=f"{d}: Pop nearer pLSA than {third}"))
+        comps.append(compare(0.0, g, 0.0, _nearer_se(run, d, plsa, pop, third), label=f"{d}: Pop nearer pLSA than {third}"))
         ranked = t.sort_values(ascending=False)
         parts.append(f"{d}: " + ", ".join(f"{k} {x:.4f}" for k, x in ranked.iloc[:3].items()))
     return Evidence(decide(comps), None, "; ".join(parts) + " — 'pLSA best, closely followed by popularity': "
@@ -283,7 +323,7 @@ def _mf_above_knn(results) -> Evidence:
     for name in ("1R", "AR-AN"):
         d = _design(run, name)
         diff = _value(run, d, mf) - _value(run, d, knn)
-        se = float((_rep(run, d, mf) - _rep(run, d, knn)).std(ddof=1))
+        se = _paired_se(run, d, mf, knn)
         comps.append(compare(diff, 0.0, se, label=f"{d}: MF − kNN"))
         parts.append(comps[-1].text())
     held, rev = family(comps)[1:3]
@@ -296,7 +336,7 @@ def _best_in(run, d: str, best: str) -> tuple[list, dict]:
     """``best`` against every rival in design ``d``: the paired comparisons (``gap > 0``: best above) and
     the one-sided Wilcoxon p-values over users, Holm-corrected over the rivals."""
     rivals, p = _wilcoxon(run, d, best)
-    t = run.table[(run.table["design"] == d) & (run.table["metric"] == "P@10")].set_index("system")["value"]
+    t = _values(run, d)
     return [_paired(run, d, best, o, t) for o in rivals], p
 
 
@@ -364,28 +404,34 @@ def _level_of_random(results) -> Evidence:
 
 
 @replay_cached
-def _lead_any(run, d: str, results, metric: str) -> tuple[float, pd.Series]:
-    """Pop's lead over random as a share of pLSA's under ``metric`` and its replicates: random is the
-    analytic expectation for P@n, the Random system's measured value for any other metric (nDCG)."""
-    pop, plsa = _role(results, "pop"), _role(results, "plsa")
+def _lead_any(run, d: str, pop: str, plsa: str, rnd: str | None, metric: str) -> tuple[float, pd.Series]:
+    """Pop's lead over random as a share of pLSA's under ``metric`` and its replicates (``pop``, ``plsa``,
+    ``rnd``: the systems in those roles, ``rnd`` unused for P@n): random is the analytic expectation for
+    P@n, the Random system's measured value for any other metric (nDCG)."""
     if metric.startswith("P@"):
         value, _ = lead(run, d, pop, plsa, metric)
         r = _rep(run, d, RANDOM, metric)
     else:
-        rnd = _role(results, "random")
         x, ref, base = (_value(run, d, s, metric) for s in (pop, plsa, rnd))
         value = (x - base) / (ref - base)
         r = _rep(run, d, rnd, metric)
     return value, (_rep(run, d, pop, metric) - r) / (_rep(run, d, plsa, metric) - r)
 
 
+@replay_cached
+def _lead_gap_se(run, d_low: str, d_high: str, roles: tuple[str, str, str], metric: str) -> float:
+    """The paired bootstrap se of Pop's lead in design ``d_low`` less its lead in ``d_high`` (``roles``:
+    the Pop, pLSA and Random systems)."""
+    return float((_lead_any(run, d_low, *roles, metric)[1] - _lead_any(run, d_high, *roles, metric)[1]).std(ddof=1))
+
+
 def _bias_order(results, lower: str, higher: str, metric: str = "P@10") -> tuple[Verdict, float, str]:
     """Pop's lead is lower in design ``lower`` than in ``higher`` beyond the noise (paired replicates)."""
     run = results["designs"]
-    vals, reps = {}, {}
-    for n in (lower, higher):
-        vals[n], reps[n] = _lead_any(run, _design(run, n), results, metric)
-    se = float((reps[lower] - reps[higher]).std(ddof=1))
+    d_low, d_high = _design(run, lower), _design(run, higher)
+    roles = (_role(results, "pop"), _role(results, "plsa"), None if metric.startswith("P@") else _role(results, "random"))
+    vals = {lower: _lead_any(run, d_low, *roles, metric)[0], higher: _lead_any(run, d_high, *roles, metric)[0]}
+    se = _lead_gap_se(run, d_low, d_high, roles, metric)
     c = compare(vals[higher], vals[lower], 0.0, se, label=f"Pop's lead {higher} − {lower}")
     return decide([c]), vals[lower], f"Pop's lead {lower} {vals[lower]:.3f} vs {higher} {vals[higher]:.3f} ({c.margin()})"
 
@@ -418,7 +464,7 @@ def _uar_pop_above_knn(results) -> Evidence:
     d = _design(run, "UAR")
     pop, knn = _role(results, "pop"), _role(results, "knn")
     diff = _value(run, d, pop) - _value(run, d, knn)
-    se = float((_rep(run, d, pop) - _rep(run, d, knn)).std(ddof=1))
+    se = _paired_se(run, d, pop, knn)
     c = compare(diff, 0.0, se, label="UAR: Pop − kNN")
     v_above = decide([c])
     v_red, _, det = _bias_order(results, "UAR", "AR")
@@ -465,8 +511,7 @@ def _bounds_narrow(results) -> Evidence:
 def _orders_alike(run, d1: str, d2: str) -> tuple[Verdict, str]:
     """Every pair of systems decided (paired bootstrap se; the pairs of both designs one Holm family) in one
     design is decided the same way in the other."""
-    t = run.table[run.table["metric"] == "P@10"]
-    vals = {d: t[t["design"] == d].set_index("system")["value"] for d in (d1, d2)}
+    vals = {d: _values(run, d) for d in (d1, d2)}
     names = sorted(set(vals[d1].index) & set(vals[d2].index))
     pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
     comps = {(d, a, b): _paired(run, d, a, b, vals[d]) for a, b in pairs for d in (d1, d2)}
@@ -505,11 +550,10 @@ def _ndcg_patterns(results) -> Evidence:
         fixed.append(v)
         parts.append(f"{low} vs {high}: {v} ({d})")
     plsa = _role(results, "plsa")
-    t = run.table[run.table["metric"] == metric]
     best = []
     for name in ("1R", "AR", "P1R", "U1R", "UAR"):
         dd = _design(run, name)
-        vals = t[t["design"] == dd].set_index("system")["value"]
+        vals = _values(run, dd, metric)
         best += [_paired(run, dd, plsa, o, vals, metric) for o in vals.index if o != plsa]
     v_best = decide(best)
     parts.append(f"pLSA above every system in 1R, AR, P1R, U1R, UAR: {v_best}{_against(best)}")

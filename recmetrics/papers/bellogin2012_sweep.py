@@ -5,6 +5,7 @@ decided in :mod:`recmetrics.papers.bellogin2012_checks`, whose readings ("nearer
 matches") these share."""
 from __future__ import annotations
 
+from ..meta.firmness import replay_cached
 from ..meta.findings import Evidence, Verdict, compare, decide, holds, jointly, not_testable
 from ..protocols.chapter import RANDOM
 from .bellogin2012_checks import NEAR, _against, _fmt, _role
@@ -46,23 +47,40 @@ def _alpha0_below(results) -> Evidence:
                     "fewer, the more r_train and r_test anti-correlate when r(i) is uniform (§4.5.1)")
 
 
-def _sim_leads(results, role: str):
-    sw = results["sweep"]
-    pop = _role(results, "pop")
+@replay_cached
+def _pop_by_alpha(sw, system: str, pop: str) -> list[tuple]:
+    """Per α of the sweep ``sw``: ``(α, random's expectation, Pop's value, Pop's se)``; a KeyError
+    when ``system`` or Pop is missing at an α."""
     out = []
     for a in sorted(sw.table["alpha"].unique()):
-        r = sw.replicates[(a, RANDOM)] if (a, RANDOM) in sw.replicates.columns else None
         row = sw.table[sw.table["alpha"] == a].set_index("system")
-        x = row.loc[_role(results, role)]
+        row.loc[system]
         p = row.loc[pop]
-        rnd = float(p["random_expected"])
-        pop_lead = holds(float(p["value"]), ">", rnd, float(p["se"]))
+        out.append((a, float(p["random_expected"]), float(p["value"]), float(p["se"])))
+    return out
+
+
+@replay_cached
+def _sim_lead(sw, a, system: str, pop: str) -> tuple[float, float]:
+    """``(L, se)``: ``system``'s lead over random as a share of Pop's at α = ``a``, and its bootstrap se."""
+    r = sw.replicates[(a, RANDOM)] if (a, RANDOM) in sw.replicates.columns else None
+    row = sw.table[sw.table["alpha"] == a].set_index("system")
+    x, p = row.loc[system], row.loc[pop]
+    rnd = float(p["random_expected"])
+    reps = (sw.replicates[(a, system)] - r) / (sw.replicates[(a, pop)] - r)
+    return (float(x["value"]) - rnd) / (float(p["value"]) - rnd), float(reps.std(ddof=1))
+
+
+def _sim_leads(results, role: str):
+    sw, pop, system = results["sweep"], _role(results, "pop"), _role(results, role)
+    out = []
+    for a, rnd, pop_value, pop_se in _pop_by_alpha(sw, system, pop):
+        pop_lead = holds(pop_value, ">", rnd, pop_se)
         if pop_lead != "agrees":
             out.append((a, None, None, f"α = {a:g}: Pop not above random beyond the noise, no contrast"))
             continue
-        reps = (sw.replicates[(a, _role(results, role))] - r) / (sw.replicates[(a, pop)] - r)
-        L = (float(x["value"]) - rnd) / (float(p["value"]) - rnd)
-        out.append((a, L, float(reps.std(ddof=1)), f"α = {a:g}: lead {_fmt(L, float(reps.std(ddof=1)))} of Pop's"))
+        L, se = _sim_lead(sw, a, system, pop)
+        out.append((a, L, se, f"α = {a:g}: lead {_fmt(L, se)} of Pop's"))
     return out
 
 

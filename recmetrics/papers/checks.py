@@ -91,10 +91,15 @@ def robustness_area(rob, scenario: str, among: Sequence[str] | None = None) -> t
     return values, se
 
 
-@replay_cached
 def robustness_replicates(rob, scenario: str, index, sizes: Sequence[float] | None = None) -> dict | None:
     """``{metric base name: mean τ on each data-split replicate}`` of ``scenario`` (None without
-    replicates): over the scenario's reduced sizes, or over ``sizes`` only (one size: the curve at it)."""
+    replicates): over the scenario's reduced sizes, or over ``sizes`` only (one size: the curve at it).
+    While a check is replayed, the same names and sizes give the first result (whatever object holds them)."""
+    return _robustness_replicates(rob, scenario, tuple(index), None if sizes is None else tuple(sizes))
+
+
+@replay_cached
+def _robustness_replicates(rob, scenario: str, index: tuple, sizes: tuple | None) -> dict | None:
     reps = rob.area_replicates(scenario, sizes) if hasattr(rob, "area_replicates") else None
     if reps is None:
         return None

@@ -114,7 +114,7 @@ def assess_choices(claims: Iterable, results_by_choice: Mapping[str, Mapping[str
     row's firmness is that of this rule: every reading's check replayed under one redraw of the
     estimates (``draws`` as :func:`~recmetrics.meta.findings.assess`).
     """
-    from ..meta.findings import DRAWS, assess, keep_for_replay, row_firmness
+    from ..meta.findings import DRAWS, keep_for_replay
     from ..meta.firmness import replay_session
 
     draws = DRAWS if draws is None else draws
@@ -124,6 +124,15 @@ def assess_choices(claims: Iterable, results_by_choice: Mapping[str, Mapping[str
         raise InputError(f"give the results of at least one reading of {choice!r}")
     read: list[set] = [set() for _ in claims]
     keep_for_replay(claims, results_by_choice, context, choice=choice)
+    with replay_session():   # every reading's verdicts and the rows' replays share the summaries they read
+        return _assess_readings(claims, results_by_choice, context, deviations, choice, draws, readings, read)
+
+
+def _assess_readings(claims: list, results_by_choice, context, deviations, choice: str, draws: int,
+                     readings: list, read: list):
+    """The table of :func:`assess_choices` (within its replay session)."""
+    from ..meta.findings import assess, row_firmness
+
     tables = {r: assess([_watching(c, seen) for c, seen in zip(claims, read)], results_by_choice[r], context,
                         deviations, draws=0, keep=False) for r in readings}
     first = tables[readings[0]].copy()
@@ -148,11 +157,10 @@ def assess_choices(claims: Iterable, results_by_choice: Mapping[str, Mapping[str
                 f"{r} → {verdicts[r]} ({tables[r].our_evidence.iloc[i]})" for r in readings)
     first[f"{choice}_verdicts"] = per_row
     # the firmness of the row's own rule: every reading replayed under one redraw, a flip is inconclusive
-    with replay_session():   # the rows' replays share the summaries of the results they read
-        for i, claim in enumerate(claims):
-            joint = joint_check(claim, results_by_choice)
-            computed = not str(first.our_evidence.iloc[i]).startswith("not computed here")
-            firm, basis = row_firmness(joint, {}, first.verdict.iloc[i] if computed else None, key=claim.id,
-                                       context=context, draws=draws)
-            first.loc[first.index[i], "firmness"], first.loc[first.index[i], "firmness_basis"] = firm, basis
+    for i, claim in enumerate(claims):
+        joint = joint_check(claim, results_by_choice)
+        computed = not str(first.our_evidence.iloc[i]).startswith("not computed here")
+        firm, basis = row_firmness(joint, {}, first.verdict.iloc[i] if computed else None, key=claim.id,
+                                   context=context, draws=draws)
+        first.loc[first.index[i], "firmness"], first.loc[first.index[i], "firmness_basis"] = firm, basis
     return first

@@ -87,11 +87,11 @@ def system_table(study, cutoff: int, metrics: Sequence[str] | None = None, *, me
             missing = [x for x in ("P", "Recall") if x not in names]
             if missing:
                 raise InputError(f"the aggregate reading of F1 needs {' and '.join(missing)} in the study")
-            p = study.scores(names["P"], cutoff, pool).to_numpy()
-            r = study.scores(names["Recall"], cutoff, pool).to_numpy()
+            p = study.score_matrix(names["P"], cutoff, pool)
+            r = study.score_matrix(names["Recall"], cutoff, pool)
             out[m] = f1_of_means(p, r, method, axis=1, floor=floor, reading=reading)
         else:
-            out[m] = aggregate(study.scores(m, cutoff, pool).to_numpy(), method, axis=1, floor=floor,
+            out[m] = aggregate(study.score_matrix(m, cutoff, pool), method, axis=1, floor=floor,
                                reading=reading, metric=m)
     return pd.DataFrame(out, index=pd.Index(study.systems, name="system"))
 
@@ -113,8 +113,8 @@ def gf1_readings(study, cutoff: int, floors: Sequence[float | None] = (1e-5,), *
     missing = [m for m in ("P", "Recall", "F1") if m not in names]
     if missing:
         raise InputError(f"gf1_readings needs P, Recall and F1 in the study (missing {', '.join(missing)})")
-    f1_arith = aggregate(study.scores(names["F1"], cutoff, pool).to_numpy(), "arithmetic", axis=1)
-    no_hit = -(study.scores(names["P"], cutoff, pool).to_numpy() == 0).mean(axis=1)
+    f1_arith = aggregate(study.score_matrix(names["F1"], cutoff, pool), "arithmetic", axis=1)
+    no_hit = -(study.score_matrix(names["P"], cutoff, pool) == 0).mean(axis=1)
     rows = []
     for reading in F1_READINGS:
         for zeros in GEOMETRIC_READINGS if reading == "per-user" else GEOMETRIC_READINGS[:1]:
@@ -217,7 +217,7 @@ def geometric_readings(study, cutoff: int, *, floor: float | None = 1e-5, pool: 
     if "P" not in names.values():
         raise InputError("geometric_readings needs P in the study (the share of units with no hit is P = 0)")
     p_name = next(m for m, b in names.items() if b == "P")
-    no_hit = pd.Series((study.scores(p_name, cutoff, pool).to_numpy() == 0).mean(axis=1),
+    no_hit = pd.Series((study.score_matrix(p_name, cutoff, pool) == 0).mean(axis=1),
                        index=pd.Index(study.systems, name="system"), name="no_hit")
     arith = system_table(study, cutoff, method="arithmetic", pool=pool).rename(columns=names)
     mean_tau, tau_ag, taus, rows = {}, {}, {}, []

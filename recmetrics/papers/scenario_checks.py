@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from ..meta.comparisons import holm, undetermined
+from ..meta.firmness import replay_cached
 from ..meta.findings import (NOISE_SE, Evidence, Verdict, best_of, compare, decide, family, holds, holds_comparison,
                              jointly, undecidable, weakest)
 from .agreement_checks import _tau_by_base
@@ -124,10 +125,19 @@ def _standing(rob, scenario: str, metric: str, group: Sequence[str], label: str)
     head for the detail."""
     values, se = robustness_area(rob, scenario)
     reps = robustness_replicates(rob, scenario, values.index) or {}
-    comps = [compare(values[metric], values[o], se.get(metric), se.get(o), reps_a=reps.get(metric),
+    v, s = _entries(values), _entries(se)
+    if metric not in v:
+        raise KeyError(metric)
+    comps = [compare(v[metric], v[o], s.get(metric), s.get(o), reps_a=reps.get(metric),
                      reps_b=reps.get(o), label=f"{scenario}: {metric} vs {o}")
              for o in values.index if o not in group]
-    return comps, f"{scenario}: {label}{metric} {values[metric]:.3f}"
+    return comps, f"{scenario}: {label}{metric} {v[metric]:.3f}"
+
+
+@replay_cached
+def _entries(series: pd.Series) -> dict:
+    """``{label: entry}`` of ``series``, each entry the object ``series[label]`` gives (unique labels)."""
+    return dict(zip(series.index, series.to_numpy()))
 
 
 def robustness_among_most(group: Sequence[str], scenarios: Sequence[str], key: str = "robustness",
@@ -172,6 +182,20 @@ def _curve_se(rob, scenario: str, sizes) -> pd.DataFrame:
     return se.loc[list(sizes)]
 
 
+@replay_cached
+def _below_inputs(rob, lower: str, higher: str) -> tuple:
+    """What :func:`scenario_below` compares, over the sizes both grids share: ``(sizes, mean τ under
+    lower, under higher, their Monte Carlo se's, their replicates)`` by metric base name."""
+    a, b = _common_sizes(rob, lower, rob, higher)
+    sa, sb = _curve_se(rob, lower, a.index), _curve_se(rob, higher, b.index)
+    ma, mb = by_base(a.mean()), by_base(b.mean())
+    va = by_base((sa ** 2).sum().pow(0.5) / len(a))
+    vb = by_base((sb ** 2).sum().pow(0.5) / len(b))
+    ra = robustness_replicates(rob, lower, ma.index, a.index) or {}
+    rb = robustness_replicates(rob, higher, mb.index, b.index) or {}
+    return a.index, ma, mb, va, vb, ra, rb
+
+
 def scenario_below(lower: str, higher: str, key: str = "robustness", what: str = "") -> Callable:
     """Every metric's mean τ over the sizes both grids share is lower under ``lower`` than under
     ``higher``, beyond the noise (Monte Carlo se of each mean, the samples independent)."""
@@ -179,25 +203,33 @@ def scenario_below(lower: str, higher: str, key: str = "robustness", what: str =
         few = few_systems(results)
         if few:
             return few
-        rob = results[key]
-        a, b = _common_sizes(rob, lower, rob, higher)
-        sa, sb = _curve_se(rob, lower, a.index), _curve_se(rob, higher, b.index)
-        ma, mb = by_base(a.mean()), by_base(b.mean())
-        va = by_base((sa ** 2).sum().pow(0.5) / len(a))
-        vb = by_base((sb ** 2).sum().pow(0.5) / len(b))
-        ra = robustness_replicates(rob, lower, ma.index, a.index) or {}
-        rb = robustness_replicates(rob, higher, mb.index, b.index) or {}
+        sizes, ma, mb, va, vb, ra, rb = _below_inputs(results[key], lower, higher)
         comps = {m: compare(mb[m], ma[m], vb.get(m), va.get(m), reps_a=rb.get(m), reps_b=ra.get(m),
                             label=f"{m} {ma[m]:.3f} vs {mb[m]:.3f}") for m in ma.index}
         verdict, held, rev, und = family(comps.values())
         state = {id(c): "lower" if c in held else "higher (Holm)" if c in rev else "within the noise" for c in comps.values()}
         return Evidence(decide(comps.values()), float((ma - mb).max()),
-                        f"mean τ over sizes {', '.join(f'{s:g}' for s in a.index)}, {lower} vs {higher}: "
+                        f"mean τ over sizes {', '.join(f'{s:g}' for s in sizes)}, {lower} vs {higher}: "
                         + ", ".join(f"{c.label} ({state[id(c)]}; {c.margin()})" for c in comps.values())
                         + f"{what} — agrees when every metric is lower under {lower} beyond {NOISE_SE:g} se, the "
                         f"{len(comps)} comparisons one family"
                         + (f" (Monte Carlo and the {len(next(iter(ra.values())))} data-split replicates)" if ra else ""))
     return check
+
+
+@replay_cached
+def _at_size_inputs(rob, scenario: str, size: float) -> tuple:
+    """What :func:`tau_at_size` compares: ``(the grid's size at or below size, mean τ there, its Monte
+    Carlo se, its replicates)`` by metric base name."""
+    curve = rob.curve(scenario)
+    below = [s for s in curve.index if s <= size + 1e-9 and s < 1.0]
+    if not below:
+        raise KeyError(f"robustness[{scenario}] at a size ≤ {size:g}")
+    at = max(below)
+    tau = by_base(curve.loc[at])
+    se = by_base(_curve_se(rob, scenario, [at]).iloc[0])
+    reps = robustness_replicates(rob, scenario, tau.index, [at]) or {}
+    return at, tau, se, reps
 
 
 def tau_at_size(scenario: str, size: float, threshold: float, key: str = "robustness") -> Callable:
@@ -207,15 +239,7 @@ def tau_at_size(scenario: str, size: float, threshold: float, key: str = "robust
         few = few_systems(results)
         if few:
             return few
-        rob = results[key]
-        curve = rob.curve(scenario)
-        below = [s for s in curve.index if s <= size + 1e-9 and s < 1.0]
-        if not below:
-            raise KeyError(f"robustness[{scenario}] at a size ≤ {size:g}")
-        at = max(below)
-        tau = by_base(curve.loc[at])
-        se = by_base(_curve_se(rob, scenario, [at]).iloc[0])
-        reps = robustness_replicates(rob, scenario, tau.index, [at]) or {}
+        at, tau, se, reps = _at_size_inputs(results[key], scenario, size)
         comps = {m: holds_comparison(tau[m], ">=", threshold, se.get(m), replicates=reps.get(m), label=m)
                  for m in tau.index}
         verdict, held, rev, und = family(comps.values())
