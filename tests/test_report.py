@@ -1,10 +1,11 @@
 """The report: notebook smoke run, book build, and the built book rendering offline in Chromium.
 
-The book is built once per module (into a temporary copy of ``book/``) with the ``quick``
-profile. Headless Chromium then opens the chapter from disk (``file://``) with DNS resolution
-disabled (``--host-resolver-rules``), driven through the DevTools protocol over a pipe, and the
-test checks that no request left the machine and that charts, formulas and widgets rendered and
-react to input. A screenshot is kept in the test's temporary folder (``chapter.png``).
+The book is built once per test session (conftest's ``built_book``: into a temporary copy of
+``book/``, the ``quick`` profile at the smallest settings every chapter accepts). Headless
+Chromium then opens the chapter from disk (``file://``) with DNS resolution disabled
+(``--host-resolver-rules``), driven through the DevTools protocol over a pipe, and the test checks
+that no request left the machine and that charts, formulas and widgets rendered and react to input.
+A screenshot is kept in the test's temporary folder (``chapter.png``).
 """
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ import base64
 import html
 import json
 import math
-import os
 import pickle
 import re
 import shutil
@@ -26,7 +26,7 @@ import pandas as pd
 import pytest
 
 from browser import DevTools, chromium, render_problems
-from published import DISTINCTIVE, files_with_paths
+from published import files_with_paths
 from recmetrics import report
 from recmetrics.errors import InputError
 
@@ -44,35 +44,6 @@ def _outputs(nb):
     for cell in nb.cells:
         if cell.cell_type == "code":
             yield cell, cell.get("outputs", [])
-
-
-# ---------------------------------------------------------------------------------- fixtures
-@pytest.fixture(scope="module")
-def built_book(tmp_path_factory):
-    """Build the whole book (every notebook, quick profile) into a temporary copy of book/."""
-    root = tmp_path_factory.mktemp(f"report-{DISTINCTIVE}")   # no published file may name it (issue 24 §1)
-    book = root / "book"
-    shutil.copytree(REPO / "book", book, ignore=shutil.ignore_patterns("_build", "generated", ".doctrees"))
-    notebooks = root / "notebooks"
-    shutil.copytree(REPO / "notebooks", notebooks, ignore=shutil.ignore_patterns("runs", ".ipynb_checkpoints",
-                                                                                 "findings", "results"))
-    timings = {}
-    t0 = time.perf_counter()
-    # every chapter keeps its claims and results, so their checks can be replayed at their null
-    replay = tmp_path_factory.mktemp("replay")
-    previous = os.environ.get("RECMETRICS_REPLAY_DIR")
-    os.environ["RECMETRICS_REPLAY_DIR"] = str(replay)
-    try:
-        index = report.build(profile="quick", dataset=DATASET, book_dir=book, notebooks_dir=notebooks,
-                             out=root / "site", log=None)
-    finally:
-        if previous is None:
-            os.environ.pop("RECMETRICS_REPLAY_DIR", None)
-        else:
-            os.environ["RECMETRICS_REPLAY_DIR"] = previous
-    timings["build"] = time.perf_counter() - t0
-    return {"root": root, "book": book, "index": index, "site": index.parent, "timings": timings,
-            "replay": replay}
 
 
 # ------------------------------------------------------------------------------------- tests
@@ -731,6 +702,7 @@ def test_a_repeated_split_is_named_in_the_set_up_and_a_single_one_is_not():
     assert context_text({"folds": 2, "repeats": 1}) == "2 folds"
 
 
+@pytest.mark.xdist_group("main-book-claims")   # beside the other tests of the book (scheduling.FIRST)
 def test_every_check_that_makes_several_comparisons_keeps_the_null_rate(built_book):
     """Every claim of the built book whose check makes two or more uncertain comparisons, replayed with
     all of them at their null: ``disagrees`` no more often than the rule's level (4.55 %) allows
