@@ -5,11 +5,17 @@ Measured: the wall time of the command, the CPU time of its process tree and the
 summed resident memory (sampled every 0.2 s, :class:`bench_scale.TreeMemory`), each chapter's
 execution time (the ``executed X in Ns`` lines of the build's log; chapters run side by side, so
 they add up to more than the wall time), and an unchanged rebuild (the same command without
-``--force``: every chapter kept). The table goes to ``benchmarks/results/bench_book_<profile>_<dataset>.json``,
+``--force``: every chapter kept). With ``--against REV`` the commit ``REV``'s code (a git worktree of
+it, on this environment) builds the book first, the same way, then this checkout's, one after the
+other in the one command, and :mod:`compare_builds` says whether the two computed the same values:
+speed measured side by side, on the machine as it is that hour. The table goes to ``benchmarks/results/bench_book_<profile>_<dataset>.json``,
 which the Guide's performance page shows with the machine it ran on.
 
     python benchmarks/bench_book.py                                   # quick profile, movielens-small
     python benchmarks/bench_book.py --profile paper --dataset insteval
+    python benchmarks/bench_book.py --seeds 0 1 2                     # a replicated build (split seeds 0, 1, 2)
+    python benchmarks/bench_book.py --profile paper --against fc4cc20  # an older commit's build first, then
+                                                                      # this one's, and whether they agree
 """
 from __future__ import annotations
 
@@ -25,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_scale import _LOG, TreeMemory  # noqa: E402
-from record import save_table  # noqa: E402
+from record import HERE, save_table  # noqa: E402
 
 
 def run(cmd: list[str], cwd: Path, env: dict) -> dict:
@@ -40,7 +46,8 @@ def run(cmd: list[str], cwd: Path, env: dict) -> dict:
         tail = (tail + [line])[-40:]
         m = _LOG.search(line)
         if m and m.group(1) == "executed":
-            chapters[m.group(2).removesuffix(".ipynb")] = float(m.group(3))
+            name = m.group(2).removesuffix(".ipynb")      # summed over the seeds of a replicated build
+            chapters[name] = chapters.get(name, 0.0) + float(m.group(3))
     rc = proc.wait()
     wall = time.perf_counter() - t0
     mem.stop()
@@ -51,37 +58,85 @@ def run(cmd: list[str], cwd: Path, env: dict) -> dict:
     return {"wall": wall, "cpu": cpu, "peak_mb": mem.peak / 2**20, "chapters": chapters}
 
 
+def _chapters(times: dict) -> str:
+    """``{chapter: seconds}`` as ``"03 127, 07 129"`` (the chapters' numbers)."""
+    return ", ".join(f"{k[:2]} {v:.0f}" for k, v in times.items())
+
+
 def _clock(seconds: float) -> str:
     return f"{int(seconds // 60)}:{round(seconds % 60):02d}"
+
+
+def build_twice(cmd: list[str], folder: Path, code: Path = HERE.parent) -> tuple[dict, dict]:
+    """A forced build from an empty run cache, then an unchanged rebuild, in ``folder`` (its run cache,
+    book work folder and site), with the recmetrics of the checkout ``code`` (default this one)."""
+    folder.mkdir(parents=True)
+    env = dict(os.environ, RECMETRICS_CACHE=str(folder / "cache"), RECMETRICS_BOOKS=str(folder / "books"),
+               PYTHONUNBUFFERED="1",
+               PYTHONPATH=os.pathsep.join([str(code), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    cmd = [*cmd, "--out", str(folder / "site")]
+    return run([*cmd, "--force"], folder, env), run(cmd, folder, env)
+
+
+def _rows(what: str, first: dict, again: dict) -> list[list]:
+    return [[f"{what}: every chapter executed", _clock(first["wall"]), round(first["wall"]),
+             round(first["cpu"]), round(first["peak_mb"] / 1024, 2), _chapters(first["chapters"])],
+            [f"{what}: unchanged rebuild", _clock(again["wall"]), round(again["wall"], 1),
+             round(again["cpu"], 1), round(again["peak_mb"] / 1024, 2),
+             _chapters(again["chapters"]) or "every chapter kept"]]
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(["git", "-C", str(HERE), *args], check=True, capture_output=True, text=True).stdout.strip()
 
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--profile", default="quick")
     p.add_argument("--dataset", default="movielens-small")
+    p.add_argument("--seeds", type=int, nargs="+", help="a replicated build at these split seeds")
+    p.add_argument("--against", metavar="REV", help="first build the book with the code of this commit (a git "
+                   "worktree of it), then with this checkout's, and compare what the two computed")
     a = p.parse_args(argv)
+    what = f"{a.profile} profile, {a.dataset}" + (f", split seeds {' '.join(map(str, a.seeds))}" if a.seeds else "")
+    cmd = [sys.executable, "-m", "recmetrics.cli", "report", "--profile", a.profile, "--dataset", a.dataset,
+           *(["--seeds", *map(str, a.seeds)] if a.seeds else [])]
+    notes = ["empty run cache; --force executes every chapter; chapters run side by side (--jobs: the "
+             "cores, at most 4); peak = summed resident memory of the process tree"]
     with tempfile.TemporaryDirectory(prefix="bench-book-") as tmp:
         tmp = Path(tmp)
-        env = dict(os.environ, RECMETRICS_CACHE=str(tmp / "cache"), PYTHONUNBUFFERED="1")
-        cmd = [sys.executable, "-m", "recmetrics.cli", "report", "--profile", a.profile, "--dataset", a.dataset,
-               "--out", str(tmp / "site")]
-        first = run([*cmd, "--force"], tmp, env)
-        again = run(cmd, tmp, env)
-    rows = [[f"{a.profile} profile, {a.dataset}: every chapter executed", _clock(first["wall"]), round(first["wall"]),
-             round(first["cpu"]), round(first["peak_mb"] / 1024, 2),
-             ", ".join(f"{k[:2]} {v:.0f}" for k, v in first["chapters"].items())],
-            [f"{a.profile} profile, {a.dataset}: unchanged rebuild", _clock(again["wall"]), round(again["wall"], 1),
-             round(again["cpu"], 1), round(again["peak_mb"] / 1024, 2), "every chapter kept"]]
+        rows = []
+        if a.against:
+            old = _git("rev-parse", "--short", f"{a.against}^{{commit}}")
+            code = tmp / "old-code"
+            _git("worktree", "add", "--detach", str(code), old)
+            try:
+                before = build_twice(cmd, tmp / "old", code)
+            finally:
+                _git("worktree", "remove", "--force", str(code))
+            rows += _rows(f"{what}, commit {old}", *before)
+        first, again = build_twice(cmd, tmp / "new")
+        rows += _rows(f"{what}, this commit" if a.against else what, first, again)
+        if a.against:
+            from compare_builds import differences
+
+            found = differences(*(tmp / side / "books" / "main" / "generated" for side in ("old", "new")))
+            for line in found:
+                print("DIFFERS:", line)
+            notes += [f"this commit against {old}: {before[0]['wall'] / first['wall']:.2f}x faster in wall time, "
+                      f"{before[0]['cpu'] / first['cpu']:.2f}x in CPU time (every chapter executed), the two builds "
+                      f"run one after the other in this command",
+                      "what the two builds computed (compare_builds.py: findings, tables, every chapter output): "
+                      + ("the same, bit for bit" if not found else
+                         f"{len(found)} difference(s), the first: {found[0][:300]}")]
     for row in rows:
         print(" | ".join(map(str, row)))
-    save_table(f"bench_book_{a.profile}_{a.dataset}",
-               f"The book: recmetrics report --profile {a.profile} --dataset {a.dataset} (whole process)",
+    notes.append(f"{sum(first['chapters'].values()):,.0f} s of chapter time in all")
+    save_table(f"bench_book_{a.profile}_{a.dataset}" + ("_seeds" if a.seeds else ""),
+               f"The book: recmetrics report --profile {a.profile} --dataset {a.dataset}"
+               + (f" --seeds {' '.join(map(str, a.seeds))}" if a.seeds else "") + " (whole process)",
                ["build", "wall (m:ss)", "wall s", "CPU s", "peak GB", "chapters (s; side by side)"], rows,
-               notes=["empty run cache; --force executes every chapter; chapters run side by side (--jobs: the "
-                      "cores, at most 4); peak = summed resident memory of the process tree",
-                      f"{sum(first['chapters'].values()):,.0f} s of chapter time in all"],
-               script="bench_book")
-
+               notes=notes, script="bench_book")
 
 if __name__ == "__main__":
     main()

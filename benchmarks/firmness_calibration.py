@@ -16,12 +16,14 @@ and observed against predicted changes. The chosen factor is what
 :data:`recmetrics.meta.firmness.SPLIT_FACTOR` should be.
 """
 import argparse
+import itertools
 import json
 import math
 import pickle
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from recmetrics.meta.firmness import DRAWS, firmness
@@ -31,6 +33,8 @@ from recmetrics.report.stability import honesty
 #: what a firm verdict must do on other seeds: keep its verdict in this share of the (row, pair of seeds),
 #: and the rows that change per pair stay within these multiples of the predicted number
 KEPT, RATIO = 0.97, (0.65, 1.5)
+#: the figures of :func:`recmetrics.report.stability.honesty` the calibration records
+FIGURES = ("firm_share", "firm_kept", "firm_rows", "observed", "predicted", "ratio", "opposite")
 
 
 def _rows(folder):
@@ -88,8 +92,7 @@ def main(argv=None):
             continue
         for factor in args.factors:
             h = honesty(v[seeds], f[factor][seeds])
-            out[part][str(factor)] = {k: h[k] for k in ("firm_share", "firm_kept", "firm_rows", "observed",
-                                                         "predicted", "ratio", "opposite")}
+            out[part][str(factor)] = {k: h[k] for k in FIGURES}
             print(f"{part} seeds {', '.join(seeds)}, factor {factor:g}: observed {h['observed']} / predicted "
                   f"{h['predicted']:.1f} = {h['ratio']:.2f}; firm {h['firm_share']:.1%}; firm rows kept "
                   f"{h['firm_kept']:.1%}; opposite {h['opposite']}")
@@ -102,6 +105,23 @@ def main(argv=None):
     out["chosen"] = best
     print(f"chosen on the fit seeds: factor {best:g}" + (f"; on the check seeds: {out['check'][str(best)]}"
                                                          if chk else ""))
+    seeds = list({**fit, **chk})
+    if len(seeds) > 3:    # one triple is one draw: the spread over every triple of the seeds, and all pooled
+        out["triples"] = {}
+        for factor in args.factors:
+            hs = [honesty(v[list(t)], f[factor][list(t)]) for t in itertools.combinations(seeds, 3)]
+            pooled = honesty(v[seeds], f[factor][seeds])
+            spread = {k: [float(np.min([h[k] for h in hs])), float(np.median([h[k] for h in hs])),
+                          float(np.max([h[k] for h in hs]))] for k in ("ratio", "firm_kept", "firm_share")}
+            short = {"ratio": sum(h["ratio"] < RATIO[0] or h["ratio"] > RATIO[1] for h in hs),
+                     "firm_kept": sum(h["firm_kept"] < KEPT for h in hs)}
+            out["triples"][str(factor)] = {"pooled": {k: pooled[k] for k in FIGURES}, "min_median_max": spread, "triples_outside": short, "triples": len(hs)}
+            print(f"all {len(seeds)} seeds pooled, factor {factor:g}: observed {pooled['observed']} / predicted "
+                  f"{pooled['predicted']:.1f} = {pooled['ratio']:.2f}; firm {pooled['firm_share']:.1%}; firm rows "
+                  f"kept {pooled['firm_kept']:.1%}; over the {len(hs)} triples (min / median / max): ratio "
+                  + " / ".join(f"{x:.2f}" for x in spread["ratio"]) + ", firm rows kept "
+                  + " / ".join(f"{x:.1%}" for x in spread["firm_kept"])
+                  + f"; triples outside the bounds: ratio {short['ratio']}, kept {short['firm_kept']}")
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1, default=float))
 

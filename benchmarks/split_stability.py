@@ -44,7 +44,7 @@ def main(argv=None):
         print(f"averaged over the {e['subsets']} triples of these {v.shape[1]} seeds: agrees under one and disagrees "
               f"under another {e['opposite']:.2f}; changed verdict {e['changed']:.2f} ({e['changed_share']:.1%}); "
               f"decided under every seed {e['decided_everywhere']:.2f} ({e['decided_share']:.1%})")
-    if f.notna().all().all():
+    if f.notna().any().all():    # every build computed firmness (NaN rows: uncertainty unknown)
         h = honesty(v, f)
         out["honesty"] = h
         print(f"firm (≥ 0.9) on average: {h['firm_share']:.1%} of the rows; of the rows firm under one seed, "
@@ -53,7 +53,8 @@ def main(argv=None):
             print(f"  seeds {p['seeds'][0]} / {p['seeds'][1]}: {p['observed']} rows changed, "
                   f"{p['predicted']:.1f} predicted")
         print(f"over the {len(h['pairs'])} pairs: {h['observed']} changed, {h['predicted']:.1f} predicted "
-              f"(observed / predicted {h['ratio']:.2f})")
+              f"(observed / predicted {h['ratio']:.2f}); rows of unknown firmness under a seed of the pair: "
+              f"{h['unknown']} (row, pair), of which {h['unknown_changed']} changed")
     else:
         print("(some builds carry no firmness: built before it was computed)")
     if args.json:

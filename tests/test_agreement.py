@@ -113,3 +113,60 @@ def test_agreement_se_is_a_bootstrap_over_users():
         agreement_se({"x": close})
     with pytest.raises(InputError, match="n_bootstrap"):
         agreement_se({"x": close, "y": clear}, n_bootstrap=1)
+
+
+def _scipy_tau(x, y):
+    import warnings
+
+    from scipy import stats
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", category=RuntimeWarning)
+        return float(stats.kendalltau(x, y, variant="b").statistic)
+
+
+@pytest.mark.parametrize("kind", ["continuous", "few levels", "one constant", "tiny offsets", "two systems"])
+def test_fast_tau_equals_scipy_and_the_pair_loop_bit_for_bit(kind):
+    """kendall_tau's pair counts and agreement_matrix's one call over every ordered pair give scipy's
+    τ-b to the last bit, ties, constant columns (NaN) and two systems included."""
+    rng = np.random.default_rng(len(kind))
+    for _ in range(60):
+        n = 2 if kind == "two systems" else int(rng.integers(3, 40))
+        x = rng.random((n, 6))
+        if kind == "few levels":
+            x = rng.integers(0, 3, (n, 6)).astype(float)
+        elif kind == "one constant":
+            x[:, 2] = 0.25
+        elif kind == "tiny offsets":
+            x = np.floor(x * 3) + 1e-12 * rng.integers(0, 2, (n, 6))
+        frame = pd.DataFrame(x, columns=list("abcdef"))
+        fast = ag.agreement_matrix(frame).to_numpy()
+        for i, a in enumerate(frame.columns):
+            for j, b in enumerate(frame.columns):
+                if i == j:
+                    assert fast[i, j] == 1.0
+                    continue
+                xa, xb = frame[a].to_numpy(), frame[b].to_numpy()
+                ref = np.nan if np.all(xa == xa[0]) or np.all(xb == xb[0]) else _scipy_tau(xa, xb)
+                assert np.array_equal(fast[i, j], ref, equal_nan=True)
+                assert np.array_equal(ag.kendall_tau(xa, xb), ref, equal_nan=True)
+
+
+def test_agreement_matrix_falls_back_to_the_pair_loop():
+    """τ-c, repeated labels or a non-finite value take the pair loop (which says what is wrong)."""
+    frame = pd.DataFrame({"a": [1, 2, 3, 4.0], "b": [1, 2, 4, 3.0], "c": [4, 3, 2, 1.0]})
+    assert ag.agreement_matrix(frame, variant="c").loc["a", "b"] == _scipy_tau_c(frame.a, frame.b)
+    with pytest.raises(InputError, match="NaN"):
+        ag.agreement_matrix(frame.assign(c=[1, np.nan, 2, 3]))
+
+
+def _scipy_tau_c(x, y):
+    from scipy import stats
+
+    return float(stats.kendalltau(x, y, variant="c").statistic)
+
+
+def test_long_vectors_still_go_to_scipy():
+    rng = np.random.default_rng(3)
+    x, y = rng.integers(0, 5, 600).astype(float), rng.random(600)
+    assert ag.kendall_tau(x, y) == _scipy_tau(x, y)

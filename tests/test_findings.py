@@ -261,3 +261,23 @@ def test_holds_all_is_one_family():
         fd.holds_all([0.1, 0.2], "<", 0.5, [0.1])
     verdict, detail = fd.threshold_reading([0.83, 0.86], ">=", 0.8, 0.05, [0.001, 0.001], name="'high' τ")
     assert verdict == "inconclusive" and "each of 2 values" in detail and "flips" in detail
+
+
+def test_student_p_value_shortcut_equals_scipy_t_sf():
+    """A comparison's p-value with finite degrees of freedom reads scipy's t.sf formula directly
+    (special.stdtr) and is computed once per comparison: the same float as 2·t.sf, domain edges too."""
+    import math
+
+    import numpy as np
+    from scipy import stats
+
+    from recmetrics.meta.comparisons import Comparison, _t_sf2
+
+    rng = np.random.default_rng(11)
+    for _ in range(2000):
+        t, df = float(rng.exponential(2.0)), float(rng.choice([rng.uniform(0.3, 500.0), rng.integers(1, 40)]))
+        assert _t_sf2(t, df) == float(2 * stats.t.sf(t, df))
+    for t, df in [(1.0, math.nan), (1.0, 0.0), (1.0, -2.0), (math.inf, 5.0), (0.0, 3.0)]:
+        assert np.array_equal(_t_sf2(t, df), float(2 * stats.t.sf(t, df)), equal_nan=True)
+    c = Comparison("x", 0.3, 0.1, df=7.0)
+    assert c.p == float(2 * stats.t.sf(0.3 / 0.1, 7.0)) and "p" in c.__dict__ and c.p is c.p

@@ -59,6 +59,42 @@ def test_exact_rows_are_firm_by_construction_and_say_so():
     assert list(table.firmness_basis) == ["exact values", "not testable", "not computed"]
 
 
+def test_an_inconclusive_resting_on_an_unknown_uncertainty_has_no_firmness_and_is_borderline():
+    # τ = 1 in every bootstrap sample: an se of 0 from samples is unknown, so nothing is decided here,
+    # while another split, whose τ spreads, may decide it; no replay can say how likely that is
+    perfect = lambda r: _ev(fd.holds(1.0, ">=", 0.99, fd.SE(0.0, n=200)))     # noqa: E731
+    assert perfect({}).verdict == "inconclusive"
+    assert _nan_unknown(fm.firmness(perfect, {}, "inconclusive", key="tau1"))
+    # entries tied at the Monte Carlo floor: a gate no redraw moves
+    from recmetrics.papers.checks import dp_best
+    results = {"dp": {"P@10": 0.001, "nDCG@10": 0.001, "AP@10": 0.2}, "dp_floor": 0.001,
+               "dp_se": {"P@10": 0.0, "nDCG@10": 0.0, "AP@10": 0.01}}
+    check = dp_best(["nDCG"])
+    assert check(results).verdict == "inconclusive"
+    table = fd.assess([fd.Claim("floor", "003", "c", "e", check=check)], results)
+    assert _nan_unknown((table.firmness[0], table.firmness_basis[0], 0))
+    assert fm.firm_label(table.firmness[0], table.firmness_basis[0]) == "borderline"
+    assert "borderline (uncertainty unknown): another split may read this differently" in fd.to_markdown(table)
+    # a perfect τ in every bootstrap resample agrees (the se of 0 is read as found), but says nothing of
+    # another split: its firmness is unknown too
+    from recmetrics.papers import parapar2021 as pp
+    import pandas as pd
+    tau = pd.DataFrame({"family": ["swap", "redundancy", "aspect"], "metric": ["ab-nDCG@10"] * 3,
+                        "tau": [1.0, 1.0, 1.0], "n_systems": 51, "tau_se": [0.0, 0.0, 0.0]})
+    row = fd.assess([c for c in pp.EXPERIMENT_CLAIMS if c.id == "exp1-ab-ndcg-perfect"], {"tau": tau})
+    assert row.verdict[0] == "agrees" and row.firmness_basis[0] == fm.UNKNOWN
+    # a decided verdict beside an unknown comparison keeps its simulated firmness
+    mixed = lambda r: _ev(fd.holds_all([0.2, 1.0], ">=", 0.5, [0.01, fd.SE(0.0, n=200)]))   # noqa: E731
+    assert mixed({}).verdict == "disagrees"
+    f, basis, _ = fm.firmness(mixed, {}, "disagrees", key="mixed")
+    assert basis == "simulated" and f == 1.0
+
+
+def _nan_unknown(result):
+    firm, basis, n = result
+    return math.isnan(firm) and basis == fm.UNKNOWN and n == 0
+
+
 def test_assess_reports_firmness_and_its_label():
     claims = [fd.Claim("near", "000", "c", "e", check=lambda r: _ev(fd.holds(0.545, ">", 0.5, 0.02))),
               fd.Claim("far", "000", "c", "e", check=lambda r: _ev(fd.holds(0.7, ">", 0.5, 0.02)))]
@@ -146,3 +182,10 @@ def test_an_open_choice_read_alike_under_every_reading_keeps_its_null_rate():
     one, size = fm.null_rate(claim.check, results, key="g", draws=2000)
     both, size2 = fm.null_rate(joint_check(claim, {"concat": results, "mean": results}), {}, key="g", draws=2000)
     assert size == size2 == 6 and one == both and 0.0 < one <= 0.05
+
+
+def test_the_guide_states_the_split_factor_the_code_uses():
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parents[1] / "book" / "guide" / "conventions.md").read_text(encoding="utf-8")
+    assert f"√2 · {fm.SPLIT_FACTOR:g} times its se" in guide

@@ -800,3 +800,23 @@ def test_a_site_is_replaced_whole(tmp_path):
     (new / "index.html").write_text("new")
     site.replace_dir(new, out)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["html"] and [p.name for p in out.iterdir()] == ["index.html"]
+
+
+@pytest.mark.slow
+def test_a_replicated_build_keeps_each_seed_apart_and_rebuilds_nothing_unchanged(tmp_path, kernel_env):
+    """Each further seed executes in its own work folder: the book's chapters stay at the first seed,
+    and an unchanged rebuild executes nothing (it once executed every other seed again)."""
+    project = _project(tmp_path / "proj")
+    site, gen = tmp_path / "site", project["generated"]
+    build = dict(book_dir=project["book"], notebooks_dir=project["notebooks"], out=site, seeds=[2, 5],
+                 benchmarks_dir=REPO / "benchmarks" / "results")
+    first: list[str] = []
+    report.build(log=first.append, **build)
+    assert sum(m.startswith("executed 01_a") for m in first) == 2, first
+    assert "A movielens-small 2 3" in _stream(gen / "01_a.ipynb")
+    assert "A movielens-small 5 3" in _stream(gen / ".seeds" / "seed-5" / "01_a.ipynb")
+    assert (gen / "replicated" / "seed-5").is_dir() and not (gen / "replicated" / "seed-2").exists()
+    again: list[str] = []
+    report.build(log=again.append, **build)
+    assert not [m for m in again if m.startswith(("executing ", "executed "))], again
+    assert "A movielens-small 2 3" in _stream(gen / "01_a.ipynb")

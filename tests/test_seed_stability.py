@@ -30,6 +30,18 @@ def test_honesty_counts_firm_rows_kept_and_changes_against_the_prediction():
     pred = {p["seeds"]: p["predicted"] for p in h["pairs"]}
     assert pred[("6", "7")] == pytest.approx(sum(1 - (a + b) / 2 for a, b in zip(f["6"], f["7"])))
     assert h["ratio"] == pytest.approx(4 / sum(pred.values())) and h["opposite"] == 0
+    assert h["unknown"] == 0
+
+
+def test_rows_of_unknown_firmness_predict_nothing_and_are_counted_apart():
+    v = pd.DataFrame({"6": ["agrees", "inconclusive", "inconclusive"],
+                      "7": ["agrees", "agrees", "inconclusive"]})
+    f = pd.DataFrame({"6": [1.0, math.nan, 0.8], "7": [0.95, 0.97, 0.6]})
+    h = st.honesty(v, f)
+    assert h["unknown"] == 1 and h["unknown_changed"] == 1
+    assert h["observed"] == 0 and h["predicted"] == pytest.approx(1 - 0.975 + 1 - 0.7)
+    # an unknown firmness is not firm: rows firm are a (both seeds) and b under seed 7 only
+    assert h["firm_share"] == pytest.approx((1 / 3 + 2 / 3) / 2) and h["firm_rows"] == 3
 
 
 @pytest.mark.parametrize("seeds, overrides, match", [

@@ -23,6 +23,9 @@ __all__ = ["kendall_tau", "tau_b", "tau_rows", "system_ranking_tau", "ranking_ta
 
 #: bootstrap resamples of the users behind :func:`agreement_se`
 N_BOOTSTRAP = 200
+#: up to this many systems :func:`kendall_tau` counts the pairs itself (:func:`tau_rows`, bit-identical
+#: to scipy's τ-b); longer vectors go to scipy's O(n log n) algorithm
+_PAIRWISE_MAX = 256
 
 
 def kendall_tau(x, y, variant: str = "b") -> float:
@@ -32,6 +35,8 @@ def kendall_tau(x, y, variant: str = "b") -> float:
     x, y = _vectors(x, y, "kendall_tau")
     if np.all(x == x[0]) or np.all(y == y[0]):
         return float("nan")
+    if variant == "b" and x.size <= _PAIRWISE_MAX:   # a few systems: τ-b from the pair counts, as scipy forms it
+        return float(tau_rows(x[None], y[None])[0])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=RuntimeWarning)
         return float(stats.kendalltau(x, y, variant=variant).statistic)
@@ -166,6 +171,10 @@ def agreement_matrix(rankings, method: str = "tau", variant: str = "b"):
     if method not in ("tau", "tau_ap"):
         raise InputError(f"method must be 'tau' or 'tau_ap', got {method!r}")
     names = list(frame.columns)
+    if method == "tau":
+        fast = _tau_matrix(frame, variant)
+        if fast is not None:
+            return pd.DataFrame(fast, index=pd.Index(names), columns=pd.Index(names))
     out = np.ones((len(names), len(names)))
     for a, na in enumerate(names):
         for b, nb in enumerate(names):
@@ -173,6 +182,26 @@ def agreement_matrix(rankings, method: str = "tau", variant: str = "b"):
                 out[a, b] = (kendall_tau(frame[na], frame[nb], variant) if method == "tau"
                              else tau_ap(frame[na], frame[nb]))
     return pd.DataFrame(out, index=pd.Index(names), columns=pd.Index(names))
+
+
+def _tau_matrix(frame, variant: str) -> np.ndarray | None:
+    """Every ordered pair's :func:`kendall_tau` (τ-b) of the columns of ``frame`` in one
+    :func:`tau_rows` call, which forms τ as scipy does (bit-identical, tested), with 1 on the
+    diagonal; None when the columns are not unique labels of finite numbers or τ-c is asked for
+    (the caller then computes pair by pair, and :func:`kendall_tau` says what is wrong)."""
+    if variant != "b" or not frame.columns.is_unique:
+        return None
+    try:
+        x = np.asarray(frame.to_numpy(), dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    if x.ndim != 2 or not np.isfinite(x).all():
+        return None
+    k = x.shape[1]
+    a, b = np.nonzero(~np.eye(k, dtype=bool))           # every ordered pair, the row's metric first
+    out = np.ones((k, k))
+    out[a, b] = tau_rows(x.T[a], x.T[b])
+    return out
 
 
 def _per_system(scores: dict, aggregate: str | None):

@@ -22,7 +22,8 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["NOISE_SE", "REL_TOL", "MIN_SE_SAMPLES", "SE", "Comparison", "compare", "family", "holm", "check_z", "REDRAW"]
+__all__ = ["NOISE_SE", "REL_TOL", "MIN_SE_SAMPLES", "SE", "Comparison", "compare", "family", "holm", "check_z", "REDRAW",
+           "undetermined"]
 
 #: a difference must exceed this many standard errors (of the difference) to decide a comparison;
 #: its two-sided level ``2·(1 − Φ(2)) = 4.55 %`` is the error rate the rule promises, per claim
@@ -33,7 +34,8 @@ REL_TOL = 1e-9
 MIN_SE_SAMPLES = 2
 #: the redraw in force while a check is replayed (:mod:`recmetrics.meta.firmness`), else ``None``: an
 #: object with ``inputs(a, b, se_a, se_b, reps_a, reps_b) -> (a, b, reps_a, reps_b)`` (the estimates as
-#: another draw reads them) and ``outcome(Comparison) -> Comparison``
+#: another draw reads them), ``outcome(Comparison) -> Comparison`` and ``gates``, a set of what the
+#: check decided on with an uncertainty nobody knows (:func:`undetermined`)
 REDRAW: ContextVar = ContextVar("recmetrics_redraw", default=None)
 
 
@@ -110,6 +112,17 @@ def _quantile(z: float, df: float) -> float:
     from scipy import stats
 
     return float(stats.t.ppf(stats.norm.cdf(z), df))
+
+
+def _t_sf2(t: float, df: float) -> float:
+    """``2 · P(T > t)`` for Student's t with ``df`` degrees of freedom: ``scipy.stats.t.sf``'s own
+    formula (``special.stdtr(df, -t)``) without its argument handling, bit-identical (tested);
+    arguments outside its domain go through ``t.sf`` itself."""
+    from scipy import special, stats
+
+    if df > 0 and math.isfinite(t):
+        return float(2 * special.stdtr(df, -t))
+    return float(2 * stats.t.sf(t, df))
 
 
 def _level(z: float) -> float:
@@ -189,10 +202,11 @@ class Comparison:
             signs.add(0 if abs(gap) <= band else (1 if gap > 0 else -1))
         return signs.pop() if len(signs) == 1 else 0
 
-    @property
+    @functools.cached_property
     def p(self) -> float:
         """Two-sided p-value of ``gap ≠ 0`` beyond the tolerance (1 when undecidable, 0 for an exact gap):
-        ``p < level(z)`` exactly when :meth:`sign` decides, so Holm's step-down can order comparisons."""
+        ``p < level(z)`` exactly when :meth:`sign` decides, so Holm's step-down can order comparisons.
+        Computed once per comparison (its fields are frozen)."""
         ps, dirs = [], set()
         if self.tie_holds and self.exact and abs(self.gap) <= self.tol:
             return 1.0
@@ -206,9 +220,7 @@ class Comparison:
             elif math.isinf(df):
                 ps.append(math.erfc(excess / se / math.sqrt(2.0)))
             else:
-                from scipy import stats
-
-                ps.append(float(2 * stats.t.sf(excess / se, df)))
+                ps.append(_t_sf2(excess / se, df))
         return max(ps) if len(dirs) == 1 else 1.0
 
     @property
@@ -283,6 +295,18 @@ def compare(a: float, b: float, se_a=0.0, se_b=0.0, *, reps_a=None, reps_b=None,
     tol = REL_TOL * max(1.0, abs(a), abs(b)) if math.isfinite(gap) else 0.0
     c = Comparison(shown, gap, se, df, tol, votes, rep_gap=rep_gap, rep_se=rep_se)
     return c if redraw is None else redraw.outcome(c)
+
+
+def undetermined(reason: str) -> None:
+    """Say that a check decides on something no redraw of its estimates can move and whose
+    uncertainty the data do not give: entries tied at the Monte Carlo floor ``1/(B+1)``, which more
+    permutations or another split could order; a statistic that read the same in every bootstrap
+    resample (an se of 0 that says nothing of another split). Outside a replay nothing happens;
+    during one (:data:`REDRAW`), the replay records ``reason``, so the verdict's firmness is reported
+    unknown rather than firm by construction."""
+    redraw = REDRAW.get()
+    if redraw is not None:
+        redraw.gates.add(str(reason))
 
 
 def holm(comparisons: Iterable[Comparison], *, z: float = NOISE_SE) -> list[Comparison]:

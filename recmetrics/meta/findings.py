@@ -42,7 +42,7 @@ import numpy as np
 
 from ..errors import InputError
 from .comparisons import MIN_SE_SAMPLES, NOISE_SE, REL_TOL, SE, Comparison, compare, family
-from .firmness import DRAWS, keep_for_replay, row_firmness
+from .firmness import DRAWS, keep_for_replay, replay_session, row_firmness
 
 __all__ = ["Claim", "Evidence", "VERDICTS", "NOISE_SE", "REL_TOL", "MIN_SE_SAMPLES", "SE", "Comparison", "compare",
            "family", "Verdict", "decide", "jointly", "undecidable", "weakest", "group_comparisons", "row_firmness",
@@ -398,27 +398,33 @@ def assess(claims: Iterable[Claim], results: Mapping[str, Any], context: Mapping
 
     rows = []
     seen = set()
-    for claim in claims:
-        if claim.id in seen:
-            raise InputError(f"claim id {claim.id!r} appears twice")
-        seen.add(claim.id)
-        computed = True
-        try:
-            ev = claim.check(results)
-        except KeyError as exc:
-            ev, computed = Evidence("inconclusive", None, f"not computed here: {exc.args[0]!r}"), False
-        if not isinstance(ev, Evidence):
-            raise InputError(f"the check of claim {claim.id!r} returned {type(ev).__name__}, expected Evidence")
-        value = None if ev.value is None or not math.isfinite(float(ev.value)) else float(ev.value)
-        firm, basis = row_firmness(claim.check, results, ev.verdict if computed else None, key=claim.id,
-                                   context=context, draws=draws)
-        rows.append({"id": claim.id, "paper": claim.paper, "claim": claim.claim,
-                     "paper_evidence": claim.paper_evidence, "verdict": str(ev.verdict), "value": value,
-                     "our_evidence": ev.detail, "deviations": deviation_text, "firmness": firm,
-                     "firmness_basis": basis, **dict(context or {})})
+    with replay_session():   # the rows' replays share the summaries of the results they read
+        for claim in claims:
+            rows.append(_assess_row(claim, seen, results, context, deviation_text, draws))
     return pd.DataFrame(rows, columns=["id", "paper", "claim", "paper_evidence", "verdict", "value",
                                        "our_evidence", "deviations", "firmness", "firmness_basis",
                                        *dict(context or {})])
+
+
+def _assess_row(claim, seen: set, results, context, deviation_text: str, draws: int) -> dict:
+    """One row of :func:`assess`."""
+    if claim.id in seen:
+        raise InputError(f"claim id {claim.id!r} appears twice")
+    seen.add(claim.id)
+    computed = True
+    try:
+        ev = claim.check(results)
+    except KeyError as exc:
+        ev, computed = Evidence("inconclusive", None, f"not computed here: {exc.args[0]!r}"), False
+    if not isinstance(ev, Evidence):
+        raise InputError(f"the check of claim {claim.id!r} returned {type(ev).__name__}, expected Evidence")
+    value = None if ev.value is None or not math.isfinite(float(ev.value)) else float(ev.value)
+    firm, basis = row_firmness(claim.check, results, ev.verdict if computed else None, key=claim.id,
+                               context=context, draws=draws)
+    return {"id": claim.id, "paper": claim.paper, "claim": claim.claim,
+            "paper_evidence": claim.paper_evidence, "verdict": str(ev.verdict), "value": value,
+            "our_evidence": ev.detail, "deviations": deviation_text, "firmness": firm,
+            "firmness_basis": basis, **dict(context or {})}
 
 
 def findings_dir() -> Path:
@@ -548,8 +554,9 @@ def to_markdown(table) -> str:
                       f"{_markdown_cell('; '.join(dev))}.*", ""]
         lines += head
         for anchor, _, firm, basis, row in group:
-            label = firm_label(firm)
-            how = (f"{float(firm):.2f}" if str(basis or "") in ("", "simulated") else str(basis)) if label else ""
+            basis = "" if basis is None or basis != basis else str(basis)
+            label = firm_label(firm, basis)
+            how = (f"{float(firm):.2f}" if basis in ("", "simulated") else basis) if label else ""
             firm_text = f"<br>{label} ({how})" + (f": {BORDERLINE}" if label == "borderline" else "") if label else ""
             lines.append(f"| <span id=\"{anchor}\"></span>{_markdown_cell(row.claim)} | {_markdown_cell(row.paper)} | "
                          f"{_markdown_cell(row.paper_evidence)} | {_markdown_cell(row.our_evidence)} | "

@@ -18,9 +18,13 @@ How an estimate is redrawn (:class:`Predictive`):
   per estimate (the same value and se in two comparisons of one replay move together);
 * exact values (closed forms, counts, definitions) are not redrawn: a check that makes no uncertain
   comparison is firm by construction (basis ``"exact values"``), as is a claim the set-up cannot test
-  (``"not testable"``) or one whose result was not computed (``"not computed"``). A comparison whose
-  uncertainty is unknown decides nothing on any split (its verdict stays ``inconclusive``), so it is
-  not redrawn either.
+  (``"not testable"``) or one whose result was not computed (``"not computed"``);
+* a comparison whose uncertainty is unknown (an se of 0 from samples that all read the same, too
+  few replicates) cannot be redrawn: it decides nothing on this split, but another split, with a
+  known uncertainty, may decide it. An ``inconclusive`` that rests on one has no computable
+  firmness: its basis is :data:`UNKNOWN` (NaN), and it is shown as borderline. So has any verdict
+  that passed a gate no redraw moves (:func:`recmetrics.meta.comparisons.undetermined`: entries tied
+  at the Monte Carlo floor, a τ that read the same in every bootstrap resample of the users).
 
 The replays stop early once the share is clearly on one side of :data:`FIRM` (at least
 :data:`MIN_DRAWS`, batches of :data:`BATCH`, at most ``draws``), seeded from the claim's id, so a
@@ -35,6 +39,7 @@ that claim, which the family rule keeps at its level however many comparisons th
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import math
@@ -48,13 +53,16 @@ import numpy as np
 
 from .comparisons import REDRAW, Comparison
 
-__all__ = ["FIRM", "BORDERLINE", "DRAWS", "MIN_DRAWS", "BATCH", "SPLIT_FACTOR", "Predictive", "Null", "replay", "firmness",
-           "null_rate", "firm_label", "replay_cached", "row_firmness", "keep_for_replay"]
+__all__ = ["FIRM", "BORDERLINE", "UNKNOWN", "DRAWS", "MIN_DRAWS", "BATCH", "SPLIT_FACTOR", "Predictive", "Null", "replay",
+           "firmness", "null_rate", "firm_label", "replay_cached", "replay_session", "row_firmness", "keep_for_replay"]
 
 #: a verdict at least this firm is shown as firm; below it, as borderline
 FIRM = 0.9
 #: the words a borderline verdict carries
 BORDERLINE = "another split may read this differently"
+#: the basis of a firmness the data cannot give: an inconclusive verdict resting on an unknown uncertainty,
+#: or any verdict that passed a gate no redraw moves
+UNKNOWN = "uncertainty unknown"
 #: replays at most per row, at least, and per batch between the stopping checks
 DRAWS, MIN_DRAWS, BATCH = 120, 40, 20
 #: how much further another split's estimate lies than the standard errors of this split say: the
@@ -79,6 +87,34 @@ def _key(x):
     if isinstance(x, dict):
         return ("dict", *((_key(k), _key(v)) for k, v in x.items()))
     return ("id", id(x))
+
+
+#: the memo every replay of a session shares (:func:`replay_session`), None outside one
+_SESSION: ContextVar = ContextVar("recmetrics_replay_session", default=None)
+
+
+@contextlib.contextmanager
+def replay_session():
+    """Within the block, the replays of every claim share one memo of :func:`replay_cached` results:
+    the claims of a chapter read the same results objects (a robustness study, say), whose summaries
+    are then computed once for all the rows' replays instead of once per row. Nested sessions share
+    the outer one's memo; the memo (and the objects it keeps alive, so no id is reused) is dropped
+    when the outermost block ends. The values read are the same (the cached functions do not depend
+    on the redraw)."""
+    if _SESSION.get() is not None:
+        yield
+        return
+    token = _SESSION.set({})
+    try:
+        yield
+    finally:
+        _SESSION.reset(token)
+
+
+def _replay_memo() -> dict:
+    """The memo a row's replays use: the session's when one is open, else a fresh one."""
+    shared = _SESSION.get()
+    return {} if shared is None else shared
 
 
 def replay_cached(fn):
@@ -116,6 +152,9 @@ class _Draws:
         self.rng = rng
         self._eps: dict = {}
         self.keys: set = set()
+        #: comparisons of unknown uncertainty; gates no redraw moves (:func:`~recmetrics.meta.comparisons.undetermined`)
+        self.unknown: set = set()
+        self.gates: set = set()
 
     def eps(self, key) -> float:
         if key not in self._eps:
@@ -162,6 +201,9 @@ class Predictive(_Draws):
         return a, b, reps_a, reps_b
 
     def outcome(self, c: Comparison) -> Comparison:
+        se = c.total_se
+        if math.isinf(se) or math.isnan(se):
+            self.unknown.add(c.label)
         return c
 
 
@@ -214,9 +256,11 @@ def firmness(check: Callable, results: Mapping[str, Any], verdict: str, *, key: 
              draws: int = DRAWS, factor: float = SPLIT_FACTOR) -> tuple[float, str, int]:
     """``(firmness, basis, replays)``: the share of replays under :class:`Predictive` (``factor``) that
     read ``verdict``; ``basis`` is ``"exact values"`` (firmness 1) when the check redrew nothing, else
-    ``"simulated"``. ``key`` (the claim's id) and ``seed`` seed the replays."""
+    ``"simulated"``; ``(NaN, UNKNOWN, 0)`` for an ``inconclusive`` resting on a comparison whose
+    uncertainty is unknown, and for any verdict that passed a gate no redraw moves
+    (:func:`~recmetrics.meta.comparisons.undetermined`). ``key`` (the claim's id) and ``seed`` seed the replays."""
     rng = _rng(key, seed)
-    memo = _MEMO.set({})
+    memo = _MEMO.set(_replay_memo())
     try:
         return _firmness(check, results, verdict, rng, draws, factor)
     finally:
@@ -230,6 +274,8 @@ def _firmness(check, results, verdict, rng, draws, factor):
             redraw = Predictive(rng, factor)
             same += replay(check, results, redraw) == verdict
             n += 1
+            if n == 1 and (redraw.gates or (redraw.unknown and verdict == "inconclusive")):
+                return math.nan, UNKNOWN, 0
             if n == 1 and not redraw.keys:
                 return 1.0, "exact values", 0
         p = same / n
@@ -244,7 +290,7 @@ def null_rate(check: Callable, results: Mapping[str, Any], *, key: str = "", see
     how many uncertain comparisons the check makes (0: nothing to simulate, the share is NaN)."""
     rng = _rng(key, seed)
     hits, size = 0, 0
-    memo = _MEMO.set({})
+    memo = _MEMO.set(_replay_memo())
     try:
         for i in range(draws):
             redraw = Null(rng)
@@ -257,8 +303,11 @@ def null_rate(check: Callable, results: Mapping[str, Any], *, key: str = "", see
     return hits / draws, size
 
 
-def firm_label(value) -> str:
-    """``"firm"`` at or above :data:`FIRM`, ``"borderline"`` below, ``""`` when not computed."""
+def firm_label(value, basis: str = "") -> str:
+    """``"firm"`` at or above :data:`FIRM`, ``"borderline"`` below or when the ``basis`` is
+    :data:`UNKNOWN`, ``""`` when not computed."""
+    if basis == UNKNOWN:
+        return "borderline"
     try:
         v = float(value)
     except (TypeError, ValueError):

@@ -382,11 +382,11 @@ class _Context:
                     # read from arrays without NaN (each checked once, not once per system and sample)
                     clean = all(no_nan(v) and no_nan(rv) for (v, _, _, _, rv), (_, b) in zip(per_fold, index)
                                 if b[c + 1] > b[c])
-                    for res, res_rep, (pooled, by_rep) in zip(results, results_rep,
-                                                              _means(x, aggs, self.specs, lab, reps, clean)):
+                    for res, res_rep, (pooled, (have, values)) in zip(results, results_rep,
+                                                                      _means(x, aggs, self.specs, lab, reps, clean)):
                         res[:, c] = pooled
-                        for r, values in by_rep.items():
-                            res_rep[r, :, c] = values
+                        if len(have):
+                            res_rep[have, :, c] = values
             # with replicates, each mean's values are (1 + R, specs, systems): the pooled value, then one per replicate
             packed = [np.concatenate([res[None], res_rep]) if reps else res for res, res_rep in zip(results, results_rep)]
             out.append(packed[0] if isinstance(aggregate, str) else tuple(packed))
@@ -412,9 +412,9 @@ class _Context:
 
 def _means(x: np.ndarray, aggs: Sequence[str], specs, labels: np.ndarray | None = None, reps: int = 0,
            clean: bool = False) -> list:
-    """Per mean of ``aggs``, ``(pooled, {replicate: values})``: the ``(n_specs,)`` aggregates of the
-    rows of ``x`` (units × specs, C-ordered) and of each replicate's rows (``labels``, 0..reps-1;
-    a replicate without rows is left out), each bit-identical to
+    """Per mean of ``aggs``, ``(pooled, (replicates, values))``: the ``(n_specs,)`` aggregates of the
+    rows of ``x`` (units × specs, C-ordered) and, row by row of ``values``, of each replicate's rows
+    (``labels``, 0..reps-1; a replicate without rows is left out of ``replicates``), each bit-identical to
     ``aggregate(x[labels == r].T, mean, axis=1, metric=specs)``. The values are transformed once per
     mean (:func:`~recmetrics.metrics.aggregate.transformed`, elementwise) and a replicate's rows of
     the transform are laid out as ``x[labels == r]`` (rows sorted stably by replicate, sliced), so
@@ -431,13 +431,31 @@ def _means(x: np.ndarray, aggs: Sequence[str], specs, labels: np.ndarray | None 
             m, t = "arithmetic", x.T
         else:
             m, t = transformed(x.T, a, axis=1, metric=specs)
-        by_rep = {}
+        by_rep = (np.zeros(0, dtype=np.intp), np.zeros((0, t.shape[0])))
         if reps:
-            rows = t.T[order]
-            by_rep = {r: untransformed(m, rows[edges[r]:edges[r + 1]].T.mean(axis=1))
-                      for r in range(reps) if edges[r + 1] > edges[r]}
+            by_rep = _replicate_means(m, t.T[order], edges)
         out.append((untransformed(m, t.mean(axis=1)), by_rep))
     return out
+
+
+def _replicate_means(m: str, rows: np.ndarray, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(replicates, values)``: the mean ``m`` of each replicate's rows of ``rows`` (units × specs on
+    the mean's scale, C-ordered, replicate ``r``'s rows ``edges[r]:edges[r + 1]``) for the replicates
+    that have rows, each equal bit for bit to ``untransformed(m, rows[edges[r]:edges[r + 1]].T.mean(axis=1))``.
+    numpy sums such a block row after row (the units are not the inner axis), so every replicate's
+    rows are laid out in one ``(replicates, longest, specs)`` block padded with ``-0.0`` (which
+    leaves any sum as it is, a ``-0.0`` too) and summed over its middle axis, in the same order, in
+    one call (tested). One spec alone is summed pairwise by numpy (the units are then the inner
+    axis): those are taken one replicate at a time, as written above."""
+    from ..metrics.aggregate import untransformed
+
+    counts = np.diff(edges)
+    have = np.flatnonzero(counts)
+    if rows.shape[1] < 2:
+        return have, np.array([untransformed(m, rows[edges[r]:edges[r + 1]].T.mean(axis=1)) for r in have])
+    block = np.full((len(counts), int(counts.max()), rows.shape[1]), -0.0)
+    block[np.repeat(np.arange(len(counts)), counts), np.arange(len(rows)) - np.repeat(edges[:-1], counts)] = rows
+    return have, untransformed(m, block.sum(axis=1)[have] / counts[have][:, None])
 
 
 def _task(ctx: _Context, scenario: str, size: float, seeds: Sequence[int], aggregate: str) -> list[np.ndarray]:

@@ -42,18 +42,18 @@ def _columns(pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _running(y: np.ndarray, counts: np.ndarray, exclusive: np.ndarray | None = None) -> None:
-    """In place, the inclusive running sums of ``y`` laid out by :func:`_columns`: block ``p`` adds
-    block ``p - 1`` (contiguous slices, no gathering); ``exclusive`` (optional): the sum before each
-    element (0 in block 0)."""
+    """In place, the inclusive running sums of ``y`` laid out by :func:`_columns` along its last
+    axis (several rows of values share one layout): block ``p`` adds block ``p - 1`` (contiguous
+    slices, no gathering); ``exclusive`` (optional): the sum before each element (0 in block 0)."""
     if exclusive is not None:
-        exclusive[:counts[0]] = 0.0
+        exclusive[..., :counts[0]] = 0.0
     end = 0
     for p in range(1, len(counts)):
         n, prev = int(counts[p]), end
         end += int(counts[p - 1])
-        y[end:end + n] += y[prev:prev + n]
+        y[..., end:end + n] += y[..., prev:prev + n]
         if exclusive is not None:
-            exclusive[end:end + n] = y[prev:prev + n]
+            exclusive[..., end:end + n] = y[..., prev:prev + n]
 
 
 def seg_cumsum(x: np.ndarray, pos: np.ndarray) -> np.ndarray:

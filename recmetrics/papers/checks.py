@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..meta.comparisons import undetermined
 from ..meta.findings import NOISE_SE, SE, Evidence, best_of, compare, family, group_comparisons, weakest
 from ..meta.firmness import replay_cached
 from ..meta.replicates import spread
@@ -320,6 +321,7 @@ def dp_best(group: Sequence[Any] | Callable[[pd.Index], Sequence[Any]], key: str
         top = values.sort_values()
         head = f"{what} (lower is better; best: {', '.join(f'{m} {v:.4g}' for m, v in top.iloc[:3].items())})"
         if stuck and rivals:
+            undetermined("entries tied at the Monte Carlo floor")
             return Evidence("inconclusive", float(values[members].max()),
                             f"{head}: {', '.join(map(str, stuck))} and {', '.join(map(str, rivals))} are all at the "
                             f"Monte Carlo floor (every pair p = 1/(B+1), DP {floor:.4g}): the test cannot order them")
@@ -328,6 +330,7 @@ def dp_best(group: Sequence[Any] | Callable[[pd.Index], Sequence[Any]], key: str
         if in_order:
             for a, b in zip(members, members[1:]):
                 if a in at_floor and b in at_floor:
+                    undetermined("entries tied at the Monte Carlo floor")
                     steps.append(None)
                     continue
                 c = compare(values[b], values[a], se.get(b), se.get(a), reps_a=(reps or {}).get(b),
@@ -380,6 +383,7 @@ def deeper_better(key: str, what: str, *, larger_better: bool, metric: str = "")
         for i, a in enumerate(cuts):          # a shallower than b; gap > 0: the deeper one is better
             for b in cuts[i + 1:]:
                 if a in at_floor and b in at_floor:
+                    undetermined("cut-offs tied at the Monte Carlo floor")
                     continue
                 x, y, sx, sy, rx, ry = s[b], s[a], se[b], se[a], reps.get(b), reps.get(a)
                 if pair is not None:

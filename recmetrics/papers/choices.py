@@ -115,6 +115,7 @@ def assess_choices(claims: Iterable, results_by_choice: Mapping[str, Mapping[str
     estimates (``draws`` as :func:`~recmetrics.meta.findings.assess`).
     """
     from ..meta.findings import DRAWS, assess, keep_for_replay, row_firmness
+    from ..meta.firmness import replay_session
 
     draws = DRAWS if draws is None else draws
     claims = list(claims)
@@ -147,10 +148,11 @@ def assess_choices(claims: Iterable, results_by_choice: Mapping[str, Mapping[str
                 f"{r} → {verdicts[r]} ({tables[r].our_evidence.iloc[i]})" for r in readings)
     first[f"{choice}_verdicts"] = per_row
     # the firmness of the row's own rule: every reading replayed under one redraw, a flip is inconclusive
-    for i, claim in enumerate(claims):
-        joint = joint_check(claim, results_by_choice)
-        computed = not str(first.our_evidence.iloc[i]).startswith("not computed here")
-        firm, basis = row_firmness(joint, {}, first.verdict.iloc[i] if computed else None, key=claim.id,
-                                   context=context, draws=draws)
-        first.loc[first.index[i], "firmness"], first.loc[first.index[i], "firmness_basis"] = firm, basis
+    with replay_session():   # the rows' replays share the summaries of the results they read
+        for i, claim in enumerate(claims):
+            joint = joint_check(claim, results_by_choice)
+            computed = not str(first.our_evidence.iloc[i]).startswith("not computed here")
+            firm, basis = row_firmness(joint, {}, first.verdict.iloc[i] if computed else None, key=claim.id,
+                                       context=context, draws=draws)
+            first.loc[first.index[i], "firmness"], first.loc[first.index[i], "firmness_basis"] = firm, basis
     return first

@@ -57,6 +57,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from ..meta.comparisons import undetermined
 from ..meta.firmness import replay_cached
 from ..meta.findings import (SE, Claim, Evidence, best_of, compare, decide, holds, holds_all, jointly, not_testable,
                              threshold_reading)
@@ -216,6 +217,8 @@ def _tau_of(tau: pd.DataFrame, family: str, names: Iterable[str], *, any_item: b
         m = row["metric"]
         if _base(m) in names and (any_item is None or (not _param(m, "relevant_only", True)) == any_item):
             out[m] = (float(row["tau"]), _se_of(row))
+            if out[m][1] == 0:
+                undetermined(f"τ of {m} the same in every bootstrap resample")
     return out
 
 

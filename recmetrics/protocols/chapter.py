@@ -222,21 +222,31 @@ def sparsity_curves(train, test, systems, *, removed=(0.0, 0.2, 0.4, 0.6, 0.8), 
     keys = rng.random(len(test))
     rows, frames = [], {}
     one = f"TI-1R-NN(n={DEFAULT_N})"
+    def bounds_sets(te, size):   # the 1R and AR sets of Eq. 4.2, built once for every system
+        return tuple(build_targets(train, te, f"TI-{kind}-NN(n={size})", threshold=threshold, seed=seed, users=who)
+                     for kind in ("1R", "AR"))
+
+    full_bounds = {}              # nothing removed: the bounds at |N_u| = DEFAULT_N, again in the size curve
     for frac in removed:
         te = test[keys >= frac]
         ts = build_targets(train, te, "TI-AR-AN", threshold=threshold, seed=seed, users=who)
         frames[(frac, RANDOM, "AR")] = pd.DataFrame({"user": ts.users,
                                                      "value": random_precision_per_set(ts, n, threshold)})
+        sets = bounds_sets(te, DEFAULT_N)
         for name, s in systems.items():
             ar = evaluate(s, train, te, "TI-AR-AN", f"P@{n}", seed=seed, threshold=threshold, targets=ts)
-            r1 = evaluate(s, train, te, one, f"P@{n}", seed=seed, threshold=threshold, users=who)
-            b = eq42_bounds(s, train, te, n, size=DEFAULT_N, threshold=threshold, seed=seed, users=who)
+            r1 = evaluate(s, train, te, one, f"P@{n}", seed=seed, threshold=threshold, targets=sets[0])
+            b = eq42_bounds(s, train, te, n, size=DEFAULT_N, threshold=threshold, seed=seed, users=who, targets=sets)
+            if len(te) == len(test):
+                full_bounds[name] = b
             frames[(frac, name, "AR")] = _frame(ar.per_set, f"P@{n}")
             frames[(frac, name, "1R")] = _frame(r1.per_set, f"P@{n}")
             rows += [("removed", frac, name, "lower", b["lower"]), ("removed", frac, name, "upper", b["upper"])]
     for size in sizes:
+        sets = None if size == DEFAULT_N and len(full_bounds) == len(systems) else bounds_sets(test, size)
         for name, s in systems.items():
-            b = eq42_bounds(s, train, test, n, size=size, threshold=threshold, seed=seed, users=who)
+            b = full_bounds[name] if sets is None else eq42_bounds(s, train, test, n, size=size, threshold=threshold,
+                                                                   seed=seed, users=who, targets=sets)
             rows += [("size", size + 1, name, "1R", b["value"]), ("size", size + 1, name, "lower", b["lower"]),
                      ("size", size + 1, name, "upper", b["upper"])]
     reps = replicates(frames, n_bootstrap=n_bootstrap, seed=seed)
@@ -271,18 +281,26 @@ class Sweep:
     ratings_per_item: float = float("nan")
 
 
+@functools.lru_cache(maxsize=8)
+def _simulated(alpha: float, like: str, seed: int):
+    """Power-law data shaped like ``like`` (``rm.datasets.load("powerlaw", ...)``), drawn once for
+    :func:`alpha_sweep` and :func:`fig44_side_panels`, which read the same simulations (never changed)."""
+    from ..data import datasets
+
+    return datasets.load("powerlaw", alpha=alpha, like=like, seed=seed)
+
+
 def alpha_sweep(like: str, systems, *, alphas=(0.0, 0.5, 1.0, 1.5, 2.0), design: str = f"TI-1R-NN(n={DEFAULT_N})",
                 metric: str = "P@10", users: int | None = None, test_size: float = 0.2, threshold: float = 4.0,
                 seed: int = 0, n_bootstrap: int = N_BOOTSTRAP) -> Sweep:
     """Fig. 4.4 (centre): ``metric`` of each system on power-law data shaped like ``like`` for each α,
     beside the analytic random expectation. The thesis shows 1R ("We show only the 1R design, but
     the effect is the same in AR", §4.5.2), hence the default design."""
-    from ..data import datasets
     from ..data.splits import holdout
 
     rows, reps, per_item = [], [], float("nan")
     for k, a in enumerate(alphas):
-        ds = datasets.load("powerlaw", alpha=a, like=like, seed=seed)
+        ds = _simulated(a, like, seed)
         per_item = len(ds.ratings) / ds.ratings["item"].nunique()
         train, test = holdout(ds.ratings, test_size, seed=seed)
         f, _, _ = evaluate_systems(fit_all(systems, train), train, test, design, [metric],
@@ -323,7 +341,8 @@ def random_vs_analytic(train, test, designs=(f"TI-1R-NN(n={DEFAULT_N})", "TI-AR-
         parts = []
         for s in seeds:
             rnd = recommenders.create("Random", seed=s).fit(train)
-            r = evaluate(rnd, train, test, spec, "P@10", seed=s, threshold=threshold, users=who)
+            r = evaluate(rnd, train, test, spec, "P@10", seed=s, threshold=threshold, users=who,
+                         targets=ts if s == seed else None)   # the sets of the expectation, drawn with this seed
             parts.append((s, float(r.aggregate.iloc[0]), _frame(r.per_set, "P@10")))
         pooled = {spec: pd.concat([p[2] for p in parts], ignore_index=True)}
         se = max(null_se, float(replicates(pooled, n_bootstrap=n_bootstrap, seed=seed).std(ddof=1).iloc[0]))
@@ -394,7 +413,7 @@ def fig44_side_panels(like: str, *, alphas=(0.0, 0.5, 1.0, 1.5, 2.0), datasets=(
     the real ``datasets``; ``positive``: :func:`positive_concentration` per real data set (one row each)."""
     from ..data import datasets as registry
 
-    sims = {f"α = {a:g}": registry.load("powerlaw", alpha=a, like=like, seed=seed).ratings for a in alphas}
+    sims = {f"α = {a:g}": _simulated(a, like, seed).ratings for a in alphas}
     real = {name: registry.load(name).ratings for name in dict.fromkeys(datasets)}
     positive = pd.DataFrame([{"data": name, **positive_concentration(r, threshold=threshold)}
                              for name, r in real.items()])

@@ -92,17 +92,21 @@ def sigma_delta(train: pd.DataFrame, test: pd.DataFrame, design: "str | Design" 
 
 
 def eq42_bounds(system, train: pd.DataFrame, test: pd.DataFrame, n: int = 10, *, size: int = 100,
-                candidates: str = "TI", threshold: float = 4.0, seed: int = 0, users=None) -> dict:
+                candidates: str = "TI", threshold: float = 4.0, seed: int = 0, users=None, targets=None) -> dict:
     """1RP@n of ``system`` under ``{candidates}-1R-NN(n=size)`` and its Eq. 4.2 bounds from the AR sets
     with the same N_u (same seed). Returns ``lower, value, upper``; lower <= value <= upper holds exactly
-    because ties are broken by one random key per item shared by every set."""
+    because ties are broken by one random key per item shared by every set. ``targets``: the two
+    sets' builds ``(1R, AR)`` with these arguments, when the caller has them (several systems share them)."""
     check_system(system, "eq42_bounds")
-    one = build_targets(train, test, f"{candidates}-1R-NN(n={size})", threshold=threshold, seed=seed, users=users)
-    ar = build_targets(train, test, f"{candidates}-AR-NN(n={size})", threshold=threshold, seed=seed, users=users)
-    _, pos1 = rank_sets(one, score_sets(system, one), seed)
+    if targets is None:
+        targets = (build_targets(train, test, f"{candidates}-1R-NN(n={size})", threshold=threshold, seed=seed,
+                                 users=users),
+                   build_targets(train, test, f"{candidates}-AR-NN(n={size})", threshold=threshold, seed=seed,
+                                 users=users))
+    one, ar = targets
+    _, pos1 = rank_sets(one, score_sets(system, one), seed, depth=n)   # only whether a rank is below n counts
     hit1 = pos1[one.starts[:-1]] < n  # the relevant item is first in each 1R set
     pr_test = len(hit1)
-    _, pos = rank_sets(ar, score_sets(system, ar), seed)
     set_of = np.repeat(np.arange(len(ar.lengths)), ar.lengths)
     rel_set = ar.qrels[ar.qrels["rating"] >= threshold]
     key = pd.MultiIndex.from_arrays([set_of, ar.items])
@@ -110,6 +114,8 @@ def eq42_bounds(system, train: pd.DataFrame, test: pd.DataFrame, n: int = 10, *,
     is_rel = key.isin(rel_key)
     n_rel = np.bincount(set_of[is_rel], minlength=len(ar.lengths))
     m_u = n + n_rel - 1
+    # a relevant item counts when ranked above n or above m_u: the ranks below max(n, m_u) are not needed
+    _, pos = rank_sets(ar, score_sets(system, ar), seed, depth=int(max(n, m_u.max(initial=n))))
     lower = float((pos[is_rel] < n).sum()) / (n * pr_test)  # |U| P@n / pr_test = Σ_u hits_u@n / (n pr_test)
     upper = np.bincount(set_of[is_rel], weights=pos[is_rel] < m_u[set_of[is_rel]],
                         minlength=len(ar.lengths)).sum() / (n * pr_test)

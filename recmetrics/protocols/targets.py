@@ -229,11 +229,11 @@ def build_targets(train: pd.DataFrame, test: pd.DataFrame, design: "str | Design
     col_order = np.argsort(groups, kind="stable")
     block_bounds = np.searchsorted(groups[col_order], np.arange(n_groups + 1))
     # excluded cells: training items and relevant test items of each evaluated user
-    u_code = {u: k for k, u in enumerate(U)}
+    u_code = pd.Index(U)                  # each evaluated user's row (every user below is one of U)
     tr = train[train["user"].isin(U)]
-    tr_rows = np.fromiter((u_code[u] for u in tr["user"].to_numpy()), np.int64, len(tr))
+    tr_rows = u_code.get_indexer(tr["user"].to_numpy()).astype(np.int64)
     tr_cols = _codes(tr["item"].to_numpy(), C)
-    rel_rows = np.fromiter((u_code[u] for u in rel["user"].to_numpy()), np.int64, len(rel))
+    rel_rows = u_code.get_indexer(rel["user"].to_numpy()).astype(np.int64)
     rel_cols = rel["_col"].to_numpy()
     ex_rows = np.concatenate([tr_rows[tr_cols >= 0], rel_rows])
     ex_cols = np.concatenate([tr_cols[tr_cols >= 0], rel_cols])
@@ -317,7 +317,7 @@ def build_targets(train: pd.DataFrame, test: pd.DataFrame, design: "str | Design
         set_of_user[set_block // n_groups] = np.arange(len(set_block))
         te = test[test["user"].isin(U)]
         te_cols = _codes(te["item"].to_numpy(), C)
-        te_sets = set_of_user[np.fromiter((u_code[u] for u in te["user"].to_numpy()), np.int64, len(te))]
+        te_sets = set_of_user[u_code.get_indexer(te["user"].to_numpy())]
         entry_set = np.repeat(np.arange(len(set_block)), lengths)
         in_set = np.isin(te_sets * n_c + te_cols, entry_set * n_c + flat) & (te_cols >= 0) & (te_sets >= 0)
         qrels = pd.DataFrame({"set": te_sets[in_set], "item": te["item"].to_numpy()[in_set],
@@ -359,18 +359,87 @@ def score_sets(system, ts: TargetSets, batch: int = 512) -> np.ndarray:
     return out
 
 
-def rank_sets(ts: TargetSets, scores: np.ndarray, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def _tie_keys(ts: TargetSets, seed: int) -> np.ndarray:
+    """One seeded random key per item (the same in every set of ``ts``), kept on ``ts`` per seed:
+    every system ranked on the same sets breaks its ties with them."""
+    cache = ts.__dict__.setdefault("_tie_keys", {})
+    if seed not in cache:
+        codes, _ = pd.factorize(ts.items, sort=True)
+        cache[seed] = np.random.default_rng([seed, 7]).permutation(codes.max() + 1)[codes]
+    return cache[seed]
+
+
+def rank_sets(ts: TargetSets, scores: np.ndarray, seed: int = 0, depth: int | None = None
+              ) -> tuple[np.ndarray, np.ndarray]:
     """(order, position): the flat permutation ranking each set by decreasing score (ties by one
-    seeded random key per item) and each entry's 0-based rank within its set."""
+    seeded random key per item) and each entry's 0-based rank within its set.
+
+    ``depth``: only the first ``depth`` ranks of each set are wanted; ``order`` then lists those
+    alone (set by set, the same entries in the same order as the first ``depth`` of the full
+    ranking) and every entry ranked below them gets the position ``depth``. Only the entries
+    scoring at least a set's ``depth``-th score are sorted.
+
+    >>> ts = TargetSets(np.array([1, 2]), np.array([10, 11, 12, 10, 12]), np.array([3, 2]), None,
+    ...                 np.zeros(2, np.int64), pd.DataFrame())
+    >>> order, pos = rank_sets(ts, np.array([0.1, 0.9, 0.5, 0.3, 0.3]))
+    >>> order.tolist(), pos.tolist()          # the tie of set 2 goes to item 12's key
+    ([1, 2, 0, 4, 3], [2, 0, 1, 1, 0])
+    >>> order, pos = rank_sets(ts, np.array([0.1, 0.9, 0.5, 0.3, 0.3]), depth=1)
+    >>> order.tolist(), pos.tolist()
+    ([1, 4], [1, 0, 1, 1, 0])
+    """
     set_of = np.repeat(np.arange(len(ts.lengths)), ts.lengths)
-    codes, _ = pd.factorize(ts.items, sort=True)
-    tie = np.random.default_rng([seed, 7]).permutation(codes.max() + 1)[codes]
+    tie = _tie_keys(ts, seed)
     s = np.where(np.isnan(scores), -np.inf, scores)
-    within = np.lexsort((tie, -s))                     # one global order by score, ties by item key
-    order = within[np.argsort(set_of[within], kind="stable")]  # then grouped by set, keeping that order
-    pos = np.empty(len(order), dtype=np.int64)
-    pos[order] = np.arange(len(order)) - ts.starts[:-1][set_of[order]]
+    picked = _top_entries(ts, s, depth)
+    if picked is None:
+        within = np.lexsort((tie, -s))                     # one global order by score, ties by item key
+        order = within[np.argsort(set_of[within], kind="stable")]  # then grouped by set, keeping that order
+        pos = np.empty(len(order), dtype=np.int64)
+        pos[order] = np.arange(len(order)) - ts.starts[:-1][set_of[order]]
+        return order, pos
+    order = picked[np.lexsort((tie[picked], -s[picked], set_of[picked]))]   # by set, score, item key
+    first = np.searchsorted(set_of[order], np.arange(len(ts.lengths)))
+    rank = np.arange(len(order)) - first[set_of[order]]
+    order = order[rank < depth]
+    pos = np.full(len(s), int(depth), dtype=np.int64)
+    pos[order] = rank[rank < depth]
     return order, pos
+
+
+def _top_entries(ts: TargetSets, s: np.ndarray, depth: int | None) -> np.ndarray | None:
+    """Entries (ascending) among which every set's first ``depth`` ranks lie: those scoring at
+    least the set's ``depth``-th largest score (all of a set no longer than ``depth``). None when
+    every entry is wanted, or when the sets' lengths are too uneven to lay them out as a matrix."""
+    lengths = np.asarray(ts.lengths, dtype=np.int64)
+    if depth is None or not len(lengths) or depth >= lengths.max():
+        return None
+    width = int(lengths.max())
+    if len(lengths) * width > 4 * len(s) + (1 << 20):
+        return None
+    set_of = np.repeat(np.arange(len(lengths)), lengths)
+    col = np.arange(len(s)) - ts.starts[:-1][set_of]
+    neg = np.full((len(lengths), width), np.inf)        # -score, padded past each set's end
+    neg[set_of, col] = -s
+    kth = np.partition(neg, int(depth) - 1, axis=1)[:, int(depth) - 1]
+    return np.flatnonzero((-s <= kth[set_of]) | (lengths[set_of] <= depth))
+
+
+#: metrics whose value at a cut-off k reads the first k ranks of a list and the judgments alone
+#: (not the list's length or its lower ranks), so ranking a set below the deepest cut-off changes nothing
+_TOP_K_ONLY = ("P", "nDCG")
+
+
+def _ranks_read(metrics) -> int | None:
+    """The deepest cut-off of ``metrics`` when each is one of :data:`_TOP_K_ONLY` with a cut-off
+    and no other parameter (then only that many ranks of each set are needed), else None."""
+    from ..metrics.registry import parse as parse_metric
+
+    specs = [parse_metric(m) for m in ([metrics] if isinstance(metrics, str) else metrics)]
+    if not specs or any(sp.name not in _TOP_K_ONLY or sp.k is None or dict(sp.params) != sp.definition.params
+                        for sp in specs):
+        return None
+    return max(int(sp.k) for sp in specs)
 
 
 def evaluate(system, train: pd.DataFrame, test: pd.DataFrame, design: "str | Design" = "TI-1R-NN(n=99)",
@@ -404,7 +473,7 @@ def evaluate(system, train: pd.DataFrame, test: pd.DataFrame, design: "str | Des
             raise InputError(f"targets were built for design {ts.metadata.get('design')}, not {d}")
         threshold = ts.metadata.get("threshold", threshold)
     scores = score_sets(system, ts)
-    order, _ = rank_sets(ts, scores, seed)
+    order, _ = rank_sets(ts, scores, seed, _ranks_read(metrics))
     set_of = np.repeat(np.arange(len(ts.lengths)), ts.lengths)
     run = Run._from_sorted(np.arange(len(ts.lengths)), set_of[order], ts.items[order], None,
                            getattr(system, "name", "system"))

@@ -84,10 +84,14 @@ def build(
     the book is built in: its sources, the executed notebooks (``book_dir/generated/``), the vendored
     JavaScript (``generated/_vendor/``), the reproducibility appendix (``generated/appendix.md``, with
     the benchmark tables of ``benchmarks_dir``, default the package's ``benchmarks/results``) and
-    Sphinx's scratch (``_build/``); by default the main book's work folder in the cache
+    Sphinx's scratch (``_build/``), and with ``seeds`` the other seeds' executed chapters (``generated/.seeds/``); by default the main book's work folder in the cache
     (:func:`~recmetrics.report.paths.main_work_dir`), into which the package's book sources are copied
     first: nothing is written into the package or a checkout. ``scheduler``: a Dask scheduler
-    address passed to the notebooks that declare ``scheduler``. ``jobs``: chapters executed at once (:func:`~recmetrics.report.execute.execute_plan`;
+    address passed to the notebooks that declare ``scheduler``. ``seeds``: a replicated build
+    (:func:`~recmetrics.report.stability.check_seeds`): the chapters are executed at each split seed,
+    the first being the book's and each other in a work folder of its own that is kept (so an unchanged
+    rebuild executes nothing), and the Findings page gives each finding's verdict at every seed and
+    over them (:func:`~recmetrics.report.stability.replicated_verdict`). ``jobs``: chapters executed at once (:func:`~recmetrics.report.execute.execute_plan`;
     default the cores, at most 4, and 1 for the own-runs book, whose chapter 3 study runs beside it). ``progress``: a progress bar over the notebooks (stderr). With
     ``check_offline`` (default) the build fails when a page or stylesheet still loads something
     from another host (:func:`external_assets`). ``repository``: the web address every page's
@@ -124,10 +128,11 @@ def build(
     if execute:  # every argument checked before the lock is taken and anything is written
         check_settings()
         plans = [make_plan(profile or "quick", dataset if dataset is not None else "movielens-small",
-                           dataset_args=dataset_args, overrides=dict(overrides or {}, **({"seed": s} if s is not None
-                                                                                          else {})),
-                           scheduler=scheduler, notebooks_dir=notebooks_dir, generated_dir=generated, only=only,
-                           out=out, book_dir=book, kernel_name=kernel_name)
+                           dataset_args=dataset_args, overrides=dict(overrides or {}, **({} if s is None else {"seed": s})),
+                           scheduler=scheduler, notebooks_dir=notebooks_dir, only=only, out=out, book_dir=book,
+                           kernel_name=kernel_name,
+                           # each further seed executes in a work folder of its own, kept for the next rebuild
+                           generated_dir=generated if s is None or s == seeds[0] else generated / ".seeds" / f"seed-{s}")
                  for s in (seeds[1:] + seeds[:1] if seeds else [None])]
         plan = plans[-1]
     else:
@@ -142,8 +147,8 @@ def build(
             execute_plan(other, force=force, kernel_name=kernel_name, timeout=timeout, progress=progress, log=log,
                          jobs=jobs)
             (replicated / f"seed-{s}").mkdir(parents=True)
-            for name in committed(generated, other.keys, "findings"):     # that seed's findings only
-                shutil.copy2(generated / "findings" / name, replicated / f"seed-{s}" / name)
+            for name in committed(other.generated_dir, other.keys, "findings"):     # that seed's findings only
+                shutil.copy2(other.generated_dir / "findings" / name, replicated / f"seed-{s}" / name)
         if execute:
             vendored = vendor_js(generated / "_vendor", cache=js_cache, log=log)  # before the notebooks: fails fast
             execute_plan(plan, force=force, kernel_name=kernel_name, timeout=timeout, progress=progress, log=log,

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..meta.findings import split_deviations
-from ..meta.firmness import BORDERLINE, FIRM, firm_label
+from ..meta.firmness import BORDERLINE, FIRM, UNKNOWN, firm_label
 
 #: the papers by the id their claims carry (the project's ``papers/`` file prefix): (heading, citation)
 PAPERS: dict[str, tuple[str, str]] = {
@@ -265,7 +265,7 @@ def _group_html(rows: list[Mapping[str, Any]], chapter: str, info: Mapping[str, 
             ours += ('<br><span class="rm-deviations">Also differs from the paper: '
                      + "; ".join(_inline(d) for d in extra) + "</span>")
         verdict = _text(row.get("verdict"))
-        firm = firm_label(row.get("firmness"))
+        firm = firm_label(row.get("firmness"), _text(row.get("firmness_basis")))
         cells = [
             f'{_inline(_text(row.get("claim")))}<br><small><code>{html.escape(_text(row.get("id")))}</code></small>',
             link,
@@ -280,16 +280,26 @@ def _group_html(rows: list[Mapping[str, Any]], chapter: str, info: Mapping[str, 
     return f'<tbody class="rm-findings-group" data-chapter="{html.escape(chapter)}">{"".join(trs)}</tbody>', n_small
 
 
+def _firm_labels(table):
+    """Each row's firmness label (:func:`recmetrics.meta.firmness.firm_label`), from its figure and basis."""
+    import pandas as pd
+
+    bases = table["firmness_basis"] if "firmness_basis" in table else [""] * len(table)
+    return pd.Series([firm_label(v, _text(b)) for v, b in zip(table["firmness"], bases)], index=table.index)
+
+
 def firmness_html(value: Any, basis: Any = "") -> str:
     """The firmness under a verdict: ``firm 0.97`` (``firm exact values``), or ``borderline 0.62``
     with the words :data:`recmetrics.meta.firmness.BORDERLINE`; ``""`` when not computed."""
-    label = firm_label(value)
+    basis = _text(basis)
+    label = firm_label(value, basis)
     if not label:
         return ""
-    basis = _text(basis)
     how = f"{float(value):.2f}" if basis in ("", "simulated") else basis
     title = ("the share of replays, each estimate redrawn as another split of the data would read it, that "
-             "give this verdict") if basis in ("", "simulated") else f"firm by construction: {basis}"
+             "give this verdict" if basis in ("", "simulated") else
+             "it rests on a comparison whose uncertainty this split cannot estimate" if basis == UNKNOWN
+             else f"firm by construction: {basis}")
     words = f": {BORDERLINE}" if label == "borderline" else ""
     return (f'<br><small class="rm-firmness rm-{label}" title="{html.escape(title)}">{label} '
             f"{html.escape(how)}{html.escape(words)}</small>")
@@ -411,7 +421,7 @@ def write_findings_page(generated_dir: str | os.PathLike, keys: Mapping[str, str
     summary = f"{int(is_paper.sum())} claims of the papers: " + ", ".join(
         f"{paper_counts.get(v, 0)} {v}" for v in verdicts)
     if "firmness" in table:
-        labels = [firm_label(x) for x in table.firmness[is_paper]]
+        labels = list(_firm_labels(table)[is_paper])
         firm_counts = {k: labels.count(k) for k in ("firm", "borderline")}
         summary += (f"; {firm_counts.get('firm', 0)} of them firm (another split of the data reads the same verdict "
                     f"with a chance of at least {FIRM:g}), {firm_counts.get('borderline', 0)} borderline")
@@ -485,8 +495,7 @@ def write_findings_page(generated_dir: str | os.PathLike, keys: Mapping[str, str
         f'<label class="rm-verdict rm-verdict-{_slug(v)}"><input type="checkbox" data-verdict="{html.escape(v)}" '
         f'checked> {html.escape(v)} <span class="rm-findings-n">{counts.get(v, 0)}</span></label> '
         for v in verdicts)
-    firmness = table["firmness"] if "firmness" in table else None
-    labels = [firm_label(x) for x in firmness] if firmness is not None else []
+    labels = list(_firm_labels(table)) if "firmness" in table else []
     firm_boxes = "".join(
         f'<label class="rm-firmness rm-{k}"><input type="checkbox" data-firm="{k}" checked> {k} '
         f'<span class="rm-findings-n">{labels.count(k)}</span></label> ' for k in ("firm", "borderline") if labels)
@@ -521,7 +530,7 @@ def findings_glance(generated_dir: str | os.PathLike, keys: Mapping[str, str | N
     papers = sorted(keys.unique(), key=lambda p: (not p.isdigit(), p not in PAPERS, p))
     infos = {ch: chapter_info(generated / f"{ch}.ipynb") for ch in table.chapter.unique()}
     titles = {ch: info["title"] or ch for ch, info in infos.items()}
-    firm = table.firmness.map(firm_label)
+    firm = _firm_labels(table)
     lines = ["| paper (claims) | " + " | ".join(verdicts) + " | firm / border&shy;line | chapters |",
              "|---|" + "---:|" * (len(verdicts) + 1) + "---|"]
     for paper in papers:

@@ -120,7 +120,10 @@ def honesty(verdicts, firmness, firm: float | None = None) -> dict:
     * ``firm_kept`` — of the rows firm under one seed, the share with the same verdict under another
       (every ordered pair of seeds), and ``firm_rows`` how many such (row, pair) there were;
     * ``pairs`` — per pair of seeds, the rows that changed and the number predicted
-      (:func:`predicted_changes`), and ``observed`` / ``predicted`` summed over the pairs, ``ratio``;
+      (:func:`predicted_changes`), and ``observed`` / ``predicted`` summed over the pairs, ``ratio``,
+      over the rows whose firmness both seeds computed; a row whose firmness is unknown under either
+      seed (:data:`recmetrics.meta.firmness.UNKNOWN`, NaN) predicts nothing: ``unknown`` counts such
+      (row, pair) and ``unknown_changed`` those that changed;
     * ``opposite`` — rows that agree under one seed and disagree under another."""
     import pandas as pd
 
@@ -131,10 +134,14 @@ def honesty(verdicts, firmness, firm: float | None = None) -> dict:
     f = pd.DataFrame(firmness).reindex(index=v.index, columns=v.columns)
     if v.shape[1] < 2:
         raise InputError(f"honesty needs at least two seeds, got {v.shape[1]}")
-    pairs = []
+    pairs, unknown, unknown_changed = [], 0, 0
     for a, b in combinations(v.columns, 2):
-        pairs.append({"seeds": (a, b), "observed": int((v[a] != v[b]).sum()),
-                      "predicted": predicted_changes(f[a], f[b])})
+        known = f[a].notna() & f[b].notna()
+        changed = v[a] != v[b]
+        unknown += int((~known).sum())
+        unknown_changed += int((changed & ~known).sum())
+        pairs.append({"seeds": (a, b), "observed": int(changed[known].sum()),
+                      "predicted": predicted_changes(f[a][known], f[b][known])})
     kept = [(v[a] == v[b])[f[a] >= firm] for a, b in permutations(v.columns, 2)]
     kept_all = pd.concat(kept) if kept else pd.Series(dtype=bool)
     observed, predicted = sum(p["observed"] for p in pairs), sum(p["predicted"] for p in pairs)
@@ -142,6 +149,7 @@ def honesty(verdicts, firmness, firm: float | None = None) -> dict:
             "firm_kept": float(kept_all.mean()) if len(kept_all) else float("nan"), "firm_rows": int(len(kept_all)),
             "pairs": pairs, "observed": observed, "predicted": predicted,
             "ratio": observed / predicted if predicted > 0 else float("nan"),
+            "unknown": unknown, "unknown_changed": unknown_changed,
             "opposite": stability(v)["opposite"]}
 
 

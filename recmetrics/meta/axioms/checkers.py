@@ -104,7 +104,7 @@ def scoring_together(specs: list[MetricSpec]):
     remembered, so checking the next metric on the same scene (the searches of every metric draw
     the same scenes from the same seed) reads its scores. Only metrics that judge the lists to the
     same depth are scored together, so every value is the one the metric gets alone (tested)."""
-    token = _TOGETHER.set(([s for s in specs], {}))
+    token = _TOGETHER.set(([s for s in specs], {}, {}))
     try:
         yield
     finally:
@@ -132,7 +132,7 @@ def _scores(spec: MetricSpec, lists: list[list], scenes: list[Scene]) -> np.ndar
     together = _TOGETHER.get()
     if together is None or not any(str(s) == str(spec) for s in together[0]):
         return _score_lists([spec], lists, scenes).iloc[:, 0].to_numpy()
-    specs, memo = together
+    specs, memo = together[:2]
     depth = _depth(spec, lists)
     key = (depth, tuple(tuple(x) for x in lists),
            tuple((tuple(sc.aspects.items()), tuple(sc.ratings.items()), tuple(sc.weights.items())) for sc in scenes))
@@ -171,7 +171,7 @@ def _evaluate_case(spec: MetricSpec, axiom: str, case: _Case) -> Example:
 
 def _check_universal(axiom: str, spec: MetricSpec, *, max_examples: int, seed: int,
                      zero_weights: bool, n_counterexamples: int = 5) -> AxiomResult:
-    from hypothesis import HealthCheck, Phase, Verbosity, find, settings
+    from hypothesis import find
     from hypothesis.errors import NoSuchExample
 
     make, min_len = _UNIVERSAL[axiom]
@@ -189,6 +189,10 @@ def _check_universal(axiom: str, spec: MetricSpec, *, max_examples: int, seed: i
                                message=f"constructed counterexample: {len(bad)} of {len(examples)} constructed "
                                        f"scenes violate the axiom (no search needed; the clearest is shown)",
                                counterexamples=bad[:max(int(n_counterexamples), 1)])
+    generated = _searched_together(axiom, spec, max_len, max_examples=max_examples, seed=seed,
+                                   zero_weights=zero_weights)
+    if generated is not None:   # the search of the metrics scored together met no counterexample for it
+        return _no_counterexample(axiom, spec, len(built), generated)
     count = [len(built)]
     failing: dict = {}        # distinct failing scenes met while searching (before shrinking)
 
@@ -199,22 +203,81 @@ def _check_universal(axiom: str, spec: MetricSpec, *, max_examples: int, seed: i
             failing.setdefault(str(ex), ex)
         return not ex.holds
 
-    conf = settings(max_examples=int(max_examples), database=None, deadline=None,
-                    suppress_health_check=list(HealthCheck), phases=[Phase.generate, Phase.shrink],
-                    verbosity=Verbosity.quiet)
     try:
-        case = find(make(zero_weights, max_len), violated, settings=conf, random=random.Random(seed))
+        case = find(make(zero_weights, max_len), violated, settings=_settings(max_examples), random=random.Random(seed))
     except NoSuchExample:
-        generated = count[0] - len(built)
-        scenes = f"{len(built)} constructed and {generated} generated" if built else f"{generated} generated"
-        return AxiomResult(axiom, str(spec), True, "forall", count[0],
-                           message=f"no counterexample in {scenes} scenes (a search, not a proof)")
+        return _no_counterexample(axiom, spec, len(built), count[0] - len(built))
     example = _evaluate_case(spec, axiom, case)
     others = [e for key, e in failing.items() if key != str(example)]
     others.sort(key=lambda e: sum(len(r) for r in e.rankings.values()))   # smallest first
     found = [example] + others[:max(int(n_counterexamples) - 1, 0)]
     return AxiomResult(axiom, str(spec), False, "forall", count[0], example,
                        message=f"counterexample (shrunk by hypothesis); {len(found)} shown", counterexamples=found)
+
+
+def _no_counterexample(axiom: str, spec: MetricSpec, built: int, generated: int) -> AxiomResult:
+    scenes = f"{built} constructed and {generated} generated" if built else f"{generated} generated"
+    return AxiomResult(axiom, str(spec), True, "forall", built + generated,
+                       message=f"no counterexample in {scenes} scenes (a search, not a proof)")
+
+
+def _settings(max_examples: int):
+    from hypothesis import HealthCheck, Phase, Verbosity, settings
+
+    return settings(max_examples=int(max_examples), database=None, deadline=None,
+                    suppress_health_check=list(HealthCheck), phases=[Phase.generate, Phase.shrink],
+                    verbosity=Verbosity.quiet)
+
+
+def _searched_together(axiom: str, spec: MetricSpec, max_len: int, *, max_examples: int, seed: int,
+                       zero_weights: bool) -> int | None:
+    """Within :func:`scoring_together`: the number of scenes the search of ``axiom`` generates when
+    no scene is a counterexample for ``spec``, or None when one is (or ``spec`` was not searched).
+
+    The search a metric runs alone draws its scenes from ``random.Random(seed)`` and the outcomes
+    so far; while no scene is a counterexample every outcome is "holds", so every metric without a
+    counterexample draws the same scenes. They are drawn once, for every metric scored together
+    whose lists may be as long (``max_len``) and whose constructions hold, each scene judged for
+    every metric not yet broken, and no outcome ever reported to the search: a metric that holds
+    on every scene gets the verdict (and the count) of its own search; a metric broken by a scene,
+    or whose scoring raised, runs its own search (which finds that scene again, and shrinks it)."""
+    together = _TOGETHER.get()
+    if together is None:
+        return None
+    specs, _, searches = together
+    key = (axiom, max_len, int(max_examples), seed, bool(zero_weights))
+    if key not in searches:
+        from hypothesis import find
+        from hypothesis.errors import NoSuchExample
+
+        make, min_len = _UNIVERSAL[axiom]
+        alive = {}
+        for s in specs:
+            if min(_max_length(s, UNIVERSAL_LENGTH), UNIVERSAL_LENGTH) != max_len or str(s) in alive:
+                continue
+            built = _CONSTRUCTED.get(axiom, lambda _spec: [])(s)
+            if all(e.holds for e in _run_grid(s, axiom, built)) if built else True:
+                alive[str(s)] = s
+        calls = [0]
+
+        def judge_all(case: _Case) -> bool:
+            calls[0] += 1
+            for name, s in list(alive.items()):
+                try:
+                    holds = _evaluate_case(s, axiom, case).holds
+                except Exception:   # its own search will meet the error
+                    holds = False
+                if not holds:
+                    del alive[name]
+            return False
+
+        try:
+            find(make(zero_weights, max_len), judge_all, settings=_settings(max_examples), random=random.Random(seed))
+        except NoSuchExample:
+            pass
+        searches[key] = (set(alive), calls[0])
+    passed, generated = searches[key]
+    return generated if str(spec) in passed else None
 
 
 def _run_grid(spec: MetricSpec, axiom: str, cases: list[_Case]) -> list[Example]:

@@ -26,7 +26,7 @@ from .ideal import IdealOrdering
 
 FAMILIES = ("swap", "redundancy", "aspect")
 
-__all__ = ["FAMILIES", "perturb", "perturbed_runs", "shuffled_runs"]
+__all__ = ["FAMILIES", "perturb", "perturbed_runs", "shuffled_runs", "shuffled_order"]
 
 
 def _swap_rows(a: np.ndarray, rows: np.ndarray, i: np.ndarray, j: np.ndarray) -> None:
@@ -220,6 +220,24 @@ def shuffled_runs(ideal: IdealOrdering, n_systems: int, size: int = 100, seed=0,
     >>> systems[0].tolist()                     # one permutation of the ranks (here 3, 2, 1) for both users
     [['c', 'b', 'a'], ['a', 'b', 'c']]
     """
+    order = shuffled_order(ideal, n_systems, size, seed, shared=shared)
+    return np.take_along_axis(np.broadcast_to(ideal.items[:, :order.shape[2]], order.shape), order, axis=2)
+
+
+def shuffled_order(ideal: IdealOrdering, n_systems: int, size: int = 100, seed=0, *,
+                   shared: bool = True) -> np.ndarray:
+    """The shuffles of :func:`shuffled_runs` as positions in the ideal lists: ``(n_systems, n_users,
+    size)``, ``shuffled_runs(...)[s, u, j] == ideal.items[u, order[s, u, j]]`` (the same draws of
+    ``seed``), so anything known per position of the ideal lists (their judgments, their aspects)
+    is carried to the shuffled lists by one gather.
+
+    >>> import pandas as pd
+    >>> from recmetrics.meta.perturbations import ideal_ordering
+    >>> test = pd.DataFrame({"user": [1, 1, 1, 2, 2], "item": ["a", "b", "c", "a", "b"],
+    ...                      "rating": [5.0, 4.0, 3.0, 3.0, 4.0]})
+    >>> shuffled_order(ideal_ordering(test, {"a": ("x",), "b": ("x",), "c": ("x",)}), 1, size=3, seed=0)[0].tolist()
+    [[2, 1, 0], [1, 0, 2]]
+    """
     rng = _rng(seed)
     m = min(size, ideal.items.shape[1])
     L = np.minimum(ideal.lengths, m)
@@ -228,5 +246,4 @@ def shuffled_runs(ideal: IdealOrdering, n_systems: int, size: int = 100, seed=0,
     else:
         keys = rng.random((n_systems, len(ideal), m))
     keys = np.where(np.arange(m)[None, None, :] < L[None, :, None], keys, 2.0)
-    order = np.argsort(keys, axis=2, kind="stable")
-    return np.take_along_axis(np.broadcast_to(ideal.items[:, :m], (n_systems,) + (len(ideal), m)), order, axis=2)
+    return np.argsort(keys, axis=2, kind="stable")

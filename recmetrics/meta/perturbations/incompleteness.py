@@ -6,9 +6,10 @@ ratings proportionally by category (:func:`proportional_removal_order`); :func:`
 Kendall's τ between the two system rankings for every (cut-off, β, fraction, removal) and
 :func:`robustness_summary` its mean and standard deviation over the removals (Fig. 4). The lists
 are built once: every reduced test set re-judges the same lists (:mod:`.fixed_lists`: their pairs,
-judgments and γ cells prepared once; each set's judgments filtered from the full set's; the ideal
-of every β in one greedy pass — the ideal bit-identical to ``ab_ideal_gains``, the lists' DCG equal
-to ``ab_gains`` up to the rounding of one running sum, relative 1e-11).
+judgments and γ cells prepared once, each cell's judgment and aspects carried from the ideal lists
+by the shuffle (:func:`~.families.shuffled_order`); each set's judgments filtered from the full
+set's; the ideal of every β in one greedy pass, the full set's once for every draw of systems —
+bit-identical to ``ab_ideal_gains`` and to ``ab_gains`` followed by the running DCG).
 
 (The incompleteness scenarios of Valcarce et al. for any metric live in
 :mod:`recmetrics.meta.robustness`.)
@@ -25,7 +26,7 @@ from ...metrics import diversity as dv
 from ...metrics.diversity.params import check_unit
 from .. import agreement
 from ._inputs import _as_qrels, _rng, _sample_users
-from .families import shuffled_runs
+from .families import shuffled_order
 from .fixed_lists import FixedLists, ideal_dcg, reduced_judgments
 from .ideal import ideal_ordering
 
@@ -154,28 +155,37 @@ def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iter
     ratings = frame["rating"].to_numpy(dtype=np.float64)
     full_jd = dv.judgments_from_qrels(qrels, eval_users, idx)
     jd_pos = qrels.positions(np.asarray(eval_users)[full_jd.row], full_jd.items[:, None])[:, 0]
+    # what every shuffle carries from the ideal lists: each position's judgment and aspects
+    m = min(size, ideal.items.shape[1])
+    head = ideal.items[:, :m]
+    in_list = np.arange(m)[None, :] < np.minimum(ideal.lengths, m)[:, None]
+    ideal_at = np.where(in_list, qrels.positions(eval_users, head), -1)
+    ideal_aspects = idx.positions(head)
 
     def draw() -> tuple:
         """One set of shuffled systems: its lists (judged once against the full test set) and its
         ``(n_systems,)`` means on the full set per (cut-off, β)."""
-        stacks = shuffled_runs(ideal, n_systems, size, rng, shared=shared_permutation)   # (S, n, size)
-        S, n, m = stacks.shape
-        if m < kmax:   # lists shorter than the cut-off: pad (positions past the lists contribute nothing)
-            stacks = np.concatenate([stacks, np.repeat(stacks[:, :, :1], kmax - m, axis=2)], axis=2)
-        items = stacks[:, :, :kmax].reshape(S * n, kmax)
+        order = shuffled_order(ideal, n_systems, size, rng, shared=shared_permutation)   # (S, n, m)
+        S, n, _ = order.shape
+        # lists shorter than the cut-off: padded (positions past the lists contribute nothing)
+        order = np.concatenate([order, np.repeat(order[:, :, :1], max(kmax - m, 0), axis=2)], axis=2)[:, :, :kmax]
         L = np.minimum(ideal.lengths, min(size, kmax))
         valid = np.broadcast_to(np.arange(kmax)[None, None, :] < L[None, :, None], (S, n, kmax)).reshape(S * n, kmax)
-        # the lists never change: each cell's judgment is looked up once in the full test set, and a
-        # reduced set (a mask of its judgments) keeps the cells whose judgment it keeps
-        at = np.where(valid, qrels.positions(np.tile(eval_users, S), items), -1)
-        lists = FixedLists(items, valid, np.tile(np.arange(n), S), idx, at, ratings)
-        return lists, S, system_means(lists, S, np.ones(len(frame), dtype=bool))
 
-    def system_means(lists, S: int, keep: np.ndarray) -> dict:
+        def carried(per_position: np.ndarray) -> np.ndarray:
+            return np.take_along_axis(np.broadcast_to(per_position, (S, n, m)), order, axis=2).reshape(S * n, kmax)
+
+        # the lists never change: each cell's judgment is known from the ideal list, and a reduced set
+        # (a mask of the judgments) keeps the cells whose judgment it keeps
+        lists = FixedLists(carried(head), valid, np.tile(np.arange(n), S), idx, np.where(valid, carried(ideal_at), -1),
+                           ratings, positions=carried(ideal_aspects))
+        return lists, S, system_means(lists, S, full_keep, full_ideal)
+
+    def system_means(lists, S: int, keep: np.ndarray, ideal_of=None) -> dict:
         jd = reduced_judgments(full_jd, jd_pos, keep)
         gamma = dv.profile_weights(eval_users, idx, profile, train=train, judgments=jd, threshold=qrels.threshold)
         dcg = lists.dcg(keep, gamma, alpha, betas, rmax, cutoffs, disc)
-        idcg = ideal_dcg(jd, gamma, betas, rmax, kmax, disc)
+        idcg = ideal_dcg(jd, gamma, betas, rmax, kmax, disc) if ideal_of is None else ideal_of
         out = {}
         for b in betas:
             for k in cutoffs:
@@ -188,6 +198,10 @@ def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iter
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)   # users emptied by the removal fall back to uniform γ
+        full_keep = np.ones(len(frame), dtype=bool)
+        full_gamma = dv.profile_weights(eval_users, idx, profile, train=train, judgments=full_jd,
+                                        threshold=qrels.threshold)
+        full_ideal = ideal_dcg(full_jd, full_gamma, betas, rmax, kmax, disc)   # every draw's, computed once
         lists, S, full = draw()
         rows = []
         for r in range(int(n_removals)):

@@ -90,18 +90,19 @@ class AspectIndex:
         """Whether each item is in the mapping (with or without aspects)."""
         return self.positions(items) < len(self.items)
 
-    def pairs(self, items, valid=None) -> tuple[np.ndarray, np.ndarray]:
+    def pairs(self, items, valid=None, positions=None) -> tuple[np.ndarray, np.ndarray]:
         """Sparse membership of a (rows, k) item matrix: (flat position, aspect) of every pair.
 
         ``flat position`` is ``row * k + rank``; positions where ``valid`` is False are skipped.
-        Pairs come ordered by flat position, then aspect.
+        Pairs come ordered by flat position, then aspect. ``positions``: :meth:`positions` of
+        ``items``, when the caller has them already.
 
         >>> idx = aspect_index({"a": ("x",), "b": ("x", "y")})
         >>> flat, aspect = idx.pairs([["b", "a"], ["a", "q"]])
         >>> flat.tolist(), aspect.tolist()
         ([0, 0, 1, 2], [0, 1, 0, 0])
         """
-        pos = self.positions(items).ravel()
+        pos = (self.positions(items) if positions is None else np.asarray(positions)).ravel()
         if valid is not None:
             keep = np.flatnonzero(np.asarray(valid).ravel())
         else:

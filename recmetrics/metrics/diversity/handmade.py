@@ -82,28 +82,71 @@ def score_lists(lists: Sequence[Sequence[Any]], judgments, aspects: Mapping, met
     if len(per_j) != n or len(per_p) != n:
         raise InputError("give one judgments mapping (and profile) per list, or a single one for all")
     specs = [parse(m) for m in ([metrics] if isinstance(metrics, str) else metrics)]
-    q_rows, t_frames, extra = [], [], {}
-    for u in range(n):
-        for item, rating in per_j[u].items():
-            if rating is None or (isinstance(rating, float) and math.isnan(rating)):
-                continue
-            q_rows.append((u, item, float(rating)))
-        f, ex = _profile_frame(per_p[u], u)
-        t_frames.append(f)
-        extra.update(ex)
+    q_rows = [(u, item, float(rating)) for u in range(n) for item, rating in per_j[u].items()
+              if not (rating is None or (isinstance(rating, float) and math.isnan(rating)))]
     if not q_rows:
         raise InputError("the user needs at least one judged (rated) item")
-    qrels = Qrels(pd.DataFrame(q_rows, columns=["user", "item", "rating"]), threshold=threshold,
-                  max_rating=max_rating)
     for row in lists:
         if len(set(row)) != len(row):
             raise InputError(f"ranking {row!r} lists an item twice")
-    run = Run.from_lists({u: lists[u] for u in range(n)}, name="hand-made")
+    made = _made_directly(lists, q_rows, per_p, threshold, max_rating)
+    if made is None:
+        t_frames, extra = [], {}
+        for u in range(n):
+            f, ex = _profile_frame(per_p[u], u)
+            t_frames.append(f)
+            extra.update(ex)
+        qrels = Qrels(pd.DataFrame(q_rows, columns=["user", "item", "rating"]), threshold=threshold,
+                      max_rating=max_rating)
+        run = Run.from_lists({u: lists[u] for u in range(n)}, name="hand-made")
+        train = pd.concat(t_frames, ignore_index=True) if t_frames else None
+    else:
+        qrels, run, train, extra = made
     depth = max([len(x) for x in lists] + [s.k or 0 for s in specs] + [1])
     j = attach_judgments(judge(run, qrels, depth=depth, users=np.arange(n)), qrels)
     asp = dict(aspects)
     asp.update(extra)
     asp_series = pd.Series(list(asp.values()), index=list(asp.keys()), dtype=object)
-    train = pd.concat(t_frames, ignore_index=True) if t_frames else None
     out = {str(s): s(j, aspects=asp_series, train=train) for s in specs}
     return pd.DataFrame(out, index=pd.RangeIndex(n, name="list"))
+
+
+def _made_directly(lists, q_rows, profiles, threshold: float, max_rating: float):
+    """The Qrels, Run, training profile and profile aspects :func:`score_lists` builds from its
+    tables, made from arrays (no table to build, check and sort per toy case; the same objects):
+    for string item ids, non-empty lists, finite non-negative ratings and profiles given as aspect
+    weights with at least one positive weight each. None otherwise (the tables are built)."""
+    import pandas as pd
+
+    from ...data.qrels import Qrels
+    from ...data.run import Run
+
+    if not all(x for x in lists) or not all(isinstance(p, Mapping) for p in profiles):
+        return None
+    items = [i for x in lists for i in x] + [i for _, i, _ in q_rows]
+    ratings = np.array([r for _, _, r in q_rows])
+    if not all(isinstance(i, str) for i in items) or not (np.isfinite(ratings).all() and (ratings >= 0).all()):
+        return None
+    t_rows, extra = [], {}
+    for u, profile in enumerate(profiles):
+        try:
+            weights = {label: float(w) for label, w in profile.items()}
+        except (TypeError, ValueError):
+            return None
+        if not all(math.isfinite(w) and w >= 0 for w in weights.values()) or not any(weights.values()):
+            return None
+        for label, w in weights.items():
+            if w > 0:
+                t_rows.append((u, f"{PROFILE_PREFIX}{label}", w))
+                extra[f"{PROFILE_PREFIX}{label}"] = (label,)
+    judged_users = np.array([u for u, _, _ in q_rows])
+    users = np.unique(judged_users)
+    judged_items = np.array([i for _, i, _ in q_rows], dtype=object)
+    uniq = np.unique(judged_items)
+    qrels = Qrels.from_codes(np.searchsorted(users, judged_users), users, np.searchsorted(uniq, judged_items), uniq,
+                             ratings, threshold=threshold, max_rating=max_rating)
+    lengths = np.array([len(x) for x in lists])
+    flat = np.empty(int(lengths.sum()), dtype=object)
+    flat[:] = [i for x in lists for i in x]
+    run = Run._from_sorted(np.arange(len(lists)), np.repeat(np.arange(len(lists)), lengths), flat, None, "hand-made")
+    return qrels, run, pd.DataFrame(t_rows, columns=["user", "item", "rating"]), extra

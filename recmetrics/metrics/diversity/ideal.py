@@ -60,17 +60,25 @@ def greedy_ideal(row: np.ndarray, value: np.ndarray, decay: np.ndarray, weights:
     sizes = sizes[by_size]
     new_starts = np.r_[0, np.cumsum(sizes)[:-1]]
     perm = np.arange(N) + np.repeat(starts[by_size] - new_starts, sizes)
-    row, value, decay = row[perm], value[perm], decay[perm]
+    same = decay is value
+    row, value = row[perm], np.take(value, perm, axis=0)
+    decay = value if same else np.take(decay, perm, axis=0)
     starts = new_starts
     seg_rows = row[starts]
     seg_of = np.repeat(np.arange(len(starts)), sizes)
-    cand, asp = np.nonzero(value)              # sparse pairs, by candidate then aspect
+    cand, asp = _nonzero(value)                # sparse pairs, by candidate then aspect
     v = value[cand, asp]
     pair_row = row[cand]
     R = np.ones((n_rows, c))
     at = pair_row * c + asp                    # each pair's cell of R
     vw = v * weights[pair_row, asp] if weights is not None else v
     first_pair = np.searchsorted(cand, np.arange(N + 1))   # pairs of candidate i: first_pair[i]:first_pair[i + 1]
+    if same:                                   # the aspects a pick decays (R * (1 - 0) = R elsewhere)
+        d_cand, d_at, d_keep, first_decay = cand, at, 1.0 - v, first_pair
+    else:
+        d_cand, d_asp = _nonzero(decay)
+        d_at, d_keep = row[d_cand] * c + d_asp, 1.0 - decay[d_cand, d_asp]
+        first_decay = np.searchsorted(d_cand, np.arange(N + 1))
     noisy = combine == "noisy-or"
 
     def gains(n_c: int, subset: np.ndarray | None = None) -> np.ndarray:
@@ -95,8 +103,8 @@ def greedy_ideal(row: np.ndarray, value: np.ndarray, decay: np.ndarray, weights:
     # others cannot reach the best and keep their bound, so the pick — the largest true gain, the
     # first such candidate on ties — is among those recomputed. Used candidates hold -inf.
     # (a few hundred candidates — a hand-made case — are cheaper to recompute whole every rank)
-    lazy = bool(N > _LAZY_FROM and np.isfinite(vw).all() and (vw >= 0).all() and np.isfinite(decay).all()
-                and ((decay >= 0) & (decay <= 1)).all())
+    lazy = bool(N > _LAZY_FROM and np.isfinite(vw).all() and (vw >= 0).all()        # (a zero decay is in range)
+                and np.isfinite(d_keep).all() and ((d_keep >= 0) & (d_keep <= 1)).all())
     avail = np.ones(N, dtype=bool)
     pos = np.arange(N)
     live_segs = np.searchsorted(-sizes, -np.arange(min(k, int(sizes[0]))), side="left")  # segments with size > s
@@ -134,10 +142,17 @@ def greedy_ideal(row: np.ndarray, value: np.ndarray, decay: np.ndarray, weights:
         ok = best > -np.inf
         sel = first[ok]
         out[seg_rows[segs[ok]], step] = best[ok]
-        R[row[sel]] *= 1.0 - decay[sel]
+        counts = first_decay[sel + 1] - first_decay[sel]       # R[row[sel]] *= 1.0 - decay[sel], where it changes
+        dp = np.arange(int(counts.sum())) + np.repeat(first_decay[sel] - (np.cumsum(counts) - counts), counts)
+        R.ravel()[d_at[dp]] *= d_keep[dp]
         avail[sel] = False
         g[sel] = -np.inf
     return out
+
+
+def _nonzero(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.nonzero`` of a 2-D array (rows, then columns, in order), from its flat positions (faster)."""
+    return np.divmod(np.flatnonzero(m != 0), m.shape[1])
 
 
 def _cached_ideal(j, kind: str, params: tuple, k: int, compute, keep: tuple = ()):

@@ -98,11 +98,12 @@ class ListPairs:
     k: int
 
 
-def list_pairs(items: np.ndarray, valid: np.ndarray, aspects) -> ListPairs:
+def list_pairs(items: np.ndarray, valid: np.ndarray, aspects, positions: np.ndarray | None = None) -> ListPairs:
     """Build the :class:`ListPairs` of a (rows, k) item matrix.
 
     ``valid``: (rows, k) in-list mask (cells where it is False make no pair); ``aspects``: the
-    item -> aspects mapping or its :class:`~recmetrics.metrics.diversity.aspects.AspectIndex`.
+    item -> aspects mapping or its :class:`~recmetrics.metrics.diversity.aspects.AspectIndex`;
+    ``positions``: the index's rows of ``items`` (``AspectIndex.positions(items)``), when known.
 
     Examples
     --------
@@ -116,22 +117,26 @@ def list_pairs(items: np.ndarray, valid: np.ndarray, aspects) -> ListPairs:
     """
     idx = aspect_index(aspects)
     rows, k = np.shape(items)
-    flat, aspect = idx.pairs(items, valid)
-    row = flat // max(k, 1)
-    order = np.lexsort((flat, aspect, row))
-    group = row[order] * (idx.n_aspects + 1) + aspect[order]
-    return ListPairs(flat, aspect, order, group, rows, k)
+    flat, aspect = idx.pairs(items, valid, positions=positions)
+    # the pairs come by cell (flat ascending): a stable sort by (row, aspect) keeps the ranks in order
+    key = flat // max(k, 1) * (idx.n_aspects + 1) + aspect
+    order = np.argsort(key, kind="stable")
+    return ListPairs(flat, aspect, order, key[order], rows, k)
 
 
 def judged_pairs(j, k: int, valid: np.ndarray, idx) -> ListPairs:
     """:func:`list_pairs` of the judged lists ``j.items[:, :k]`` under the mask ``valid``, cached on
-    ``j`` (every diversity metric of one run at one cut-off builds the same pairs)."""
+    ``j`` (every diversity metric of one run at one cut-off builds the same pairs; the items' rows of
+    the index are looked up once for every cut-off and mask)."""
     cache = j.__dict__.setdefault("_diversity_cache", {})
     entries = cache.setdefault(("pairs", id(idx), int(k)), (idx, []))[1]
     for mask, pairs in entries:
         if mask.shape == valid.shape and np.array_equal(mask, valid):
             return pairs
-    pairs = list_pairs(j.items[:, :k], valid, idx)
+    rows = cache.get(("positions", id(idx)))
+    if rows is None:
+        rows = cache[("positions", id(idx))] = (idx, idx.positions(j.items))
+    pairs = list_pairs(j.items[:, :k], valid, idx, positions=rows[1][:, :k])
     entries.append((np.array(valid, copy=True), pairs))
     return pairs
 
