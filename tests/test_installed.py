@@ -38,10 +38,13 @@ from recmetrics.errors import InputError
 from recmetrics.report import paths
 
 from published import files_with_paths
-from smallest import SMALL, SMALL_RUNS
 
 REPO = Path(__file__).resolve().parent.parent
 
+#: the smallest settings every chapter of the main book accepts (-p, quick profile)
+SMALL = ["-p", "replicates=3", "-p", "n_permutations=500", "-p", "n_samples=2", "-p", "n_bootstrap=50"]
+#: of the own-runs book
+SMALL_RUNS = ["-p", "n_permutations=200", "-p", "n_samples=2"]
 #: the class of the theme's repository button
 BUTTON = "btn-source-repository-button"
 
@@ -120,6 +123,13 @@ def wheel(tmp_path_factory) -> Path:
     _run(cmd, root, _env())
     (built,) = (root / "dist").glob("*.whl")
     return built
+
+
+@pytest.fixture(scope="module")
+def books(tmp_path_factory) -> Path:
+    """The books' cache (``$RECMETRICS_BOOKS``) of this module's builds: the main book's work folder
+    is shared, so a build after the first executes only the chapters whose inputs it changes."""
+    return tmp_path_factory.mktemp("books")
 
 
 def _setuptools_at_least(major: int) -> bool:
@@ -209,7 +219,7 @@ def _fresh_venv(root: Path, wheel: Path, extra: str) -> tuple[Path, Path]:
 
 
 @pytest.mark.slow
-def test_the_installed_wheel_builds_both_books_from_an_unrelated_folder(wheel, tmp_path):
+def test_the_installed_wheel_builds_both_books_from_an_unrelated_folder(wheel, books, tmp_path):
     t0 = time.perf_counter()
     python, purelib = _fresh_venv(tmp_path, wheel, "book")
     venv = python.parent.parent
@@ -217,8 +227,7 @@ def test_the_installed_wheel_builds_both_books_from_an_unrelated_folder(wheel, t
     package = purelib / "recmetrics"
     where = tmp_path / "elsewhere"                        # the folder the user works in
     where.mkdir()
-    books = tmp_path / "books"                              # the books' cache; the run cache is the usual one
-    env = _env(RECMETRICS_BOOKS=str(books))
+    env = _env(RECMETRICS_BOOKS=str(books))                # the run cache is the usual one
     shown = _run([python, "-c", "import recmetrics, recmetrics.report.paths as P; print(recmetrics.__file__); "
                   "print(P.sources_root())"], where, env).stdout.split()
     assert shown == [str(package / "__init__.py"), str(package / "_bundle")], shown
@@ -264,14 +273,10 @@ def test_the_installed_wheel_builds_both_books_from_an_unrelated_folder(wheel, t
 
 
 @pytest.mark.slow
-def test_the_pages_workflow_command_leaves_the_whole_site_where_it_says(built_book, tmp_path):
-    """The workflow's step, in a clone: chapters run two at a time, and the site lands in the clone's
-    _site/, linking to the repository GitHub Actions names. The books' cache holds a copy of the main
-    book built at the same settings (conftest's ``built_book``), as the workflow's cache does: one -p
-    each changes two cheap chapters, so they execute whatever the cache holds (in a clone of an
-    unchanged checkout, only they do)."""
-    books = tmp_path / "books"
-    shutil.copytree(built_book["book"], books / "main", ignore=shutil.ignore_patterns("_build"))
+def test_the_pages_workflow_command_leaves_the_whole_site_where_it_says(books, tmp_path):
+    """The workflow's step, in a clone: chapters run two at a time (one -p each changes two cheap
+    chapters, so a run cache shared with another build still executes them), and the site lands in
+    the clone's _site/, linking to the repository GitHub Actions names."""
     clone = _clone(tmp_path / "clone")
     flow = yaml.safe_load((clone / ".github" / "workflows" / "pages.yml").read_text(encoding="utf-8"))
     (step,) = [s["run"] for s in flow["jobs"]["build"]["steps"] if "make report" in s.get("run", "")]

@@ -1,11 +1,11 @@
 """The report: notebook smoke run, book build, and the built book rendering offline in Chromium.
 
-The book is built once per test session (conftest's ``built_book``: into a temporary copy of
-``book/``, the ``quick`` profile at the smallest settings every chapter accepts). Headless
-Chromium then opens the chapter from disk (``file://``) with DNS resolution disabled
-(``--host-resolver-rules``), driven through the DevTools protocol over a pipe, and the test checks
-that no request left the machine and that charts, formulas and widgets rendered and react to input.
-A screenshot is kept in the test's temporary folder (``chapter.png``).
+The book is built once per run (conftest's ``main_book``: into a temporary copy of ``book/``, with
+the ``quick`` profile), and tests of every test process read it at once. Headless Chromium then
+opens the chapter from disk (``file://``) with DNS resolution disabled (``--host-resolver-rules``),
+driven through the DevTools protocol over a pipe, and the test checks that no request left the
+machine and that charts, formulas and widgets rendered and react to input. A screenshot is kept
+in the test's temporary folder (``chapter.png``).
 """
 from __future__ import annotations
 
@@ -364,11 +364,11 @@ def test_book_builds_with_vendored_assets(built_book):
         assert "Findings: the papers" in (site / "generated" / "99_findings.html").read_text(encoding="utf-8")
 
 
-def test_rebuild_without_execution_is_incremental(built_book):
+def test_rebuild_without_execution_is_incremental(book_rebuilt):
     t0 = time.perf_counter()
-    index = report.build(profile="quick", dataset=DATASET, book_dir=built_book["book"],
-                         out=built_book["site"], execute=False, log=None)
-    assert index == built_book["index"]
+    index = report.build(profile="quick", dataset=DATASET, book_dir=book_rebuilt["book"],
+                         out=book_rebuilt["site"], execute=False, log=None)
+    assert index == book_rebuilt["index"]
     assert time.perf_counter() - t0 < 60
 
 
@@ -669,7 +669,7 @@ def test_build_writes_nothing_beside_the_site(built_book):
     assert sorted(p.name for p in built_book["root"].iterdir()) == ["book", "notebooks", "site"]
 
 
-def test_no_local_path_in_any_published_file(built_book):
+def test_no_local_path_in_any_published_file(built_book, tmp_path):
     """Built from a folder with a distinctive name: no file of the site (pages, the notebooks under
     _sources/, search index, scripts) carries that folder, the checkout, the home or the temporary
     folder (issue 24 §1); chapter 4 says what it measured without a folder or an empty 'found ()'."""
@@ -683,7 +683,7 @@ def test_no_local_path_in_any_published_file(built_book):
     # the sentence is what the tables of chapters 5-7 of this build hold (read back here)
     generated = built_book["book"] / "generated"
     record = state.read_record(generated / "04_choosing_a_metric.ipynb")
-    tables = built_book["root"] / "guide-tables"
+    tables = tmp_path / "guide-tables"      # not beside the site: other tests read that folder meanwhile
     outputs.seed_inputs(generated, record["depends"], tables)
     k = record["parameters"]["guide_k"]
     measured = guidelines.measured_properties(
@@ -702,8 +702,7 @@ def test_a_repeated_split_is_named_in_the_set_up_and_a_single_one_is_not():
     assert context_text({"folds": 2, "repeats": 1}) == "2 folds"
 
 
-@pytest.mark.xdist_group("main-book-claims")   # beside the other tests of the book (scheduling.FIRST)
-def test_every_check_that_makes_several_comparisons_keeps_the_null_rate(built_book):
+def test_every_check_that_makes_several_comparisons_keeps_the_null_rate(main_book):
     """Every claim of the built book whose check makes two or more uncertain comparisons, replayed with
     all of them at their null: ``disagrees`` no more often than the rule's level (4.55 %) allows
     (binomial, 3 se over the draws); the claims as the chapters made them, on the book's own results."""
@@ -712,7 +711,7 @@ def test_every_check_that_makes_several_comparisons_keeps_the_null_rate(built_bo
 
     level, draws = math.erfc(2 / math.sqrt(2)), 400
     bound = level + 3 * math.sqrt(level * (1 - level) / draws)
-    kept = sorted(built_book["replay"].glob("*.pkl"))
+    kept = sorted(main_book["replay"].glob("*.pkl"))      # which no test rewrites: no lock (built_book)
     assert len(kept) >= 8, kept                # every chapter with claims kept them
     checked, over = [], []
     for path in kept:
