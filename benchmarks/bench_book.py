@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -42,13 +43,18 @@ def run(cmd: list[str], cwd: Path, env: dict) -> dict:
     mem = TreeMemory(proc.pid)
     mem.start()
     chapters, tail = {}, []
-    for line in proc.stdout:
-        tail = (tail + [line])[-40:]
-        m = _LOG.search(line)
-        if m and m.group(1) == "executed":
-            name = m.group(2).removesuffix(".ipynb")      # summed over the seeds of a replicated build
-            chapters[name] = chapters.get(name, 0.0) + float(m.group(3))
-    rc = proc.wait()
+    try:
+        for line in proc.stdout:
+            tail = (tail + [line])[-40:]
+            m = _LOG.search(line)
+            if m and m.group(1) == "executed":
+                name = m.group(2).removesuffix(".ipynb")      # summed over the seeds of a replicated build
+                chapters[name] = chapters.get(name, 0.0) + float(m.group(3))
+        rc = proc.wait()
+    finally:
+        if proc.poll() is None:     # the benchmark was stopped: the build it runs stops with it
+            proc.send_signal(signal.SIGINT)
+            proc.wait()
     wall = time.perf_counter() - t0
     mem.stop()
     cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -98,6 +104,7 @@ def main(argv=None) -> None:
     p.add_argument("--against", metavar="REV", help="first build the book with the code of this commit (a git "
                    "worktree of it), then with this checkout's, and compare what the two computed")
     a = p.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))   # stopped: the build and the old worktree go too
     what = f"{a.profile} profile, {a.dataset}" + (f", split seeds {' '.join(map(str, a.seeds))}" if a.seeds else "")
     cmd = [sys.executable, "-m", "recmetrics.cli", "report", "--profile", a.profile, "--dataset", a.dataset,
            *(["--seeds", *map(str, a.seeds)] if a.seeds else [])]
@@ -128,7 +135,8 @@ def main(argv=None) -> None:
                       f"run one after the other in this command",
                       "what the two builds computed (compare_builds.py: findings, tables, every chapter output): "
                       + ("the same, bit for bit" if not found else
-                         f"{len(found)} difference(s), the first: {found[0][:300]}")]
+                         f"{len(found)} difference(s): " + " | ".join(d[:240] for d in found[:6])
+                         + (" | ..." if len(found) > 6 else ""))]
     for row in rows:
         print(" | ".join(map(str, row)))
     notes.append(f"{sum(first['chapters'].values()):,.0f} s of chapter time in all")
@@ -137,6 +145,7 @@ def main(argv=None) -> None:
                + (f" --seeds {' '.join(map(str, a.seeds))}" if a.seeds else "") + " (whole process)",
                ["build", "wall (m:ss)", "wall s", "CPU s", "peak GB", "chapters (s; side by side)"], rows,
                notes=notes, script="bench_book")
+
 
 if __name__ == "__main__":
     main()

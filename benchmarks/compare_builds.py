@@ -42,10 +42,22 @@ def _findings(a: Path, b: Path) -> list[str]:
             out.append(f"findings/{f.name}: {len(ta)} rows -> {len(tb)}")
             continue
         for c in (c for c in ta.columns if c in tb and not ta[c].equals(tb[c])):
-            out += [f"findings/{f.name} row {ta['id'].iloc[i] if 'id' in ta else i} column {c}: "
-                    f"{ta[c].iloc[i]!r} -> {tb[c].iloc[i]!r}"
+            out += [f"findings/{f.name} row {_row_id(ta, c, i)} {_change(c, ta[c].iloc[i], tb[c].iloc[i])}"
                     for i in range(len(ta)) if not _same(ta[c].iloc[i], tb[c].iloc[i])]
     return out
+
+
+def _row_id(table, column: str, i: int):
+    cell = table[column].iloc[i]
+    return table["id"].iloc[i] if "id" in table else cell.get("id", i) if isinstance(cell, dict) else i
+
+
+def _change(column: str, a, b) -> str:
+    """``column: a -> b``; for two records, only the fields that differ."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return "; ".join(f"{k}: {a.get(k)!r} -> {b.get(k)!r}" for k in dict.fromkeys([*a, *b])
+                         if not _same(a.get(k), b.get(k)))
+    return f"column {column}: {a!r} -> {b!r}"
 
 
 def _tables(a: Path, b: Path) -> list[str]:

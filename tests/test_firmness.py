@@ -83,6 +83,19 @@ def test_an_inconclusive_resting_on_an_unknown_uncertainty_has_no_firmness_and_i
                         "tau": [1.0, 1.0, 1.0], "n_systems": 51, "tau_se": [0.0, 0.0, 0.0]})
     row = fd.assess([c for c in pp.EXPERIMENT_CLAIMS if c.id == "exp1-ab-ndcg-perfect"], {"tau": tau})
     assert row.verdict[0] == "agrees" and row.firmness_basis[0] == fm.UNKNOWN
+    # the same for a τ between two metrics' rankings (agreement_se of 0: the rankings never differed in
+    # a resample) — 6 systems, τ = 1 within one swapped pair of 0.9: inconclusive, once "exact values"
+    from recmetrics.papers.scenario_checks import all_at_least, tau_pair_at_least
+    names = ["AP", "nDCG", "P"]
+    tau = pd.DataFrame([[1.0, 1.0, 0.6], [1.0, 1.0, 0.6], [0.6, 0.6, 1.0]], index=names, columns=names)
+    se = pd.DataFrame([[0.0, 0.0, 0.05], [0.0, 0.0, 0.05], [0.05, 0.05, 0.0]], index=names, columns=names)
+    results = {"tau": tau, "tau_se": se, "n_systems": 6}
+    table = fd.assess([fd.Claim("pair", "002", "c", "e", check=tau_pair_at_least("tau", "AP", "nDCG", 0.9)),
+                       fd.Claim("apart", "002", "c", "e", check=tau_pair_at_least("tau", "AP", "P", 0.9)),
+                       fd.Claim("all", "002", "c", "e", check=all_at_least("tau", 0.9, "τ"))], results)
+    assert list(table.verdict) == ["inconclusive", "disagrees", "disagrees"]
+    assert table.firmness_basis[0] == fm.UNKNOWN and table.firmness_basis[1] == "simulated"
+    assert table.firmness_basis[2] == fm.UNKNOWN      # a gate counts for any verdict of the check
     # a decided verdict beside an unknown comparison keeps its simulated firmness
     mixed = lambda r: _ev(fd.holds_all([0.2, 1.0], ">=", 0.5, [0.01, fd.SE(0.0, n=200)]))   # noqa: E731
     assert mixed({}).verdict == "disagrees"

@@ -536,7 +536,7 @@ def to_markdown(table) -> str:
     | <span id="claim-c1"></span>P &lt; R costs \\$1 | 000 | Fig. 4 | `a\\|b` vs 0.3 | **agrees**<br>borderline (0.62): another split may read this differently |
     """
     from ..markdown import markdown_cell as _markdown_cell
-    from .firmness import BORDERLINE, firm_label
+    from .firmness import BORDERLINE, firm_reading
 
     n = len(table)
     deviations = [split_deviations(d) for d in (table["deviations"] if "deviations" in table else [None] * n)]
@@ -554,9 +554,7 @@ def to_markdown(table) -> str:
                       f"{_markdown_cell('; '.join(dev))}.*", ""]
         lines += head
         for anchor, _, firm, basis, row in group:
-            basis = "" if basis is None or basis != basis else str(basis)
-            label = firm_label(firm, basis)
-            how = (f"{float(firm):.2f}" if basis in ("", "simulated") else basis) if label else ""
+            label, how = firm_reading(firm, basis)
             firm_text = f"<br>{label} ({how})" + (f": {BORDERLINE}" if label == "borderline" else "") if label else ""
             lines.append(f"| <span id=\"{anchor}\"></span>{_markdown_cell(row.claim)} | {_markdown_cell(row.paper)} | "
                          f"{_markdown_cell(row.paper_evidence)} | {_markdown_cell(row.our_evidence)} | "

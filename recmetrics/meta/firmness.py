@@ -54,7 +54,8 @@ import numpy as np
 from .comparisons import REDRAW, Comparison
 
 __all__ = ["FIRM", "BORDERLINE", "UNKNOWN", "DRAWS", "MIN_DRAWS", "BATCH", "SPLIT_FACTOR", "Predictive", "Null", "replay",
-           "firmness", "null_rate", "firm_label", "replay_cached", "replay_session", "row_firmness", "keep_for_replay"]
+           "firmness", "null_rate", "firm_label", "firm_reading", "replay_cached", "replay_session", "row_firmness",
+           "keep_for_replay"]
 
 #: a verdict at least this firm is shown as firm; below it, as borderline
 FIRM = 0.9
@@ -313,6 +314,24 @@ def firm_label(value, basis: str = "") -> str:
     except (TypeError, ValueError):
         return ""
     return "" if math.isnan(v) else "firm" if v >= FIRM else "borderline"
+
+
+def firm_reading(value, basis: Any = "") -> tuple[str, str]:
+    """``(label, how)`` of a firmness as every page prints it: :func:`firm_label`, and how firm — the
+    share of replays (two decimals) when it was simulated, else its basis (``exact values``,
+    :data:`UNKNOWN`); ``("", "")`` when not computed. A basis of None or NaN (findings saved before
+    it was recorded) reads as simulated.
+
+    >>> firm_reading(0.974, "simulated"), firm_reading(1.0, "exact values"), firm_reading(math.nan, UNKNOWN)
+    (('firm', '0.97'), ('firm', 'exact values'), ('borderline', 'uncertainty unknown'))
+    >>> firm_reading(math.nan, None)
+    ('', '')
+    """
+    basis = "" if basis is None or basis != basis else str(basis)
+    label = firm_label(value, basis)
+    if not label:
+        return "", ""
+    return label, (f"{float(value):.2f}" if basis in ("", "simulated") else basis)
 
 
 def keep_for_replay(claims: Iterable, results: Mapping[str, Any], context: Mapping[str, Any] | None = None,

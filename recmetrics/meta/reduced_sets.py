@@ -8,7 +8,8 @@ the shared work leaves every value bit-identical to scoring each sample alone (b
 """
 from __future__ import annotations
 
-from typing import Sequence
+from dataclasses import dataclass
+from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -239,6 +240,7 @@ class _Context:
                 raise InputError("a judged user has no judgment in the fold's qrels (judged against other qrels?)")
         self.offsets = [j.metadata["offsets"] for j in self.stacked]   # per fold, each system's first row
         self.users_shortcut = True
+        self.grouped = True   # every system's means at once (_grouped_means); False: system by system
         self._full: list | None = None
         self.row_rep: list | None = None   # per fold, the replicate of each stacked row (set_replicates)
         self.n_replicates = 0
@@ -351,7 +353,12 @@ class _Context:
         out = []
         reps = self.n_replicates if self.row_rep is not None else 0
         no_nan = self._nan_free()
+        scale = self._scales(aggs, no_nan)
         for per_fold in samples:
+            if self.grouped and len(self.specs) >= 2 and scale.ready(per_fold):
+                packed = self._grouped_means(per_fold, aggs, reps, scale)
+                out.append(packed[0] if isinstance(aggregate, str) else tuple(packed))
+                continue
             results = [np.full((len(self.specs), len(self.systems)), np.nan) for _ in aggs]
             results_rep = [np.full((reps, len(self.specs), len(self.systems)), np.nan) for _ in aggs]
             # per fold: the kept rows, and where each system's block of rows starts among them
@@ -393,21 +400,105 @@ class _Context:
         return out
 
 
-    def _nan_free(self):
-        """``no_nan(array)``: whether an array of scores (or None) has no NaN, checked once per array
-        while the arrays are alive (one call of :meth:`_aggregate`); the full test sets' once for all."""
-        seen = {id(a): (a, ok) for a, ok in self.__dict__.get("_full_clean", ())}
+    def _grouped_means(self, per_fold: list[tuple], aggs: tuple, reps: int, scale) -> list[np.ndarray]:
+        """One sample's per-mean results (as :meth:`_aggregate`), every system and replicate at once:
+        the kept rows' values on every mean's scale (each array transformed once, ``scale``) gathered
+        in the folds' order, then averaged per system (its rows of fold 0, then of fold 1, ...) and per
+        (system, replicate), each group's rows summed in the order the per-system computation sums them
+        (:func:`~recmetrics.meta.grouped_means.group_means`; bit-identical, tested)."""
+        from ..metrics.aggregate import parse_aggregate
+        from .grouped_means import group_means
 
-        def no_nan(a) -> bool:
-            if a is None:
-                return True
+        n_specs, n_sys = len(self.specs), len(self.systems)
+        index = [np.flatnonzero(kept) for _, kept, _, _, _ in per_fold]
+        t = np.empty((sum(map(len, index)), len(scale.columns)))   # the kept rows of every fold, fold after fold
+        systems, labels, a = [], [], 0
+        for f, ((v, _, cols, rows, row_values), at) in enumerate(zip(per_fold, index)):
+            if not len(at):
+                continue
+            b = a + len(at)
+            if cols is None:   # v holds the kept rows in order
+                t[a:b] = scale.of(v)
+            else:              # row r's values are row cols[r] of v, except the re-scored rows
+                np.take(scale.of(v), cols[at], axis=0, out=t[a:b])
+                if rows is not None and len(rows):
+                    t[a + np.searchsorted(at, rows)] = scale.of(row_values)
+            systems.append(self.row_system[f][at])
+            if reps:
+                labels.append(self.row_rep[f][at])
+            a = b
+        results = [np.full((n_specs, n_sys), np.nan) for _ in aggs]
+        results_rep = [np.full((reps, n_specs, n_sys), np.nan) for _ in aggs]
+        if systems:
+            system = np.concatenate(systems)
+            means = [parse_aggregate(a)[0] for a in aggs]
+            have, values = group_means(t, system, n_sys, means, scale.where)
+            for res, val in zip(results, values):
+                res[:, have] = val.T
+            if reps:
+                key = system * reps + np.concatenate(labels)
+                have, values = group_means(t, key, n_sys * reps, means, scale.where)
+                for res_rep, val in zip(results_rep, values):
+                    res_rep[have % reps, :, have // reps] = val
+        return [np.concatenate([res[None], res_rep]) if reps else res for res, res_rep in zip(results, results_rep)]
+
+    def _scales(self, aggs: tuple, no_nan) -> "_Scale":
+        """How one call of :meth:`_aggregate` puts arrays of scores on every mean of ``aggs``' scale
+        (:func:`~recmetrics.meta.grouped_means.transform_columns`, each array once: :meth:`_per_array`),
+        and whether every array a sample reads can be transformed whole (no NaN; no negative value for
+        a mean other than the arithmetic one), so that nothing the per-system computation would refuse
+        is read."""
+        from ..metrics.aggregate import parse_aggregate
+        from .grouped_means import column_plan, transform_columns
+
+        columns, where = column_plan(aggs, self.specs)
+        arithmetic = all(parse_aggregate(a)[0] == "arithmetic" for a in aggs)
+        non_negative = self._per_array("non-negative", lambda a: not (a < 0).any())
+
+        def ok(a) -> bool:
+            return no_nan(a) and (arithmetic or non_negative(a))
+
+        def ready(per_fold) -> bool:
+            return all(ok(v) and (rows is None or not len(rows) or ok(rv))
+                       for v, kept_rows, _c, rows, rv in per_fold if kept_rows.any())
+
+        return _Scale(self._per_array(("scales", aggs), lambda a: transform_columns(a, aggs, self.specs, columns)),
+                      ready, columns, where)
+
+    def _nan_free(self):
+        """``no_nan(array)``: whether an array of scores (or None) has no NaN (:meth:`_per_array`)."""
+        finite = self._per_array("no NaN", lambda a: not np.isnan(a).any())
+        return lambda a: a is None or finite(a)
+
+    def _per_array(self, store, compute):
+        """``f(array)``: ``compute(array)``, computed once per array while the arrays are alive (one call
+        of :meth:`_aggregate`), and the full test sets' arrays' once for all (kept on the context under
+        ``store``). Arrays are told apart by identity, each memo holding its array (so no id is reused)."""
+        kept = self.__dict__.setdefault("_per_full_array", {}).setdefault(store, {})
+        seen: dict = {}
+
+        def f(a):
             got = seen.get(id(a))
             if got is None or got[0] is not a:
-                got = seen[id(a)] = (a, not np.isnan(a).any())
-                if self._full is not None and any(a is v for v in self._full):
-                    self.__dict__.setdefault("_full_clean", []).append(got)
+                got = kept.get(id(a))
+                if got is None or got[0] is not a:
+                    got = (a, compute(a))
+                    if self._full is not None and any(a is v for v in self._full):
+                        kept[id(a)] = got
+                seen[id(a)] = got
             return got[1]
-        return no_nan
+        return f
+
+
+@dataclass(frozen=True)
+class _Scale:
+    """Arrays of scores on the scales of several means (:meth:`_Context._scales`): ``of(array)`` its
+    columns of :func:`~recmetrics.meta.grouped_means.column_plan`'s ``columns`` (``where``: each (mean,
+    spec)'s column), ``ready(per_fold)`` whether a sample's arrays can all be transformed whole."""
+    of: Callable
+    ready: Callable
+    columns: list
+    where: np.ndarray
 
 
 def _means(x: np.ndarray, aggs: Sequence[str], specs, labels: np.ndarray | None = None, reps: int = 0,

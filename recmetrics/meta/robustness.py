@@ -434,20 +434,37 @@ def robustness_studies(study, aggregates: Sequence[str], scenarios: Sequence[str
                     values, per_rep = values[0], values[1:]
                     taus = tau_rows(per_rep.reshape(-1, per_rep.shape[-1]), full_reps.reshape(-1, per_rep.shape[-1]),
                                     "tau_b").reshape(per_rep.shape[:2])
-                    rep_rows.extend((sc, size, r, q, name, float(taus[q, m]))
-                                    for q in range(len(per_rep)) for m, name in enumerate(names))
+                    rep_rows.append((sc, size, r, taus))
                 taus = _pooled_taus(values, full)
                 for m, name in enumerate(names):
                     v = values[m]
                     rows.append((sc, size, r, name, float(taus[m]),
                                  float(np.nanmean(v)) if (~np.isnan(v)).any() else float("nan")))
         samples = pd.DataFrame(rows, columns=["scenario", "size", "sample", "metric", "tau", "mean_value"])
-        rep_samples = None if full_reps is None else pd.DataFrame(
-            rep_rows, columns=["scenario", "size", "sample", "replicate", "metric", "tau"])
+        rep_samples = None if full_reps is None else _replicate_frame(rep_rows, names)
         out[aggregate] = Robustness(samples, pd.DataFrame(full.T, index=pd.Index(study.systems, name="system"),
                                                           columns=names), grids=grids, tie_break=tie_break,
                                     replicate_samples=rep_samples)
     return out
+
+
+def _replicate_frame(parts: list, names: list) -> pd.DataFrame:
+    """:attr:`Robustness.replicate_samples` from ``(scenario, size, sample, taus)`` per sample
+    (``taus``: replicates × metrics): a row per (sample, replicate, metric) in that order, built
+    column by column (the same table, dtypes included, as from one tuple per row)."""
+    columns = ["scenario", "size", "sample", "replicate", "metric", "tau"]
+    n_reps, n_metrics = parts[0][3].shape if parts else (0, 0)
+    each = n_reps * n_metrics
+    if not each:
+        return pd.DataFrame([], columns=columns)
+    return pd.DataFrame({
+        "scenario": np.repeat(np.array([p[0] for p in parts], dtype=object), each),
+        "size": np.repeat(np.array([p[1] for p in parts], dtype=np.float64), each),
+        "sample": np.repeat(np.array([p[2] for p in parts], dtype=np.int64), each),
+        "replicate": np.tile(np.repeat(np.arange(n_reps, dtype=np.int64), n_metrics), len(parts)),
+        "metric": np.tile(np.array(names, dtype=object), len(parts) * n_reps),
+        "tau": np.concatenate([np.asarray(p[3], dtype=np.float64).ravel() for p in parts]),
+    }, columns=columns)
 
 
 def _summary(samples: pd.DataFrame) -> pd.DataFrame:

@@ -36,7 +36,7 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..meta.comparisons import holm
+from ..meta.comparisons import holm, undetermined
 from ..meta.findings import (NOISE_SE, Evidence, Verdict, best_of, compare, decide, family, holds, holds_comparison,
                              jointly, undecidable, weakest)
 from .agreement_checks import _tau_by_base
@@ -70,8 +70,12 @@ def _tau_verdict(value: float, threshold: float, n_systems: int | None, se: floa
     its bootstrap se over the users (:func:`recmetrics.meta.agreement.agreement_se`; ``None``: not
     computed, the τ is read as given), and a τ within one swapped pair of the threshold decides
     nothing either: the rankings of the full test sets are estimates, and one pair swapped by
-    another split moves τ by :func:`swap_step`."""
+    another split moves τ by :func:`swap_step`. An se of 0 (the τ read the same in every resample)
+    says nothing of another split: the check is then gated
+    (:func:`~recmetrics.meta.comparisons.undetermined`), its firmness unknown."""
     step = swap_step(n_systems)
+    if se == 0:   # the τ read the same in every bootstrap resample: that says nothing of another split
+        undetermined("τ the same in every bootstrap resample")
     c = holds_comparison(value, ">=", threshold, se if se else None)
     if np.isfinite(step) and abs(value - threshold) < step:
         return Verdict("inconclusive", undecidable([c])), (f"; within one swapped pair of {threshold:g} ({n_systems} "

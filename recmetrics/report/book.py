@@ -84,7 +84,8 @@ def build(
     the book is built in: its sources, the executed notebooks (``book_dir/generated/``), the vendored
     JavaScript (``generated/_vendor/``), the reproducibility appendix (``generated/appendix.md``, with
     the benchmark tables of ``benchmarks_dir``, default the package's ``benchmarks/results``) and
-    Sphinx's scratch (``_build/``), and with ``seeds`` the other seeds' executed chapters (``generated/.seeds/``); by default the main book's work folder in the cache
+    Sphinx's scratch (``_build/``), and with ``seeds`` the other seeds' executed chapters
+    (``generated/.seeds/``); by default the main book's work folder in the cache
     (:func:`~recmetrics.report.paths.main_work_dir`), into which the package's book sources are copied
     first: nothing is written into the package or a checkout. ``scheduler``: a Dask scheduler
     address passed to the notebooks that declare ``scheduler``. ``seeds``: a replicated build

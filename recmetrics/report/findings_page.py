@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..meta.findings import split_deviations
-from ..meta.firmness import BORDERLINE, FIRM, UNKNOWN, firm_label
+from ..meta.firmness import BORDERLINE, FIRM, UNKNOWN, firm_label, firm_reading
 
 #: the papers by the id their claims carry (the project's ``papers/`` file prefix): (heading, citation)
 PAPERS: dict[str, tuple[str, str]] = {
@@ -292,10 +292,9 @@ def firmness_html(value: Any, basis: Any = "") -> str:
     """The firmness under a verdict: ``firm 0.97`` (``firm exact values``), or ``borderline 0.62``
     with the words :data:`recmetrics.meta.firmness.BORDERLINE`; ``""`` when not computed."""
     basis = _text(basis)
-    label = firm_label(value, basis)
+    label, how = firm_reading(value, basis)
     if not label:
         return ""
-    how = f"{float(value):.2f}" if basis in ("", "simulated") else basis
     title = ("the share of replays, each estimate redrawn as another split of the data would read it, that "
              "give this verdict" if basis in ("", "simulated") else
              "it rests on a comparison whose uncertainty this split cannot estimate" if basis == UNKNOWN
