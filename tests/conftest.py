@@ -25,17 +25,19 @@ from published import DISTINCTIVE
 REPO = Path(__file__).resolve().parent.parent
 DATASET = "movielens-small"
 
-#: the tests that start first, in this order. The tests are handed out in the order collected, one
-#: at a time, and each test process holds one test in reserve behind the one it runs: so a short
-#: test follows each long one, and the longest start at once (measured: --durations). The null-rate
-#: replay builds the main book and replays its claims (the longest); the installed wheel's test and
-#: the pages workflow's test run in one process, one after the other, so the second reuses the
-#: books' cache of the first (test_installed's ``books``). Then the ``slow`` tests, then the rest.
+#: the tests that start first, in this order (a test's id, or its name for all its parameters). The
+#: tests are handed out in the order collected, one at a time, and each test process holds one test
+#: in reserve behind the one it runs: so a short test follows each long one, and the longest start
+#: at once (measured: --durations). The replay of chapter 6's claims at their null builds the main
+#: book first (the longest); the installed wheel's test, which builds both books of its own, runs
+#: meanwhile; then the replays of the other chapters and the tests reading the main book. Then the
+#: ``slow`` tests, then the rest.
 FIRST = (
-    "tests/test_report.py::test_every_check_that_makes_several_comparisons_keeps_the_null_rate",
-    "tests/test_report.py::test_build_writes_nothing_beside_the_site",
+    "tests/test_report.py::test_every_check_that_makes_several_comparisons_keeps_the_null_rate[06_comparing_metrics]",
     "tests/test_installed.py::test_the_installed_wheel_builds_both_books_from_an_unrelated_folder",
+    "tests/test_report.py::test_every_check_that_makes_several_comparisons_keeps_the_null_rate",
     "tests/test_installed.py::test_the_pages_workflow_command_leaves_the_whole_site_where_it_says",
+    "tests/test_report.py::test_build_writes_nothing_beside_the_site",
 )
 
 
@@ -54,9 +56,9 @@ def pytest_collection_modifyitems(config, items):
     """:data:`FIRST` first, then the ``slow`` tests, then the rest, each in the order collected (the
     same order in every test process, as pytest-xdist requires)."""
     def rank(item):
-        name = item.nodeid.split("[")[0]
-        if name in FIRST:
-            return FIRST.index(name)
+        for name in (item.nodeid, item.nodeid.split("[")[0]):
+            if name in FIRST:
+                return FIRST.index(name)
         return len(FIRST) + (item.get_closest_marker("slow") is None)
 
     items.sort(key=rank)        # stable
