@@ -307,27 +307,6 @@ def test_a_child_run_for_the_build_ends_with_it(tmp_path):
             proc.kill()
 
 
-def test_a_child_of_a_build_killed_as_it_starts_never_runs_unguarded(tmp_path):
-    """The build killed the moment its child exists (before or after the child's group was
-    registered with the guard): nothing of it is left, and the command never ran unguarded."""
-    tag = uuid.uuid4().hex
-    script = ("import sys\nfrom recmetrics.report.processes import run_child\n"
-              "run_child(['sh', '-c', 'sleep 300 & sleep 300'])\n")
-    proc = subprocess.Popen([sys.executable, "-c", script], env=dict(os.environ, PYTHONPATH=str(REPO),
-                                                                     RECMETRICS_TEST_TAG=tag))
-    try:
-        deadline = time.monotonic() + 60
-        while not any(cmd.startswith("sh -c") for _, cmd in _tagged(tag)):     # no pause: kill at once
-            assert proc.poll() is None and time.monotonic() < deadline, "the child never started"
-        proc.kill()
-        proc.wait(timeout=30)
-        _all_end(tag, within=5)
-    finally:
-        _end_all(tag)
-        if proc.poll() is None:
-            proc.kill()
-
-
 _LOKY = ("import os, pathlib, time\nfrom joblib import Parallel, delayed\n"
          "print(sorted(set(Parallel(n_jobs=2)(delayed(os.getpid)() for _ in range(8)))))\n"
          "pathlib.Path(os.environ['TEST_STARTED_MARKER']).touch()\ntime.sleep(300)")
