@@ -1,7 +1,150 @@
+"""Shared fixtures, and how the suite shares the cores.
+
+pyproject.toml's ``addopts`` run the tests in one process per core (pytest-xdist: ``-n auto --dist
+load --maxschedchunk 1``, the tests handed out one at a time in the order :func:`pytest_collection_modifyitems`
+sets); ``-n 0`` (or ``-p no:xdist``, or no pytest-xdist installed) runs them in this process.
+Each test process keeps its own books' work folders (``$RECMETRICS_BOOKS``, :func:`own_books_folder`)
+and temporary folders; the run cache (fitted systems, written atomically) and the JavaScript cache
+are shared. The main book is built once per run, by the first process that asks (:func:`main_book`).
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import shutil
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 
+from published import DISTINCTIVE
+
+REPO = Path(__file__).resolve().parent.parent
+DATASET = "movielens-small"
+
+#: the tests that start first, in this order (a test's id, or its name for all its parameters). The
+#: tests are handed out in the order collected, one at a time, and each test process holds one test
+#: in reserve behind the one it runs: so a short test follows each long one, and the longest start
+#: at once (measured: --durations). The replay of chapter 6's claims at their null builds the main
+#: book first (the longest); the installed wheel's test, which builds both books of its own, runs
+#: meanwhile; then the replays of the other chapters and the tests reading the main book. Then the
+#: ``slow`` tests, then the rest.
+FIRST = (
+    "tests/test_report.py::test_every_check_that_makes_several_comparisons_keeps_the_null_rate[06_comparing_metrics]",
+    "tests/test_installed.py::test_the_installed_wheel_builds_both_books_from_an_unrelated_folder",
+    "tests/test_report.py::test_every_check_that_makes_several_comparisons_keeps_the_null_rate",
+    "tests/test_installed.py::test_the_pages_workflow_command_leaves_the_whole_site_where_it_says",
+    "tests/test_report.py::test_build_writes_nothing_beside_the_site",
+)
+
+
+def pytest_addoption(parser, pluginmanager):
+    """Without pytest-xdist (not installed, or ``-p no:xdist``), the options ``addopts`` gives it are
+    accepted and do nothing: the suite runs in one process."""
+    if pluginmanager.has_plugin("xdist"):
+        return
+    group = parser.getgroup("xdist", "pytest-xdist is absent: its options are ignored")
+    group._addoption("-n", "--numprocesses", dest="numprocesses", default=None)   # -n as pytest-xdist adds it
+    group.addoption("--dist", default="no")
+    group.addoption("--maxschedchunk", default=None)
+
+
+def pytest_collection_modifyitems(config, items):
+    """:data:`FIRST` first, then the ``slow`` tests, then the rest, each in the order collected (the
+    same order in every test process, as pytest-xdist requires)."""
+    def rank(item):
+        for name in (item.nodeid, item.nodeid.split("[")[0]):
+            if name in FIRST:
+                return FIRST.index(name)
+        return len(FIRST) + (item.get_closest_marker("slow") is None)
+
+    items.sort(key=rank)        # stable
+
+
+@pytest.fixture(scope="session", autouse=True)
+def own_books_folder(tmp_path_factory):
+    """The books' work folders (``$RECMETRICS_BOOKS``) of this test process: a temporary folder
+    of its own, so no build of another process (or of the user) is read, locked or replaced."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("RECMETRICS_BOOKS", str(tmp_path_factory.mktemp("books-cache")))
+        yield
+
+
+def _run_folder(tmp_path_factory) -> Path:
+    """The temporary folder of the whole run: with pytest-xdist, the one every test process's
+    temporary folder is in."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session")
+def main_book(tmp_path_factory) -> dict[str, Path]:
+    """The whole main book (every notebook, the ``quick`` profile) built into a temporary copy of
+    book/; the claims of every chapter are kept with the results their checks read (``replay``).
+
+    Built once per run: the first test process to ask builds it in the run's temporary folder,
+    holding a lock; the others wait for it and read the same book (a failed build fails them too).
+    Tests that read the book take :func:`built_book`, which keeps :func:`book_rebuilt` out meanwhile."""
+    shared = _run_folder(tmp_path_factory)
+    record = shared / "main-book.json"
+    with open(shared / "main-book.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)        # released when the file closes
+        if not record.exists():
+            try:
+                built = {k: str(v) for k, v in _build_main_book(shared).items()}
+            except BaseException as exc:
+                record.write_text(json.dumps({"error": f"{type(exc).__name__}: {exc}"}), encoding="utf-8")
+                raise
+            record.write_text(json.dumps(built), encoding="utf-8")
+    built = json.loads(record.read_text(encoding="utf-8"))
+    if "error" in built:
+        pytest.fail(f"the main book's build failed in another test process: {built['error']}")
+    return {k: Path(v) for k, v in built.items()}
+
+
+def _build_main_book(shared: Path) -> dict[str, Path]:
+    from recmetrics import report
+
+    root = shared / f"report-{DISTINCTIVE}"     # no published file may name it (issue 24 §1)
+    root.mkdir()
+    book = root / "book"
+    shutil.copytree(REPO / "book", book, ignore=shutil.ignore_patterns("_build", "generated", ".doctrees"))
+    notebooks = root / "notebooks"
+    shutil.copytree(REPO / "notebooks", notebooks, ignore=shutil.ignore_patterns("runs", ".ipynb_checkpoints",
+                                                                                 "findings", "results"))
+    # every chapter keeps its claims and results, so their checks can be replayed at their null
+    replay = shared / "replay"
+    replay.mkdir()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("RECMETRICS_REPLAY_DIR", str(replay))
+        index = report.build(profile="quick", dataset=DATASET, book_dir=book, notebooks_dir=notebooks,
+                             out=root / "site", log=None)
+    return {"root": root, "book": book, "index": index, "site": index.parent, "replay": replay}
+
+
+@contextlib.contextmanager
+def _book_lock(book: dict[str, Path], how: int):
+    with open(book["root"].parent / "main-book-use.lock", "w") as lock:
+        fcntl.flock(lock, how)
+        yield book
+
+
+@pytest.fixture
+def built_book(main_book):
+    """:func:`main_book`, read by the test (no test rebuilds it meanwhile: tests of other processes
+    read it at the same time)."""
+    with _book_lock(main_book, fcntl.LOCK_SH) as book:
+        yield book
+
+
+@pytest.fixture
+def book_rebuilt(main_book):
+    """:func:`main_book`, which the test builds again: no other test reads it meanwhile."""
+    with _book_lock(main_book, fcntl.LOCK_EX) as book:
+        yield book
 
 def make_case(seed: int = 0, n_users: int = 300, n_items: int = 400, max_len: int = 120):
     """Judgments and a tied, ragged run covering the parity edge cases.

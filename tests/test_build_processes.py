@@ -58,6 +58,17 @@ def _wait(cond, timeout: float = 180, what: str = "") -> None:
         time.sleep(0.2)
 
 
+def _all_end(tag: str, within: float) -> None:
+    """No process carrying ``tag`` is alive at some moment within ``within`` seconds, and none is
+    half a second later (none started meanwhile)."""
+    deadline = time.monotonic() + within
+    while _tagged(tag) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _tagged(tag) == [], _tagged(tag)
+    time.sleep(0.5)
+    assert _tagged(tag) == [], _tagged(tag)
+
+
 def _build(project: dict, tag: str, *args: str, env: dict | None = None) -> subprocess.Popen:
     """``recmetrics report ARGS`` of ``project`` in a subprocess (not a session leader: a kill
     reaches the build alone, as ``kill PID`` does), its environment tagged with ``tag``."""
@@ -289,8 +300,7 @@ def test_a_child_run_for_the_build_ends_with_it(tmp_path):
         _wait(lambda: sum("sleep 300" in cmd for _, cmd in _tagged(tag)) >= 2, 60, "the child and its child run")
         proc.kill()
         proc.wait(timeout=30)
-        time.sleep(5)
-        assert _tagged(tag) == [], _tagged(tag)
+        _all_end(tag, within=5)
     finally:
         _end_all(tag)
         if proc.poll() is None:

@@ -114,21 +114,33 @@ def end_group(pgid: int | None, sig: int = signal.SIGKILL) -> None:
     unregister(pgid)
 
 
+#: what :func:`run_child` starts where there are process groups: a shell that runs the command only
+#: once a line arrives on its standard input, which run_child writes after registering the group.
+#: A build killed between starting the child and registering it (the guard not yet told) closes
+#: that input first: the shell then ends without starting the command, instead of the command
+#: running on unguarded.
+_GATE = 'read -r _ && exec "$@"'
+
+
 def run_child(cmd: Sequence[str], **kw) -> subprocess.CompletedProcess:
-    """Run ``cmd`` to its end in a process group of its own that ends with the build (registered,
-    and killed at once when this call is interrupted: Ctrl-C, SIGTERM, an exception); its output
-    is captured as text. Returns the :class:`subprocess.CompletedProcess`."""
-    proc = subprocess.Popen(list(cmd), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    """Run ``cmd`` to its end in a process group of its own that ends with the build (registered
+    before it starts, and killed at once when this call is interrupted: Ctrl-C, SIGTERM, an
+    exception); its output is captured as text, its standard input is empty. Returns the
+    :class:`subprocess.CompletedProcess`."""
+    cmd = list(cmd)
+    gated = hasattr(os, "killpg")
+    proc = subprocess.Popen(["sh", "-c", _GATE, "sh", *cmd] if gated else cmd, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, **kw)
     register(proc.pid)
     try:
-        out, err = proc.communicate()
+        out, err = proc.communicate("go\n" if gated else None)   # registered: the command may start
     except BaseException:
         end_group(proc.pid)
         proc.wait()
         raise
     end_group(proc.pid)   # anything it left behind
-    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
 class Terminated(KeyboardInterrupt):
