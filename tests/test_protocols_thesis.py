@@ -213,26 +213,38 @@ def test_sweep_claims():
     assert verdict("alpha0-below-random", {"sweep": flat}).verdict == "inconclusive"
 
 
-def test_sparsity_claims_on_constructed_curves():
+def constructed_frames(removed=(0.0, 0.5), seed: int = 1) -> dict:
+    """Per-user P@10 of one system and Random at each share of ratings removed (AR falls with the
+    density, 1R flat), keyed ``(removed, system, series)``."""
     frames = {}
-    rng = np.random.default_rng(1)
+    rng = np.random.default_rng(seed)
     users = np.arange(300)
-    for x in (0.0, 0.5):
+    for x in removed:
         frames[(x, "s", "AR")] = pd.DataFrame({"user": users, "value": 0.05 * (1 - x) + rng.normal(0, 0.005, 300)})
         frames[(x, "s", "1R")] = pd.DataFrame({"user": users, "value": 0.05 + rng.normal(0, 0.002, 300)})
         frames[(x, RANDOM, "AR")] = pd.DataFrame({"user": users, "value": np.full(300, 0.002 * (1 - x))})
+    return frames
+
+
+def curves_of(frames: dict):
+    """The sparsity curves (``chapter.Curves``) of :func:`constructed_frames`, with bootstrap replicates."""
     reps = uncertainty.replicates(frames, n_bootstrap=300)
     pt = uncertainty.point(frames)
     table = pd.DataFrame([("removed", k[0], k[1], k[2], pt[k], reps[k].std()) for k in frames],
                          columns=["curve", "x", "system", "series", "value", "se"])
-    cur = chapter.Curves(table, reps)
+    return chapter.Curves(table, reps)
+
+
+def test_sparsity_claims_on_constructed_curves():
+    frames = constructed_frames()
+    cur = curves_of(frames)
     assert verdict("sparsity-ar", {"curves": cur}).verdict == "agrees"
     assert verdict("sparsity-1r", {"curves": cur}).verdict == "agrees"
     flat_ar = {k: (f.assign(value=frames[(0.0, "s", "AR")]["value"]) if k[1:] == ("s", "AR") else f)
                for k, f in frames.items()}  # AR does not follow the halved density
     reps2 = uncertainty.replicates(flat_ar, n_bootstrap=300)
     pt2 = uncertainty.point(flat_ar)
-    t2 = table.assign(value=[pt2[k] for k in frames])
+    t2 = cur.table.assign(value=[pt2[k] for k in frames])
     assert verdict("sparsity-ar", {"curves": chapter.Curves(t2, reps2)}).verdict == "disagrees"
 
 

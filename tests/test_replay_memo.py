@@ -10,18 +10,15 @@ from __future__ import annotations
 
 import pickle
 
-import numpy as np
 import pandas as pd
 import pytest
 
 from recmetrics import papers
 from recmetrics.meta import findings, firmness
 from recmetrics.papers import bellogin2012 as paper004
-from recmetrics.protocols import chapter, uncertainty
-from recmetrics.protocols.chapter import RANDOM
 
 from test_claim_words import METRICS, flat, rob, with_replicates
-from test_protocols_thesis import POP, ROLES, designs, fake_run, fake_sweep
+from test_protocols_thesis import POP, ROLES, constructed_frames, curves_of, designs, fake_run, fake_sweep
 
 
 class _Forgetful(dict):
@@ -46,18 +43,7 @@ def _bits(table: pd.DataFrame) -> bytes:
 
 def _curves(seed: int = 1):
     """Sparsity curves of one system and Random against removal (AR falls with the density, 1R flat)."""
-    frames = {}
-    rng = np.random.default_rng(seed)
-    users = np.arange(300)
-    for x in (0.0, 0.4, 0.8):
-        frames[(x, "s", "AR")] = pd.DataFrame({"user": users, "value": 0.05 * (1 - x) + rng.normal(0, 0.005, 300)})
-        frames[(x, "s", "1R")] = pd.DataFrame({"user": users, "value": 0.05 + rng.normal(0, 0.002, 300)})
-        frames[(x, RANDOM, "AR")] = pd.DataFrame({"user": users, "value": np.full(300, 0.002 * (1 - x))})
-    reps = uncertainty.replicates(frames, n_bootstrap=300)
-    pt = uncertainty.point(frames)
-    table = pd.DataFrame([("removed", k[0], k[1], k[2], pt[k], reps[k].std()) for k in frames],
-                         columns=["curve", "x", "system", "series", "value", "se"])
-    return chapter.Curves(table, reps)
+    return curves_of(constructed_frames((0.0, 0.4, 0.8), seed))
 
 
 def _random_table() -> pd.DataFrame:
