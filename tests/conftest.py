@@ -108,7 +108,7 @@ def main_book(tmp_path_factory) -> dict[str, Path]:
 def _build_main_book(shared: Path) -> dict[str, Path]:
     from recmetrics import report
 
-    root = shared / f"report-{DISTINCTIVE}"     # no published file may name it (issue 24 §1)
+    root = shared / f"report-{DISTINCTIVE}"     # a distinctive folder name, which no published file may carry
     root.mkdir()
     book = root / "book"
     shutil.copytree(REPO / "book", book, ignore=shutil.ignore_patterns("_build", "generated", ".doctrees"))
