@@ -286,7 +286,6 @@ def test_the_pages_workflow_command_leaves_the_whole_site_where_it_says(built_bo
     proc = _run(["make", "-o", f"{venv}/.installed", "report", f"VENV={venv}", f"REPORT_ARGS={' '.join(args)}"],
                 clone, env)
     executed = re.findall(r"executing (\S+)\.ipynb", proc.stderr)
-    print("executed:", executed)
     assert {"01_dataset_overview", "04_choosing_a_metric"} <= set(executed), proc.stderr[-3000:]
     site = clone / "_site"
     assert f"book built: {site / 'index.html'}" in proc.stdout, proc.stdout
