@@ -51,6 +51,13 @@ def test_group_means_equal_each_group_aggregated_alone(n_specs):
         aggs = MEANS if trial % 3 != 2 else ("arithmetic", "geometric")
         columns, where = gm.column_plan(aggs, specs)
         t = gm.transform_columns(x, aggs, specs, columns)
+        present = sorted(set(groups.tolist()))
+        want = [np.stack([aggregate(x[groups == g].T, a, axis=1, metric=specs) for g in present]) for a in aggs]
+        for layout in (None, "loop", "running"):   # rows already sorted by group: summed where they are
+            have, values = gm.group_means(t, groups, n_groups, [parse_aggregate(a)[0] for a in aggs], where, layout,
+                                          grouped=True)
+            assert have.tolist() == present
+            assert all(_same(val, ref) for val, ref in zip(values, want)), layout
         shuffle = rng.permutation(n)   # rows in any order: each group's rows are read in their order in t
         t, x, groups = t[shuffle], x[shuffle], groups[shuffle]
         present = sorted(set(groups.tolist()))

@@ -63,7 +63,7 @@ def transform_columns(values: np.ndarray, aggs: Sequence[str], specs, columns: l
 
 
 def group_means(t: np.ndarray, groups: np.ndarray, n_groups: int, means: Sequence[str], where: np.ndarray,
-                layout: str | None = None) -> tuple[np.ndarray, list[np.ndarray]]:
+                layout: str | None = None, grouped: bool = False) -> tuple[np.ndarray, list[np.ndarray]]:
     """``(have, values)``: the groups that have rows and, per mean (canonical names, as
     :func:`~recmetrics.metrics.aggregate.transformed` gives them), their ``(len(have), n_specs)``
     means, from the rows of ``t`` (at least two columns laid out by :func:`column_plan`, whose
@@ -74,13 +74,15 @@ def group_means(t: np.ndarray, groups: np.ndarray, n_groups: int, means: Sequenc
 
     A few long groups are summed one slice each (``layout="loop"``); many short ones position by
     position (``"running"``): the groups' first rows, then their second rows added, ... (:func:`_running_sums`),
-    as many vector additions as the longest group has rows. Default: whichever takes fewer steps."""
+    as many vector additions as the longest group has rows. Default: whichever takes fewer steps.
+    ``grouped``: the rows are already sorted by group (``groups`` non-decreasing), as a stable sort
+    would leave them, so they are summed where they lie (no sorted copy of ``t``)."""
     from ..metrics.aggregate import untransformed
 
     if t.shape[1] < 2:
         raise ValueError("group_means sums rows of two or more columns (one column numpy sums pairwise)")
     groups = np.asarray(groups)
-    order = np.argsort(groups, kind="stable")
+    order = np.arange(len(groups)) if grouped else np.argsort(groups, kind="stable")
     counts = np.bincount(groups, minlength=n_groups)
     have = np.flatnonzero(counts)
     lengths = counts[have]
@@ -89,7 +91,7 @@ def group_means(t: np.ndarray, groups: np.ndarray, n_groups: int, means: Sequenc
     if layout == "running" and len(have):
         sums = _running_sums(t, order, lengths)
     else:
-        t = t.take(order, axis=0)
+        t = t if grouped else t.take(order, axis=0)
         ends = np.cumsum(lengths)
         sums = np.empty((len(have), t.shape[1]))
         for i, (a, b) in enumerate(zip((ends - lengths).tolist(), ends.tolist())):

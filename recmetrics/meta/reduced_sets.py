@@ -403,7 +403,7 @@ class _Context:
     def _grouped_means(self, per_fold: list[tuple], aggs: tuple, reps: int, scale) -> list[np.ndarray]:
         """One sample's per-mean results (as :meth:`_aggregate`), every system and replicate at once:
         the kept rows' values on every mean's scale (each array transformed once, ``scale``) gathered
-        in the folds' order, then averaged per system (its rows of fold 0, then of fold 1, ...) and per
+        system after system, then averaged per system (its rows of fold 0, then of fold 1, ...) and per
         (system, replicate), each group's rows summed in the order the per-system computation sums them
         (:func:`~recmetrics.meta.grouped_means.group_means`; bit-identical, tested)."""
         from ..metrics.aggregate import parse_aggregate
@@ -411,32 +411,39 @@ class _Context:
 
         n_specs, n_sys = len(self.specs), len(self.systems)
         index = [np.flatnonzero(kept) for _, kept, _, _, _ in per_fold]
-        t = np.empty((sum(map(len, index)), len(scale.columns)))   # the kept rows of every fold, fold after fold
-        systems, labels, a = [], [], 0
+        # the kept rows on every mean's scale, system after system and each system's rows fold after fold
+        # (where a stable sort by system puts the folds' rows, fold after fold): each group's rows are
+        # contiguous, so they are summed where they are written, without a sorted copy
+        counts = np.array([np.bincount(self.row_system[f][at], minlength=n_sys) for f, at in enumerate(index)])
+        start = (np.cumsum(counts.T) - counts.T.ravel()).reshape(n_sys, len(index))   # of block (system, fold)
+        t = np.empty((int(counts.sum()), len(scale.columns)))
+        labels = np.empty(len(t), dtype=np.intp) if reps else None
         for f, ((v, _, cols, rows, row_values), at) in enumerate(zip(per_fold, index)):
             if not len(at):
                 continue
-            b = a + len(at)
-            if cols is None:   # v holds the kept rows in order
-                t[a:b] = scale.of(v)
-            else:              # row r's values are row cols[r] of v, except the re-scored rows
-                np.take(scale.of(v), cols[at], axis=0, out=t[a:b])
-                if rows is not None and len(rows):
-                    t[a + np.searchsorted(at, rows)] = scale.of(row_values)
-            systems.append(self.row_system[f][at])
+            values = scale.of(v)
+            first = np.cumsum(counts[f]) - counts[f]   # where each system's rows start among the fold's kept rows
+            for c in np.flatnonzero(counts[f]).tolist():
+                d, n, r = int(start[c, f]), int(counts[f, c]), int(first[c])
+                if cols is None:   # v holds the kept rows in order
+                    t[d:d + n] = values[r:r + n]
+                else:              # row r's values are row cols[r] of v, except the re-scored rows
+                    np.take(values, cols[at[r:r + n]], axis=0, out=t[d:d + n])
+            dest = np.arange(len(at)) + np.repeat(start[:, f] - first, counts[f])   # each kept row's place in t
+            if cols is not None and rows is not None and len(rows):
+                t[dest[np.searchsorted(at, rows)]] = scale.of(row_values)
             if reps:
-                labels.append(self.row_rep[f][at])
-            a = b
+                labels[dest] = self.row_rep[f][at]
+        system = np.repeat(np.arange(n_sys), counts.sum(axis=0))
         results = [np.full((n_specs, n_sys), np.nan) for _ in aggs]
         results_rep = [np.full((reps, n_specs, n_sys), np.nan) for _ in aggs]
-        if systems:
-            system = np.concatenate(systems)
+        if len(t):
             means = [parse_aggregate(a)[0] for a in aggs]
-            have, values = group_means(t, system, n_sys, means, scale.where)
+            have, values = group_means(t, system, n_sys, means, scale.where, grouped=True)
             for res, val in zip(results, values):
                 res[:, have] = val.T
             if reps:
-                key = system * reps + np.concatenate(labels)
+                key = system * reps + labels
                 have, values = group_means(t, key, n_sys * reps, means, scale.where)
                 for res_rep, val in zip(results_rep, values):
                     res_rep[have % reps, :, have // reps] = val
