@@ -416,14 +416,16 @@ class _Context:
         # contiguous, so they are summed where they are written, without a sorted copy
         counts = np.array([np.bincount(self.row_system[f][at], minlength=n_sys) for f, at in enumerate(index)])
         start = (np.cumsum(counts.T) - counts.T.ravel()).reshape(n_sys, len(index))   # of block (system, fold)
-        t = np.empty((int(counts.sum()), len(scale.columns)))
+        live = [f for f, at in enumerate(index) if len(at)]
+        alone = len(live) == 1 and per_fold[live[0]][2] is None   # one fold's kept rows, in order: as they are
+        t = scale.of(per_fold[live[0]][0]) if alone else np.empty((int(counts.sum()), len(scale.columns)))
         labels = np.empty(len(t), dtype=np.intp) if reps else None
         for f, ((v, _, cols, rows, row_values), at) in enumerate(zip(per_fold, index)):
             if not len(at):
                 continue
             values = scale.of(v)
             first = np.cumsum(counts[f]) - counts[f]   # where each system's rows start among the fold's kept rows
-            for c in np.flatnonzero(counts[f]).tolist():
+            for c in ([] if alone else np.flatnonzero(counts[f]).tolist()):
                 d, n, r = int(start[c, f]), int(counts[f, c]), int(first[c])
                 if cols is None:   # v holds the kept rows in order
                     t[d:d + n] = values[r:r + n]
