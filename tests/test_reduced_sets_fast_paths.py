@@ -69,6 +69,22 @@ def test_group_means_equal_each_group_aggregated_alone(n_specs):
                 assert _same(val, ref), (a, layout)
 
 
+def test_the_arithmetic_mean_alone_reads_the_scores_as_they_are():
+    """Every column a spec's own values (the arithmetic mean alone): the array itself, the numbers a
+    copy would hold; NaN is refused as before; another layout or a second mean gets its own array."""
+    specs = parse_metrics(["P@10", "RR@10"])
+    x = np.random.default_rng(0).random((50, 2)) * (np.random.default_rng(1).random((50, 2)) > 0.5)
+    columns, where = gm.column_plan(["arithmetic"], specs)
+    assert gm.transform_columns(x, ["arithmetic"], specs, columns) is x
+    assert gm.transform_columns(np.asfortranarray(x), ["arithmetic"], specs, columns).tobytes() == x.tobytes()
+    both = gm.transform_columns(x, ["arithmetic", "geometric"], specs, gm.column_plan(["arithmetic", "geometric"], specs)[0])
+    assert both is not x and both[:, :2].tobytes() == x.tobytes()
+    bad = x.copy()
+    bad[3, 1] = np.nan
+    with pytest.raises(InputError, match="NaN"):
+        gm.transform_columns(bad, ["arithmetic"], specs, columns)
+
+
 def test_column_plan_shares_what_the_readings_compute_alike():
     specs = parse_metrics(["P@10", "RR@10", "F1@10"])
     columns, where = gm.column_plan(["geometric", "geometric(rec_eval)", "arithmetic"], specs)
