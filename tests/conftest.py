@@ -27,16 +27,19 @@ DATASET = "movielens-small"
 
 #: the tests that start first, in this order (a test's id, or its name for all its parameters). The
 #: tests are handed out in the order collected, one at a time, and each test process holds one test
-#: in reserve behind the one it runs: so a short test follows each long one, and the longest start
-#: at once (measured: --durations). The replay of chapter 6's claims at their null builds the main
-#: book first (the longest); the installed wheel's test, which builds both books of its own, runs
-#: meanwhile; then the replays of the other chapters and the tests reading the main book. Then the
+#: in reserve behind the one it runs: the first process gets the first two tests, the second the
+#: next two (pytest-xdist's first hand-out with ``--maxschedchunk 1``). So the replay of chapter 6's
+#: claims at their null, which builds the main book first (the longest), and the installed wheel's
+#: test, which builds both books of its own, are first and third: they run at once, one per process
+#: (second, they queued in one process behind the book). Each is followed by a test reading the
+#: book; then the replays of the other chapters and the tests reading the main book. Then the
 #: ``slow`` tests, then the rest.
 FIRST = (
     "tests/test_report.py::test_every_check_that_makes_several_comparisons_keeps_the_null_rate[06_comparing_metrics]",
+    "tests/test_report.py::test_every_check_that_makes_several_comparisons_keeps_the_null_rate[07_arithmetic_vs_geometric]",
     "tests/test_installed.py::test_the_installed_wheel_builds_both_books_from_an_unrelated_folder",
-    "tests/test_report.py::test_every_check_that_makes_several_comparisons_keeps_the_null_rate",
     "tests/test_installed.py::test_the_pages_workflow_command_leaves_the_whole_site_where_it_says",
+    "tests/test_report.py::test_every_check_that_makes_several_comparisons_keeps_the_null_rate",
     "tests/test_report.py::test_build_writes_nothing_beside_the_site",
 )
 
