@@ -31,21 +31,18 @@ DATASET = "movielens-small"
 #: next two (pytest-xdist's first hand-out with ``--maxschedchunk 1``). So the replay of chapter 6's
 #: claims at their null, which builds the main book first (the longest), and the installed wheel's
 #: test, which builds both books of its own, are first and third: they run at once, one per process
-#: (second, they queued in one process behind the book). Each is followed by a test reading the
-#: book. The tests that mostly wait on their chapters' sleeps come next: a third test process
-#: (:func:`pytest_xdist_auto_num_workers`) runs them meanwhile. Then the replays of the other
-#: chapters and the tests reading the main book; then the ``slow`` tests, then the rest.
+#: (second, they queued in one process behind the book). The own-runs book follows the wheel; the
+#: tests that mostly wait on their chapters' sleeps come next: a third test process
+#: (:func:`pytest_xdist_auto_num_workers`) runs them meanwhile.
 FIRST = (
     "tests/test_report.py::test_every_check_that_makes_several_comparisons_keeps_the_null_rate[06_comparing_metrics]",
     "tests/test_report.py::test_every_check_that_makes_several_comparisons_keeps_the_null_rate[07_arithmetic_vs_geometric]",
     "tests/test_installed.py::test_the_installed_wheel_builds_both_books_from_an_unrelated_folder",
-    "tests/test_installed.py::test_the_pages_workflow_command_leaves_the_whole_site_where_it_says",
+    "tests/test_own_runs.py::test_own_runs_book_builds_from_four_runs_of_the_embedded_dataset",
     "tests/test_report_build.py::test_independent_chapters_run_side_by_side_with_identical_results",
     "tests/test_report_build.py::test_a_late_reader_runs_beside_its_producer_and_waits_for_its_table",
     "tests/test_build_processes.py::test_the_limit_comes_from_the_chapters_record",
     "tests/test_report_build.py::test_two_builds_of_one_book_at_once_one_fails_with_one_line",
-    "tests/test_report.py::test_every_check_that_makes_several_comparisons_keeps_the_null_rate",
-    "tests/test_report.py::test_build_writes_nothing_beside_the_site",
 )
 
 
@@ -73,13 +70,17 @@ def pytest_xdist_auto_num_workers(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    """:data:`FIRST` first, then the ``slow`` tests, then the rest, each in the order collected (the
-    same order in every test process, as pytest-xdist requires)."""
+    """:data:`FIRST` first, then the ``slow`` tests that do not read the main book, then those that
+    do (:func:`main_book`: by then it is built, however slowly, and no process waits for it), then
+    the rest, each in the order collected (the same order in every test process, as pytest-xdist
+    requires)."""
     def rank(item):
         for name in (item.nodeid, item.nodeid.split("[")[0]):
             if name in FIRST:
                 return FIRST.index(name)
-        return len(FIRST) + (item.get_closest_marker("slow") is None)
+        if item.get_closest_marker("slow") is None:
+            return len(FIRST) + 2
+        return len(FIRST) + ("main_book" in getattr(item, "fixturenames", ()))
 
     items.sort(key=rank)        # stable
 
