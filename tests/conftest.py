@@ -1,6 +1,6 @@
 """Shared fixtures, and how the suite shares the cores.
 
-pyproject.toml's ``addopts`` run the tests in one process per core (pytest-xdist: ``-n auto --dist
+pyproject.toml's ``addopts`` run the tests in one process per core and one more (pytest-xdist: ``-n auto --dist
 load --maxschedchunk 1``, the tests handed out one at a time in the order :func:`pytest_collection_modifyitems`
 sets); ``-n 0`` (or ``-p no:xdist``, or no pytest-xdist installed) runs them in this process.
 Each test process keeps its own books' work folders (``$RECMETRICS_BOOKS``, :func:`own_books_folder`)
@@ -27,17 +27,22 @@ DATASET = "movielens-small"
 
 #: the tests that start first, in this order (a test's id, or its name for all its parameters). The
 #: tests are handed out in the order collected, one at a time, and each test process holds one test
-#: in reserve behind the one it runs: so a short test follows each long one, and the longest start
-#: at once (measured: --durations). The replay of chapter 6's claims at their null builds the main
-#: book first (the longest); the installed wheel's test, which builds both books of its own, runs
-#: meanwhile; then the replays of the other chapters and the tests reading the main book. Then the
-#: ``slow`` tests, then the rest.
+#: in reserve behind the one it runs: the first process gets the first two tests, the second the
+#: next two (pytest-xdist's first hand-out with ``--maxschedchunk 1``). So the replay of chapter 6's
+#: claims at their null, which builds the main book first (the longest), and the installed wheel's
+#: test, which builds both books of its own, are first and third: they run at once, one per process
+#: (second, they queued in one process behind the book). The own-runs book follows the wheel; the
+#: tests that mostly wait on their chapters' sleeps come next: a third test process
+#: (:func:`pytest_xdist_auto_num_workers`) runs them meanwhile.
 FIRST = (
     "tests/test_report.py::test_every_check_that_makes_several_comparisons_keeps_the_null_rate[06_comparing_metrics]",
+    "tests/test_report.py::test_every_check_that_makes_several_comparisons_keeps_the_null_rate[07_arithmetic_vs_geometric]",
     "tests/test_installed.py::test_the_installed_wheel_builds_both_books_from_an_unrelated_folder",
-    "tests/test_report.py::test_every_check_that_makes_several_comparisons_keeps_the_null_rate",
-    "tests/test_installed.py::test_the_pages_workflow_command_leaves_the_whole_site_where_it_says",
-    "tests/test_report.py::test_build_writes_nothing_beside_the_site",
+    "tests/test_own_runs.py::test_own_runs_book_builds_from_four_runs_of_the_embedded_dataset",
+    "tests/test_report_build.py::test_independent_chapters_run_side_by_side_with_identical_results",
+    "tests/test_report_build.py::test_a_late_reader_runs_beside_its_producer_and_waits_for_its_table",
+    "tests/test_build_processes.py::test_the_limit_comes_from_the_chapters_record",
+    "tests/test_report_build.py::test_two_builds_of_one_book_at_once_one_fails_with_one_line",
 )
 
 
@@ -52,14 +57,30 @@ def pytest_addoption(parser, pluginmanager):
     group.addoption("--maxschedchunk", default=None)
 
 
+@pytest.hookimpl(optionalhook=True)   # a hook of pytest-xdist, absent without it
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto``: one test process per core, and one more. Many tests mostly wait (a chapter that
+    sleeps, a build killed after seconds, a browser rendering): the extra process runs tests while
+    another waits, instead of leaving its core idle (measured on 2 cores: 9:49 -> 8:12 of wall for
+    the suite, the same CPU). ``$PYTEST_XDIST_AUTO_NUM_WORKERS`` still sets the number."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None             # pytest-xdist's own reading of it
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return cores + 1
+
+
 def pytest_collection_modifyitems(config, items):
-    """:data:`FIRST` first, then the ``slow`` tests, then the rest, each in the order collected (the
-    same order in every test process, as pytest-xdist requires)."""
+    """:data:`FIRST` first, then the ``slow`` tests that do not read the main book, then those that
+    do (:func:`main_book`: by then it is built, however slowly, and no process waits for it), then
+    the rest, each in the order collected (the same order in every test process, as pytest-xdist
+    requires)."""
     def rank(item):
         for name in (item.nodeid, item.nodeid.split("[")[0]):
             if name in FIRST:
                 return FIRST.index(name)
-        return len(FIRST) + (item.get_closest_marker("slow") is None)
+        if item.get_closest_marker("slow") is None:
+            return len(FIRST) + 2
+        return len(FIRST) + ("main_book" in getattr(item, "fixturenames", ()))
 
     items.sort(key=rank)        # stable
 
