@@ -146,7 +146,8 @@ def explorer_table(study, metrics: Sequence[str] | None = None, cutoffs: Sequenc
                    n_samples: int = 5, scenarios: Sequence[str] | None = None, seed: int = 0,
                    pool: str = "concat", confidence: float = 0.95, alpha: float = 0.05,
                    dataset: str | None = None, n_jobs: int = 1, progress: bool = False,
-                   known_robustness: Mapping[str, pd.DataFrame] | None = None) -> pd.DataFrame:
+                   known_robustness: Mapping[str, pd.DataFrame] | None = None, target_se: float | None = None,
+                   min_samples: int = 20) -> pd.DataFrame:
     """The metric explorer's long table: ranking, p-value curve and robustness of every metric,
     cut-off and aggregation of ``study``.
 
@@ -184,14 +185,15 @@ def explorer_table(study, metrics: Sequence[str] | None = None, cutoffs: Sequenc
       reaches sit at the floor 1/(B+1)), robustness ``sizes`` (one grid for every scenario of
       ``scenarios`` — default all five — or ``{scenario: sizes}``) and ``n_samples`` samples per
       size (paper: 50). The same ``seed`` gives the same p-values and τ whichever metrics are
-      computed together, so a table of one metric equals the matching rows of a larger one.
+      computed together, so a table of one metric equals the matching rows of a larger one; with
+      ``target_se`` each point stops sampling early (:mod:`recmetrics.meta.sample_stopping`).
     * ``dataset``: the label of the rows (default ``study.dataset``).
     * ``known_robustness``: ``{aggregation: samples}``, the ``samples`` table of a robustness study
       another computation ran on this study with the same ``seed``, ``n_samples`` and grids (e.g.
       chapters 6 and 7 at their cut-off, :mod:`recmetrics.report.shared`); the cells (metric,
       cut-off) it holds for every scenario are read from it, not computed again — the rows are the
       ones this function would compute (every sample's seed derives from the seed, the scenario and
-      the size alone). A table whose sizes or sample counts differ from the grid is an error.
+      the size alone; ``target_se`` cuts it). A table whose sizes or sample counts differ is an error.
 
     The settings are kept in ``table.attrs["explorer"]``.
 
@@ -211,6 +213,7 @@ def explorer_table(study, metrics: Sequence[str] | None = None, cutoffs: Sequenc
     from .meta.discriminative import discriminative_power
     from .meta.findings import NOISE_SE
     from .meta.robustness import robustness_studies
+    from .meta.sample_stopping import check_rule
     from .metrics.aggregate import MIN_GEO_MEAN
     from .study import require_study
 
@@ -267,13 +270,14 @@ def explorer_table(study, metrics: Sequence[str] | None = None, cutoffs: Sequenc
     by_grid: dict[tuple, list[str]] = {}
     for sc, sz in grid.items():
         by_grid.setdefault(tuple(sz), []).append(sc)
-    known = _known_samples(known_robustness, aggs, grid, n_samples, list(names))
+    target_se, min_samples = check_rule(target_se, min_samples)
+    known = _known_samples(known_robustness, aggs, grid, n_samples, list(names), (target_se, min_samples))
     todo = [(m, c) for m, c in cells if f"{m}@{c}" not in known]
     # every mean from the same reduced test sets, drawn and scored once per grid
     studies = {sz: robustness_studies(study, aggs, scs, list(sz), n_samples, seed,
                                       metrics=list(dict.fromkeys(m for m, _ in todo)),
                                       cutoffs=list(dict.fromkeys(c for _, c in todo)), n_jobs=n_jobs,
-                                      progress=progress) if todo else None
+                                      progress=progress, target_se=target_se, min_samples=min_samples) if todo else None
                for sz, scs in by_grid.items()}
     for agg in aggs:
         summaries, areas = {}, {}
@@ -303,7 +307,7 @@ def explorer_table(study, metrics: Sequence[str] | None = None, cutoffs: Sequenc
         "dataset": label, "systems": list(map(str, study.systems)), "folds": int(study.n_folds),
         "metrics": list(dict.fromkeys(m for m, _ in cells)), "cutoffs": list(dict.fromkeys(c for _, c in cells)),
         "aggregations": aggs, "n_permutations": n_permutations, "sizes": {k: list(v) for k, v in grid.items()},
-        "n_samples": n_samples, "seed": seed, "pool": pool, "confidence": float(confidence), "alpha": float(alpha),
+        "n_samples": n_samples, "target_se": target_se, "min_samples": min_samples, "seed": seed, "pool": pool, "confidence": float(confidence), "alpha": float(alpha),
         "floor": MIN_GEO_MEAN}
     return table
 
@@ -333,9 +337,10 @@ def join_tables(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
     return out
 
 
-def _known_samples(known, aggs, grid, n_samples, names) -> dict[str, dict[str, pd.DataFrame]]:
-    """``{metric name: {aggregation: its sample rows}}`` of ``known`` that cover every aggregation and
-    every scenario of ``grid`` (sizes and sample counts checked against the grid)."""
+def _known_samples(known, aggs, grid, n_samples, names, rule=(None, 20)) -> dict[str, dict[str, pd.DataFrame]]:
+    """``{metric name: {aggregation: its sample rows}}`` of ``known`` covering every aggregation and
+    scenario of ``grid`` (sizes and sample counts checked), cut by ``rule`` (target_se, min_samples)."""
+    from .meta.sample_stopping import truncate_samples
     if not known:
         return {}
     per_agg = {}
@@ -360,7 +365,7 @@ def _known_samples(known, aggs, grid, n_samples, names) -> dict[str, dict[str, p
                 if {float(z): int(n) for z, n in got.items()} != want:
                     raise InputError(f"known_robustness[{agg!r}]: {name} under {sc} has samples per size "
                                      f"{dict(got)}, expected {want} (another grid or n_samples)")
-            rows[agg] = mine
+            rows[agg] = truncate_samples(mine, *rule, n_samples)[0]
         else:
             out[name] = rows
     return out

@@ -37,7 +37,9 @@ items have one or two test ratings; most users share a profile size with others)
 ``tie_break="sample"`` (default) every sample is a seeded random order among equal counts, so the
 spread over tie-breaks enters :meth:`Robustness.area_se` like the spread of the random scenarios;
 ``tie_break="first"`` draws one order per size (the first of those samples; the results of earlier
-versions, which drew one) and leaves their standard error undefined (NaN).
+versions, which drew one) and leaves their standard error undefined (NaN). With ``target_se`` a
+size stops drawing once its Monte Carlo error is small enough (:mod:`.sample_stopping`); the papers
+draw all 50.
 
 **Comparing curves.** The papers read their τ curves by eye: "we say that a metric is more robust
 than another if it stands at a higher average correlation with itself as the test set is reduced"
@@ -63,6 +65,7 @@ Example::
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence
@@ -75,6 +78,7 @@ from ..errors import InputError, unknown_name
 from .agreement import kendall_tau, tau_rows
 from .firmness import replay_cached
 from .reduced_sets import _Context, _task, mask_judged  # noqa: F401 (mask_judged: public here too)
+from .sample_stopping import check_rule, checkpoints, stop_counts, truncate_samples
 
 __all__ = ["SCENARIOS", "PAPER_SIZES", "QUICK_SIZES", "SPARSITY_003", "POPULARITY_003", "GRIDS_003", "GRIDS_000",
            "DEFAULT_GRIDS", "QUICK_GRIDS", "TIE_BREAKS", "robustness_study", "robustness_studies", "cutoff_robustness", "Robustness",
@@ -260,7 +264,9 @@ class Robustness:
         Every metric is scored on the same reduced test sets, so their τ move together from sample
         to sample; the se of a difference is that of the per-sample differences (paired), not
         ``sqrt(se_a² + se_b²)``: ``sqrt(Σ_sizes var_s(τ_a − τ_b) / n) / n_sizes``. NaN where a size
-        has one sample. An undefined τ counts 0, as in :meth:`summary`."""
+        has one sample. An undefined τ counts 0, as in :meth:`summary`. When the metrics kept
+        different numbers of a size's samples (``target_se``), a pair's differences are those of the
+        samples both kept (the first ones of each)."""
         s = self.samples
         s = s[(s["size"] < 1.0) & (s["scenario"] == _scenario(scenario))].assign(tau=lambda d: d["tau"].fillna(0.0))
         wide = s.pivot_table(index=["size", "sample"], columns="metric", values="tau", sort=False)
@@ -269,7 +275,13 @@ class Robustness:
         for _, block in wide.groupby(level="size", sort=False):
             x = block.to_numpy()
             d = x[:, :, None] - x[:, None, :]
-            total = total + (d.var(axis=0, ddof=1) / len(x) if len(x) > 1 else np.nan)
+            if np.isnan(x).any():   # samples some metrics did not keep: each pair over those both kept
+                n = (~np.isnan(d)).sum(axis=0)
+                with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+                    warnings.simplefilter("ignore", RuntimeWarning)   # a pair with fewer than 2: NaN
+                    total = total + np.where(n > 1, np.nanvar(d, axis=0, ddof=1) / n, np.nan)
+            else:
+                total = total + (d.var(axis=0, ddof=1) / len(x) if len(x) > 1 else np.nan)
             n_sizes += 1
         return pd.DataFrame(np.sqrt(total) / max(n_sizes, 1), index=names, columns=names)
 
@@ -297,7 +309,8 @@ def robustness_study(study, scenarios: Sequence[str] | str | None = None,
                      n_samples: int = 50, seed: int = 0, metrics: Sequence[str] | None = None,
                      cutoffs: Sequence[int] | int | None = None, aggregate: str | None = None,
                      n_jobs: int = 1, client: Any = None, progress: bool = True,
-                     prefer: str | None = "threads", tie_break: str = "sample", replicates=None) -> Robustness:
+                     prefer: str | None = "threads", tie_break: str = "sample", replicates=None,
+                     target_se: float | None = None, min_samples: int = 20) -> Robustness:
     """Kendall's τ between each metric's system ranking on reduced test sets and on the full one.
 
     For each scenario and each size of its grid, ``n_samples`` reduced test sets are drawn; each
@@ -340,6 +353,12 @@ def robustness_study(study, scenarios: Sequence[str] | str | None = None,
         The data-split replicate of every (fold, user) unit (:func:`recmetrics.meta.replicates.unit_labels`):
         every sample is also aggregated per replicate, at no extra scoring, and its τ against that
         replicate's full test set is kept (:attr:`Robustness.replicate_samples`, :meth:`Robustness.area_replicates`).
+    target_se, min_samples
+        ``target_se`` None (default): every size draws ``n_samples`` samples. A number: each
+        (metric, mean) of a size keeps its samples up to the first multiple of ``min_samples`` at
+        which the Monte Carlo se of its mean τ is at most ``target_se``, and a size stops drawing
+        once all have (:mod:`recmetrics.meta.sample_stopping`); the samples kept are the first ones
+        of the fixed design's, bit for bit, and ``summary()["samples"]`` says how many.
 
     Examples
     --------
@@ -351,7 +370,7 @@ def robustness_study(study, scenarios: Sequence[str] | str | None = None,
     aggregate = aggregate or require_study(study, "robustness_study").aggregate
     return robustness_studies(study, [aggregate], scenarios, sizes, n_samples, seed, metrics, cutoffs, n_jobs=n_jobs,
                               client=client, progress=progress, prefer=prefer, tie_break=tie_break,
-                              replicates=replicates)[aggregate]
+                              replicates=replicates, target_se=target_se, min_samples=min_samples)[aggregate]
 
 
 def robustness_studies(study, aggregates: Sequence[str], scenarios: Sequence[str] | str | None = None,
@@ -359,7 +378,8 @@ def robustness_studies(study, aggregates: Sequence[str], scenarios: Sequence[str
                        n_samples: int = 50, seed: int = 0, metrics: Sequence[str] | None = None,
                        cutoffs: Sequence[int] | int | None = None, *, n_jobs: int = 1, client: Any = None,
                        progress: bool = True, prefer: str | None = "threads",
-                       tie_break: str = "sample", replicates=None) -> dict[str, Robustness]:
+                       tie_break: str = "sample", replicates=None, target_se: float | None = None,
+                       min_samples: int = 20) -> dict[str, Robustness]:
     """:func:`robustness_study` under several means over users at once: ``{aggregate: Robustness}``.
 
     The reduced test sets are drawn and scored once; each mean ranks the systems from the same
@@ -376,6 +396,7 @@ def robustness_studies(study, aggregates: Sequence[str], scenarios: Sequence[str
     if tie_break not in TIE_BREAKS:
         raise InputError(f"tie_break must be one of {', '.join(map(repr, TIE_BREAKS))}, got {tie_break!r}")
     n_samples = checks.positive_int(n_samples, "n_samples")
+    target_se, min_samples = check_rule(target_se, min_samples)
     seed = checks.seed(seed)
     n_jobs = checks.n_jobs(n_jobs)
     metrics = list(study.metrics) if metrics is None else ([metrics] if isinstance(metrics, str) else list(metrics))
@@ -400,23 +421,35 @@ def robustness_studies(study, aggregates: Sequence[str], scenarios: Sequence[str
         ctx.set_replicates(study, replicates)
     # size 1: the full test sets' scores, per mean (with replicates: the pooled value, then one per replicate)
     fulls = ctx.sample("random-users", 1.0, 0, aggregates)
-    tasks, labels = [], []
+    pooled_fulls = [f[0] if replicates is not None else f for f in fulls]
+    cells = []   # (scenario, size, seeds) of every reduced size, in grid order
     for sc, grid in grids.items():
         reps = 1 if sc in _DETERMINISTIC and tie_break == "first" else n_samples
-        for size in grid:
-            if size >= 1.0:
-                continue
-            seeds = task_seeds(_mix(seed, sc, size), reps)
-            # the tie-breaks of one size share most of their work (see _Context.samples): one task
-            batches = [seeds] if sc in _DETERMINISTIC else [[s] for s in seeds]
-            first = 0
-            for batch in batches:
-                tasks.append((ctx, sc, size, batch, aggregates))
-                labels.append((sc, size, first))
-                first += len(batch)
+        cells += [(sc, size, task_seeds(_mix(seed, sc, size), reps)) for size in grid if size < 1.0]
+    drawn = [[] for _ in cells]   # per cell, per sample drawn: its per-mean values
+    taus = [[] for _ in cells]    # per cell, per sample drawn: τ of every (mean, metric)
+    points = [checkpoints(len(seeds), min_samples) if target_se is not None else [len(seeds)]
+              for _, _, seeds in cells]
+    pending = list(range(len(cells)))
     client = client if client is not None else getattr(study, "_client", None)
-    results = map_tasks(_task, tasks, n_jobs=n_jobs, client=client, progress=progress, desc="robustness",
-                        prefer=prefer, scatter=[ctx])
+    for step in range(max(len(p) for p in points) if cells else 0):
+        tasks, owners = [], []
+        for i in pending:
+            sc, size, seeds = cells[i]
+            todo = seeds[len(drawn[i]):points[i][step]]
+            # the tie-breaks of one size share most of their work (see _Context.samples): one task
+            for batch in ([todo] if sc in _DETERMINISTIC else [[s] for s in todo]):
+                tasks.append((ctx, sc, size, batch, aggregates))
+                owners.append(i)
+        results = map_tasks(_task, tasks, n_jobs=n_jobs, client=client, progress=progress, desc="robustness",
+                            prefer=prefer, scatter=[ctx])
+        for i, batch in zip(owners, results):
+            drawn[i] += batch
+            taus[i] += [np.concatenate([_pooled_taus(per_mean[a][0] if replicates is not None else per_mean[a], full)
+                                        for a, full in enumerate(pooled_fulls)]) for per_mean in batch]
+        # a size goes on while a (mean, metric) of it has not reached the target (sample_stopping)
+        pending = [i for i in pending if step + 1 < len(points[i])
+                   and not stop_counts(np.array(taus[i]), target_se, points[i][:step + 1]).all()]
     out = {}
     for a_i, aggregate in enumerate(aggregates):
         full, full_reps = fulls[a_i], None
@@ -427,21 +460,22 @@ def robustness_studies(study, aggregates: Sequence[str], scenarios: Sequence[str
             if 1.0 in grid:
                 for m, name in enumerate(names):
                     rows.append((sc, 1.0, 0, name, 1.0, float(np.mean(full[m]))))
-        for (sc, size, first), batch in zip(labels, results):
-            for r, per_mean in enumerate(batch, start=first):
+        for (sc, size, _), batch, cell_taus in zip(cells, drawn, taus):
+            for r, per_mean in enumerate(batch):
                 values = per_mean[a_i]
                 if full_reps is not None:   # τ-b on each replicate, over the systems both sides rank
                     values, per_rep = values[0], values[1:]
-                    taus = tau_rows(per_rep.reshape(-1, per_rep.shape[-1]), full_reps.reshape(-1, per_rep.shape[-1]),
-                                    "tau_b").reshape(per_rep.shape[:2])
-                    rep_rows.append((sc, size, r, taus))
-                taus = _pooled_taus(values, full)
+                    rep_taus = tau_rows(per_rep.reshape(-1, per_rep.shape[-1]), full_reps.reshape(-1, per_rep.shape[-1]),
+                                        "tau_b").reshape(per_rep.shape[:2])
+                    rep_rows.append((sc, size, r, rep_taus))
+                sample_taus = cell_taus[r][a_i * len(names):(a_i + 1) * len(names)]
                 for m, name in enumerate(names):
                     v = values[m]
-                    rows.append((sc, size, r, name, float(taus[m]),
+                    rows.append((sc, size, r, name, float(sample_taus[m]),
                                  float(np.nanmean(v)) if (~np.isnan(v)).any() else float("nan")))
         samples = pd.DataFrame(rows, columns=["scenario", "size", "sample", "metric", "tau", "mean_value"])
         rep_samples = None if full_reps is None else _replicate_frame(rep_rows, names)
+        samples, rep_samples = truncate_samples(samples, target_se, min_samples, n_samples, rep_samples)
         out[aggregate] = Robustness(samples, pd.DataFrame(full.T, index=pd.Index(study.systems, name="system"),
                                                           columns=names), grids=grids, tie_break=tie_break,
                                     replicate_samples=rep_samples)

@@ -63,7 +63,10 @@ NOTEBOOK_PARAMETERS: dict[str, dict[str, dict[str, Any]]] = {
     "paper": {
         "02_recommender_zoo": {"folds": 5, "systems": None},
         # chapters 03-08 take their parameters from their paper's set-up (recmetrics.papers); the
-        # explorers run beside chapter 7, whose robustness they read late, on one core each
+        # explorers run beside chapter 7, whose robustness they read late, on one core each. The
+        # explorers are no paper's experiment: their curves stop sampling a size at an se of 0.01
+        # (recmetrics.meta.sample_stopping; benchmarks/calibrate_sample_stopping.py)
+        "09_explorers": {"target_se": 0.01},
     },
 }
 
@@ -186,7 +189,8 @@ SCHEMAS: dict[str, dict[str, schema.Rule]] = {
     "09_explorers": {
         **STUDY, "cutoffs": CUTOFFS, "depth": COUNT, "pool": POOL, "confidence": SHARE, "alpha": SHARE,
         "aggregations": S.subset(of=S.loaded("recmetrics.explorers", "AGGREGATIONS")), "n_permutations": COUNT,
-        "extra_datasets": DATASETS, "sandbox_weights": S.list_of(UNIT), "guide_k": COUNT},
+        "extra_datasets": DATASETS, "sandbox_weights": S.list_of(UNIT), "guide_k": COUNT,
+        "target_se": S.number(0, open_low=True) | None, "min_samples": S.integer(2)},
 }
 
 

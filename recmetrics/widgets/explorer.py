@@ -49,8 +49,8 @@ class MetricExplorer:
         settings = dict(self.table.attrs.get("explorer", {}) or {})
         if settings and all(isinstance(v, Mapping) for v in settings.values()):  # load_tables: {dataset: settings}
             settings = next(iter(settings.values()), {})
-        defaults = {k: settings[k] for k in ("n_permutations", "n_samples", "seed", "pool", "confidence", "alpha")
-                    if k in settings}
+        keys = ("n_permutations", "n_samples", "target_se", "min_samples", "seed", "pool", "confidence", "alpha")
+        defaults = {k: settings[k] for k in keys if k in settings}
         if "sizes" in settings:
             defaults["sizes"] = settings["sizes"]
         self.explorer_kw = {**defaults, **explorer_kw}
