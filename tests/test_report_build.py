@@ -398,6 +398,28 @@ def test_chapters_start_longest_critical_path_first(monkeypatch):
     assert [c.stem for c in sorted(chapters, key=key)] == ["02_zoo", "06_b", "07_c", "09_e", "08_d"]
 
 
+def test_a_late_reader_starts_beside_only_when_nothing_else_can():
+    """A reader started beside a chapter it reads late would wait for its tables on a core; so every
+    chapter that can start without waiting goes first, in start order, and the reader starts beside
+    when it is the only one ready (or after its chapter is done, as any reader)."""
+    from types import SimpleNamespace as NS
+
+    from recmetrics.report.execute import ready_chapters
+
+    ex, zoo = NS(stem="09_ex", depends=("07_g",), late=("07_g",)), NS(stem="02_zoo", depends=(), late=())
+    g, b = NS(stem="07_g", depends=(), late=()), NS(stem="06_b", depends=("07_g",), late=())
+    planned = {"09_ex", "02_zoo", "07_g", "06_b"}
+    stems = lambda cs: [c.stem for c in cs]   # noqa: E731
+    # 07_g started: 09_ex could start beside it, but 02_zoo starts without waiting; 06_b waits for 07_g
+    assert stems(ready_chapters([ex, zoo, b], set(), {"07_g"}, planned)) == ["02_zoo", "09_ex"]
+    assert stems(ready_chapters([ex, b], set(), {"07_g", "02_zoo"}, planned)) == ["09_ex"]
+    assert stems(ready_chapters([ex, zoo, b], set(), set(), planned)) == ["02_zoo"]   # 07_g not started
+    # 07_g done: both readers are ready like any other chapter, in start order
+    assert stems(ready_chapters([ex, zoo, b], {"07_g"}, {"07_g"}, planned)) == ["09_ex", "02_zoo", "06_b"]
+    # a chapter read but not in the plan (committed before) does not hold anyone back
+    assert stems(ready_chapters([ex], set(), set(), {"09_ex"})) == ["09_ex"]
+
+
 def _late_project(root: Path, sleep: float) -> dict[str, Path]:
     """01_p sleeps ``sleep`` s then shares a table (recmetrics.report.shared; fails with fail=True);
     02_r reads it late: it notes when it started, then waits for the table."""

@@ -33,7 +33,7 @@ import shutil
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .findings_page import write_findings_page
 from .kernel import Watchdog, chapter_limit, end_kernel, kernel_arguments, kernel_manager, stop_kernel
@@ -259,8 +259,8 @@ def start_order(plan, old: Mapping[str, Mapping[str, Any] | None]) -> Callable[[
     ``plan``'s order. Expected seconds: the chapter's last record in ``old`` (``{stem: record}``)
     when it ran under this profile and dataset, else :data:`~.profiles.EXPECTED_SECONDS` of the
     profile, else 60. A reader that may start beside a chapter (``Chapter.late``) adds nothing to its
-    chain but ends after it: the chapter's path is at least the reader's. (On the paper profile
-    chapter 7 starts first, then the explorers, which read it late, beside it.)"""
+    chain but ends after it: the chapter's path is at least the reader's. (:func:`execute_plan`
+    starts such a reader beside the chapter only when no other chapter is ready: it would wait.)"""
     known = expected_seconds(plan, old)
 
     def expected(stem: str) -> float:
@@ -274,6 +274,17 @@ def start_order(plan, old: Mapping[str, Mapping[str, Any] | None]) -> Callable[[
         chain[c.stem] = max(expected(c.stem) + max(after, default=0.0), max(beside, default=0.0))
     index = {c.stem: i for i, c in enumerate(plan.chapters)}
     return lambda chapter: (-chain[chapter.stem], index[chapter.stem])
+
+
+def ready_chapters(pending: Sequence, done, started, planned) -> list:
+    """The chapters of ``pending`` (in start order) that may start now: after the chapters they read
+    (``depends``, those of ``planned``) are ``done``, or beside those they read late (``late``) once
+    these ``started``. One that would start beside a chapter it reads late holds its core while it
+    waits for the tables, so it comes after every chapter that can start without waiting; the start
+    order is kept otherwise."""
+    ready = [c for c in pending
+             if all(d in done or (d in c.late and d in started) for d in c.depends if d in planned)]
+    return sorted(ready, key=lambda c: any(d not in done for d in c.depends if d in planned))
 
 
 def execute_plan(
@@ -394,8 +405,7 @@ def execute_plan(
     try:
         while pending or active:
             # a chapter starts after the chapters it reads, or beside those it reads late once they started
-            ready = [c for c in pending if failure is None
-                     and all(d in done or (d in c.late and d in started) for d in c.depends if d in planned)]
+            ready = ready_chapters(pending, done, started, planned) if failure is None else []
             if pool is None:   # one at a time, in this thread (Ctrl-C reaches papermill directly)
                 if not ready:
                     break

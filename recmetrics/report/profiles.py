@@ -63,7 +63,7 @@ NOTEBOOK_PARAMETERS: dict[str, dict[str, dict[str, Any]]] = {
     "paper": {
         "02_recommender_zoo": {"folds": 5, "systems": None},
         # chapters 03-08 take their parameters from their paper's set-up (recmetrics.papers); the
-        # explorers run beside chapter 7, whose robustness they read late, on one core each. The
+        # explorers read chapter 7's robustness (late, when they run beside it), on one core each. The
         # explorers are no paper's experiment: their curves stop sampling a size at an se of 0.01
         # (recmetrics.meta.sample_stopping; benchmarks/calibrate_sample_stopping.py)
         "09_explorers": {"target_se": 0.01},
@@ -196,16 +196,16 @@ SCHEMAS: dict[str, dict[str, schema.Rule]] = {
 
 #: Seconds a chapter is expected to take, per profile: only to start the longest chains of chapters
 #: first when several run at once (:func:`recmetrics.report.execute.start_order`); a chapter's own
-#: last record in ``generated/`` replaces its value. Measured on two cores (``recmetrics report
-#: --profile P --force``, 2026-11-26; quick: movielens-small; paper: between movielens-small's and
-#: insteval's; the appendix of a build lists its own).
+#: last record in ``generated/`` replaces its value. Measured on two cores from an empty run cache
+#: (``python benchmarks/bench_book.py --profile P``, movielens-small, 2026-11-28; chapter 9's paper
+#: figure is its own work, without a wait beside chapter 7; the appendix of a build lists its own).
 EXPECTED_SECONDS: dict[str, dict[str, float]] = {
-    "quick": {"01_dataset_overview": 8, "02_recommender_zoo": 8, "03_unified_accuracy_diversity": 31,
-              "04_choosing_a_metric": 17, "05_cutoffs": 14, "06_comparing_metrics": 21,
-              "07_arithmetic_vs_geometric": 31, "08_popularity_bias": 56, "09_explorers": 33},
-    "paper": {"01_dataset_overview": 5, "02_recommender_zoo": 40, "03_unified_accuracy_diversity": 190,
-              "04_choosing_a_metric": 8, "05_cutoffs": 110, "06_comparing_metrics": 300,
-              "07_arithmetic_vs_geometric": 390, "08_popularity_bias": 130, "09_explorers": 400},
+    "quick": {"01_dataset_overview": 2, "02_recommender_zoo": 9, "03_unified_accuracy_diversity": 18,
+              "04_choosing_a_metric": 10, "05_cutoffs": 11, "06_comparing_metrics": 8,
+              "07_arithmetic_vs_geometric": 18, "08_popularity_bias": 21, "09_explorers": 8},
+    "paper": {"01_dataset_overview": 3, "02_recommender_zoo": 34, "03_unified_accuracy_diversity": 187,
+              "04_choosing_a_metric": 6, "05_cutoffs": 71, "06_comparing_metrics": 33,
+              "07_arithmetic_vs_geometric": 165, "08_popularity_bias": 50, "09_explorers": 110},
 }
 
 
@@ -253,8 +253,9 @@ DEPENDS: dict[str, tuple[str, ...]] = {
 }
 
 #: Of :data:`DEPENDS`, the chapters a reader may start beside rather than after: it needs their
-#: tables only late, after work of its own. The reader starts once they have started; when it asks
-#: for a table (:func:`recmetrics.report.shared.shared`) one of them has not committed yet, it waits
+#: tables only late, after work of its own. The reader may start once they have started, when no
+#: other chapter is ready (waiting holds a core); when it asks for a table
+#: (:func:`recmetrics.report.shared.shared`) one of them has not committed yet, it waits
 #: for that chapter to complete, and computes the table itself if the chapter failed or shared none.
 #: The explorer computes its other cut-offs first, then reads chapter 7's cut-off.
 READS_LATE: dict[str, tuple[str, ...]] = {
