@@ -309,6 +309,31 @@ def test_robustness_computed_in_the_background_is_what_the_chapter_computes(work
                                                                        if k != "prepared"}}) is None
 
 
+def test_the_background_study_follows_the_stopping_rule_and_its_key(workload, cache, monkeypatch):
+    """``-p target_se=...`` of the own-runs book (chapters 3 and 5): the background study stops its
+    samples by the rule, under the key the chapters read with it; without it the key is the one the
+    book always used."""
+    qrels, runs = workload
+    rule = {"target_se": 0.2, "min_samples": 2}
+    params = {"metrics": METRICS, "cutoffs": CUTOFFS, "sizes": GRIDS, "n_samples": 4, "n_jobs": 1, **rule}
+    p = own_runs.plan(qrels, runs, parameters=params)
+    assert own_prepared.rule_kw(p.parameters) == rule and own_prepared.rule_kw({"target_se": None}) == {}
+    key, sc, seed = p.source["prepared"], p.parameters["scenarios"], p.parameters["seed"]
+    plain = own_prepared._robustness_path(key, sc, GRIDS, 4, seed, {"aggregate": "arithmetic"})
+    assert own_prepared._robustness_path(key, sc, GRIDS, 4, seed, {"aggregate": "arithmetic", "target_se": None,
+                                                                     "min_samples": 20}) == plain
+    assert own_prepared._robustness_path(key, sc, GRIDS, 4, seed, {"aggregate": "arithmetic", **rule}) != plain
+    proc = own_prepared.start_robustness(p.parameters)
+    assert proc is not None and proc.wait(timeout=300) == 0
+    study = load_study(p.source, METRICS, CUTOFFS)
+    direct = rob.robustness_study(study, sc, GRIDS, 4, seed, aggregate="arithmetic", progress=False, **rule)
+    assert direct.summary()["samples"].nunique() > 1        # some sizes stopped at 2 samples, some did not
+    monkeypatch.setattr(rob, "robustness_study", lambda *a, **k: pytest.fail("recomputed"))
+    got = own_prepared.robustness(study, sc, GRIDS, 4, seed, aggregate="arithmetic", n_jobs=1, client=None,
+                                  progress=False, **rule)
+    assert got.samples.equals(direct.samples) and got.full.equals(direct.full)
+
+
 def test_a_chapter_waits_for_the_robustness_another_process_computes(workload, cache, monkeypatch):
     """While the result's lock is held (by the background process), the chapter's call waits, then
     reads what was stored instead of computing it again."""

@@ -204,6 +204,9 @@ def _robustness_path(key, scenarios: Sequence[str], sizes, n_samples: int, seed:
 
     grids = rob.resolve_grids(sizes, list(scenarios))
     settings = {k: v for k, v in kw.items() if k not in ("client", "n_jobs", "progress", "prefer")}
+    if settings.get("target_se") is None:   # no stopping rule: the key of every sample drawn, as always
+        settings.pop("target_se", None)
+        settings.pop("min_samples", None)
     return _result_path(key, "robustness", {"scenarios": list(scenarios),
                                             "grids": {k: list(v) for k, v in grids.items()},
                                             "n_samples": int(n_samples), "seed": int(seed), **settings})
@@ -287,15 +290,18 @@ def comparisons(study, pool: str = "concat", *, test: str = "permutation", corre
 
 
 def advice(study, *, pool: str, n_permutations: int, seed: int, alpha: float, correction: str | None,
-           scenarios: Sequence[str], sizes, n_samples: int, n_jobs: int = 1, scheduler: Any = None):
+           scenarios: Sequence[str], sizes, n_samples: int, n_jobs: int = 1, scheduler: Any = None,
+           target_se: float | None = None, min_samples: int = 20):
     """Chapter 5's answer (:func:`recmetrics.meta.advice.advise`) from the discriminative power and
     robustness chapters 2 and 3 stored with these settings (read, not recomputed): what the chapter
-    shows and what the book's front page summarises."""
+    shows and what the book's front page summarises. ``target_se``, ``min_samples``: the robustness
+    samples' stopping rule (:mod:`recmetrics.meta.sample_stopping`; None: every sample)."""
     from ..meta.advice import advise
 
     dp = discriminative_power(study, candidates(study), pool, n_permutations=n_permutations, seed=seed, alpha=alpha)
     robust = robustness(study, scenarios, sizes, n_samples, seed, aggregate="arithmetic", n_jobs=n_jobs,
-                        client=scheduler, progress=False)
+                        client=scheduler, progress=False,
+                        **rule_kw({"target_se": target_se, "min_samples": min_samples}))
     return advise(study, n_permutations=n_permutations, n_samples=n_samples, sizes=sizes, scenarios=scenarios,
                   seed=seed, pool=pool, alpha=alpha, correction=correction, n_jobs=n_jobs, dp=dp, robustness=robust)
 
@@ -377,7 +383,9 @@ def start_robustness(parameters: Mapping):
         return None
     args = {k: parameters[k] for k in ("source", "metrics", "cutoffs", "scenarios", "sizes", "n_samples", "seed")}
     args["n_jobs"] = int(parameters.get("n_jobs", 1))
-    path = _robustness_path(key, args["scenarios"], args["sizes"], args["n_samples"], args["seed"], _CHAPTER_KW)
+    args["rule"] = rule_kw(parameters)
+    path = _robustness_path(key, args["scenarios"], args["sizes"], args["n_samples"], args["seed"],
+                            {**_CHAPTER_KW, **args["rule"]})
     if path is None or path.exists():
         return None
     proc = subprocess.Popen([sys.executable, "-m", "recmetrics.report.own_prepared"], stdin=subprocess.PIPE,
@@ -407,11 +415,21 @@ def stop(proc) -> None:
 _CHAPTER_KW = {"aggregate": "arithmetic"}
 
 
+def rule_kw(parameters: Mapping) -> dict:
+    """The stopping rule of the robustness samples among a chapter's ``parameters`` (``target_se``,
+    ``min_samples``; :mod:`recmetrics.meta.sample_stopping`), as :func:`robustness`' keywords: none
+    when ``target_se`` is None, so a study without the rule keeps its stored key."""
+    if parameters.get("target_se") is None:
+        return {}
+    return {"target_se": float(parameters["target_se"]), "min_samples": int(parameters.get("min_samples", 20))}
+
+
 def _background(args: Mapping) -> None:
     """The body of :func:`start_robustness`'s process: hold the result's lock, then load the
     prepared Study and compute (nothing when it is stored or the Study cannot be loaded)."""
+    kw = {**_CHAPTER_KW, **args.get("rule", {})}
     path = _robustness_path(args["source"]["prepared"], args["scenarios"], args["sizes"], args["n_samples"],
-                            args["seed"], _CHAPTER_KW)
+                            args["seed"], kw)
     with file_lock(path):                     # taken first: a chapter asking meanwhile waits for it
         if _load(path) is not None:
             return
@@ -423,7 +441,7 @@ def _background(args: Mapping) -> None:
 
                 lower_priority(BACKGROUND_NICE)
             _robustness_stored(study, list(args["scenarios"]), args["sizes"], args["n_samples"], args["seed"],
-                               path, n_jobs=n_jobs, prefer="fork", progress=False, **_CHAPTER_KW)
+                               path, n_jobs=n_jobs, prefer="fork", progress=False, **kw)
 
 
 if __name__ == "__main__":

@@ -101,6 +101,7 @@ _SIGNIFICANCE = {"alpha": profiles.SHARE, "n_permutations": profiles.COUNT,
                  "correction": _S.choice(of=_S.loaded("recmetrics.meta.significance", "CORRECTIONS")) | None}
 _ROBUSTNESS = {"scenarios": _S.subset(of=_S.loaded("recmetrics.meta.robustness", "SCENARIOS")),
                "sizes": profiles.GRIDS, "n_samples": profiles.COUNT, "n_jobs": _S.n_jobs(),
+               "target_se": _S.number(0, open_low=True) | None, "min_samples": _S.integer(2),
                "scheduler": _S.text("a Dask scheduler address") | None}
 #: What every parameter of every own-runs chapter accepts, one schema per chapter (by notebook stem;
 #: :mod:`recmetrics.report.schema`): checked at planning (:func:`plan`) for every value a chapter receives.
@@ -185,6 +186,8 @@ class Plan:
     def intro(self, answer: str = "") -> str:
         """The book's root page: what was meta-evaluated, with which settings, the ``answer``
         (:func:`front_answer`, once the chapters ran) and the chapters."""
+        from ..meta.sample_stopping import rule_note
+
         s, p = self.summary, self.parameters
         folds = s.get("folds", 1)
         runs = "\n".join(f"| `{name}` | {', '.join(f'`{Path(x).name}`' for x in paths)} | {s['users'].get(name, '')} | "
@@ -198,7 +201,7 @@ class Plan:
             f"{s.get('relevant_users', 0):,} of them with a relevant item; relevant when rating ≥ "
             f"{s.get('threshold', 0):g}; {folds} fold{'s' if folds != 1 else ''}). It was built with the "
             f"`{self.profile}` profile: cut-offs {p.get('cutoffs')}, {p.get('n_permutations', 0):,} permutations "
-            f"per test, {p.get('n_samples')} samples per reduced test size, seed {p.get('seed')}.",
+            f"per test, {rule_note(p)} of the robustness study, seed {p.get('seed')}.",
             *(["", note] if (note := depth_note(s.get("depth", {}), p.get("cutoffs") or [],
                                                  s.get("cutoffs_chosen", True))) else []),
             *(["", "## The answer", "", answer] if answer else []),
@@ -272,7 +275,8 @@ def front_answer(p: Plan) -> str:
     one, five = (executed_parameters(nbs[s], p.notebook_parameters(nbs[s])) for s in ("01_systems", "05_which_metric"))
     study = load_study(p.source, p.parameters["metrics"], p.parameters["cutoffs"])
     adv = own_prepared.advice(study, **{k: five[k] for k in ("pool", "n_permutations", "seed", "alpha", "correction",
-                                                            "scenarios", "sizes", "n_samples", "n_jobs", "scheduler")})
+                                                            "scenarios", "sizes", "n_samples", "n_jobs", "scheduler")},
+                              **{k: five[k] for k in ("target_se", "min_samples") if k in five})
     parts = []
     if adv.recommended:
         metric, cut = adv.table.loc[adv.recommended, "metric"], int(adv.table.loc[adv.recommended, "cutoff"])
