@@ -1,7 +1,7 @@
 """What stopping a robustness study's sampling at a target se costs in calibration, on real τ.
 
     python benchmarks/calibrate_sample_stopping.py [--dataset movielens-small] [--targets 0.01 0.005]
-        [--min-samples 10 20] [--resamples 1000] [--json FILE]
+        [--min-samples 10 20] [--resamples 1000] [--no-save]
 
 Runs chapter 7's robustness study at the paper's settings (paper 000's set-up: the 21 systems, 5
 folds, every scenario and grid, 50 samples, cut-off 100, the arithmetic and geometric means). Each
@@ -9,11 +9,13 @@ folds, every scenario and grid, 50 samples, cut-off 100, the arithmetic and geom
 of 50 are drawn from it with replacement, and the rule of :mod:`recmetrics.meta.sample_stopping`
 is applied to each. Printed per target and ``min_samples``: the share of samples a size draws
 (the most any of its metrics needs), and how often mean ± 2 se covers the truth under the rule
-and with all 50 samples (the same sequences), overall and per scenario.
+and with all 50 samples (the same sequences), overall and per scenario; the table is written to
+``results/calibrate_sample_stopping.json`` (the Guide's performance page shows it).
 """
 import argparse
-import json
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -22,6 +24,9 @@ import recmetrics as rm
 from recmetrics import papers
 from recmetrics.meta import sample_stopping as ss
 from recmetrics.meta.robustness import robustness_studies
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from record import save_table  # noqa: E402
 
 N = 50
 
@@ -81,12 +86,13 @@ def main() -> None:
     ap.add_argument("--targets", type=float, nargs="+", default=[0.01])
     ap.add_argument("--min-samples", type=int, nargs="+", default=[10, 20])
     ap.add_argument("--resamples", type=int, default=1000)
-    ap.add_argument("--json")
+    ap.add_argument("--no-save", action="store_true", help="do not write results/calibrate_sample_stopping.json")
     a = ap.parse_args()
     t0 = time.perf_counter()
     samples = study_samples(a.dataset)
-    print(f"chapter 7's study, 50 samples: {time.perf_counter() - t0:.0f} s")
-    out = []
+    study_s = time.perf_counter() - t0
+    print(f"chapter 7's study, 50 samples: {study_s:.0f} s")
+    rows = []
     for target in a.targets:
         for m in a.min_samples:
             r = resample(samples, target, m, a.resamples)
@@ -97,13 +103,18 @@ def main() -> None:
                   f"{r['covered'].mean():.1%} under the rule, {r['covered_all'].mean():.1%} with all 50 "
                   f"({len(r)} cells)")
             print(per.map(lambda v: f"{v:.1%}").to_string())
-            out.append({"target_se": target, "min_samples": m, "drawn": share.to_dict(),
-                        "covered": float(r["covered"].mean()), "covered_all": float(r["covered_all"].mean()),
-                        "per_scenario": per.to_dict(orient="index")})
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump({"dataset": a.dataset, "resamples": a.resamples, "rows": out}, f, indent=1)
-
+            for sc, row in per.iterrows():
+                rows.append([target, m, sc, f"{share[sc]:.0%}", f"{row['covered']:.1%}", f"{row['covered_all']:.1%}"])
+            rows.append([target, m, "all", f"{share.mean():.0%}", f"{r['covered'].mean():.1%}",
+                         f"{r['covered_all'].mean():.1%}"])
+    if not a.no_save:
+        save_table("calibrate_sample_stopping",
+                   f"Stopping robustness samples at a target se: calibration on chapter 7's study ({a.dataset})",
+                   ["target se", "min_samples", "scenario", "samples drawn (of 50)", "mean ± 2 se covers: rule",
+                    "… with all 50"], rows,
+                   notes=[f"{a.resamples} resamples of 50 from each (mean, scenario, size, metric) cell's own 50 τ "
+                          "(arithmetic and geometric means, cut-off 100, paper settings); the truth is the 50 τ's mean",
+                          f"chapter 7's study at 50 samples took {study_s:.0f} s"])
 
 if __name__ == "__main__":
     main()

@@ -322,7 +322,11 @@ def test_the_background_study_follows_the_stopping_rule_and_its_key(workload, ca
     plain = own_prepared._robustness_path(key, sc, GRIDS, 4, seed, {"aggregate": "arithmetic"})
     assert own_prepared._robustness_path(key, sc, GRIDS, 4, seed, {"aggregate": "arithmetic", "target_se": None,
                                                                      "min_samples": 20}) == plain
-    assert own_prepared._robustness_path(key, sc, GRIDS, 4, seed, {"aggregate": "arithmetic", **rule}) != plain
+    ruled = own_prepared._robustness_path(key, sc, GRIDS, 4, seed, {"aggregate": "arithmetic", **rule})
+    assert ruled != plain
+    assert own_prepared._robustness_path(key, sc, GRIDS, 4, seed, {"aggregate": "arithmetic", "target_se": 0.2}) == \
+        own_prepared._robustness_path(key, sc, GRIDS, 4, seed, {"aggregate": "arithmetic", "target_se": 0.2,
+                                                                 "min_samples": 20})   # the default, in one form
     proc = own_prepared.start_robustness(p.parameters)
     assert proc is not None and proc.wait(timeout=300) == 0
     study = load_study(p.source, METRICS, CUTOFFS)

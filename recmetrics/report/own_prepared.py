@@ -204,9 +204,9 @@ def _robustness_path(key, scenarios: Sequence[str], sizes, n_samples: int, seed:
 
     grids = rob.resolve_grids(sizes, list(scenarios))
     settings = {k: v for k, v in kw.items() if k not in ("client", "n_jobs", "progress", "prefer")}
-    if settings.get("target_se") is None:   # no stopping rule: the key of every sample drawn, as always
-        settings.pop("target_se", None)
-        settings.pop("min_samples", None)
+    settings.pop("target_se", None)
+    settings.pop("min_samples", None)
+    settings.update(rule_kw(kw))   # the stopping rule, in one form (none: the key it always had)
     return _result_path(key, "robustness", {"scenarios": list(scenarios),
                                             "grids": {k: list(v) for k, v in grids.items()},
                                             "n_samples": int(n_samples), "seed": int(seed), **settings})
