@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -91,6 +92,13 @@ def _git(*args: str) -> str:
     return subprocess.run(["git", "-C", str(HERE), *args], check=True, capture_output=True, text=True).stdout.strip()
 
 
+def where(difference: str) -> str:
+    """A compare_builds difference for the notes: a chapter cell's by its place only (its outputs may be
+    HTML and scripts, which the Guide's page must not carry), the others as printed, cut at 240."""
+    cell = re.match(r"(\S+\.ipynb cell \d+): ", difference)
+    return cell.group(1) if cell else difference[:240]
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--profile", default="quick")
@@ -130,7 +138,7 @@ def main(argv=None) -> None:
                       f"run one after the other in this command",
                       "what the two builds computed (compare_builds.py: findings, tables, every chapter output): "
                       + ("the same, bit for bit" if not found else
-                         f"{len(found)} difference(s): " + " | ".join(d[:240] for d in found[:6])
+                         f"{len(found)} difference(s): " + " | ".join(where(d) for d in found[:6])
                          + (" | ..." if len(found) > 6 else ""))]
     for row in rows:
         print(" | ".join(map(str, row)))

@@ -33,6 +33,7 @@ import pandas as pd
 
 from . import checks
 from .errors import InputError, unknown_name
+from .meta.sample_stopping import check_rule, truncate_samples
 
 __all__ = ["AGGREGATIONS", "VIEWS", "COLUMNS", "explorer_table", "join_tables", "save_table", "load_tables", "leaders",
            "sandbox_grid", "guide_grid", "ranking_rows", "pvalue_rows"]
@@ -188,12 +189,11 @@ def explorer_table(study, metrics: Sequence[str] | None = None, cutoffs: Sequenc
       computed together, so a table of one metric equals the matching rows of a larger one; with
       ``target_se`` each point stops sampling early (:mod:`recmetrics.meta.sample_stopping`).
     * ``dataset``: the label of the rows (default ``study.dataset``).
-    * ``known_robustness``: ``{aggregation: samples}``, the ``samples`` table of a robustness study
-      another computation ran on this study with the same ``seed``, ``n_samples`` and grids (e.g.
-      chapters 6 and 7 at their cut-off, :mod:`recmetrics.report.shared`); the cells (metric,
-      cut-off) it holds for every scenario are read from it, not computed again — the rows are the
-      ones this function would compute (every sample's seed derives from the seed, the scenario and
-      the size alone; ``target_se`` cuts it). A table whose sizes or sample counts differ is an error.
+    * ``known_robustness``: ``{aggregation: samples}`` of a robustness study run on this study with
+      the same ``seed``, ``n_samples`` and grids (e.g. chapters 6 and 7's, :mod:`recmetrics.report.shared`):
+      the cells (metric, cut-off) it holds for every scenario are read from it (cut by ``target_se``),
+      not computed again; a sample's seed derives from the seed, scenario and size alone, so the rows
+      are those this function computes. A table whose sizes or sample counts differ is an error.
 
     The settings are kept in ``table.attrs["explorer"]``.
 
@@ -213,7 +213,6 @@ def explorer_table(study, metrics: Sequence[str] | None = None, cutoffs: Sequenc
     from .meta.discriminative import discriminative_power
     from .meta.findings import NOISE_SE
     from .meta.robustness import robustness_studies
-    from .meta.sample_stopping import check_rule
     from .metrics.aggregate import MIN_GEO_MEAN
     from .study import require_study
 
@@ -230,6 +229,7 @@ def explorer_table(study, metrics: Sequence[str] | None = None, cutoffs: Sequenc
             cells.append((study.metrics[mi], study.cutoffs[ci]))
     cells = list(dict.fromkeys(cells))
     n_permutations = checks.positive_int(n_permutations, "n_permutations")
+    target_se, min_samples = check_rule(target_se, min_samples)
     n_samples = checks.positive_int(n_samples, "n_samples")
     seed = checks.seed(seed)
     if not 0 < float(alpha) < 1:
@@ -270,7 +270,6 @@ def explorer_table(study, metrics: Sequence[str] | None = None, cutoffs: Sequenc
     by_grid: dict[tuple, list[str]] = {}
     for sc, sz in grid.items():
         by_grid.setdefault(tuple(sz), []).append(sc)
-    target_se, min_samples = check_rule(target_se, min_samples)
     known = _known_samples(known_robustness, aggs, grid, n_samples, list(names), (target_se, min_samples))
     todo = [(m, c) for m, c in cells if f"{m}@{c}" not in known]
     # every mean from the same reduced test sets, drawn and scored once per grid
@@ -340,7 +339,6 @@ def join_tables(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
 def _known_samples(known, aggs, grid, n_samples, names, rule=(None, 20)) -> dict[str, dict[str, pd.DataFrame]]:
     """``{metric name: {aggregation: its sample rows}}`` of ``known`` covering every aggregation and
     scenario of ``grid`` (sizes and sample counts checked), cut by ``rule`` (target_se, min_samples)."""
-    from .meta.sample_stopping import truncate_samples
     if not known:
         return {}
     per_agg = {}

@@ -190,6 +190,10 @@ def test_the_performance_page_is_generated_from_the_benchmark_results(tmp_path):
     # options as code: the book's typography would turn "--force" into "–force"
     assert "`--force`" in performance_markdown([{"name": "b", "title": "report --force", "columns": ["x"],
                                                   "rows": [[1]]}])
+    # a note is text: a chapter output quoted in it (HTML, a script) reaches the page escaped, not run
+    page = performance_markdown([{"name": "b", "title": "B", "columns": ["x"], "rows": [[1]],
+                                  "notes": ['cell 4: <div id="x"></div><script>alert(1)</script>; p < 0.05']}])
+    assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;; p &lt; 0.05" in page
 
 
 def test_readme_python_example_runs(capsys):

@@ -12,6 +12,7 @@ shown once, beside the machine it ran on.
 from __future__ import annotations
 
 import json
+import html
 import os
 import re
 from pathlib import Path
@@ -99,6 +100,6 @@ def performance_markdown(tables: list[dict], level: int = 2) -> str:
                   f"Measured {when} with `{b.get('command', 'python benchmarks/' + b['name'] + '.py')}`"
                   + (f" on {machine}" if machine else "") + f" ({version}).", ""]
         lines += _table([_options(c) for c in b["columns"]], [[_options(_num(c)) for c in row] for row in b["rows"]])
-        lines += [f"* {_options(note)}" for note in b.get("notes") or []]
+        lines += [f"* {_options(html.escape(str(note), quote=False))}" for note in b.get("notes") or []]
         lines += [""]
     return "\n".join(lines)
