@@ -103,15 +103,18 @@ def main() -> None:
                   f"{r['covered'].mean():.1%} under the rule, {r['covered_all'].mean():.1%} with all 50 "
                   f"({len(r)} cells)")
             print(per.map(lambda v: f"{v:.1%}").to_string())
+            lead = [m] if len(a.targets) == 1 else [target, m]   # one target: said once, in the title
             for sc, row in per.iterrows():
-                rows.append([target, m, sc, f"{share[sc]:.0%}", f"{row['covered']:.1%}", f"{row['covered_all']:.1%}"])
-            rows.append([target, m, "all", f"{share.mean():.0%}", f"{r['covered'].mean():.1%}",
+                rows.append([*lead, sc, f"{share[sc]:.0%}", f"{row['covered']:.1%}", f"{row['covered_all']:.1%}"])
+            rows.append([*lead, "all", f"{share.mean():.0%}", f"{r['covered'].mean():.1%}",
                          f"{r['covered_all'].mean():.1%}"])
     if not a.no_save:
+        one = len(a.targets) == 1
         save_table("calibrate_sample_stopping",
-                   f"Stopping robustness samples at a target se: calibration on chapter 7's study ({a.dataset})",
-                   ["target se", "min_samples", "scenario", "samples drawn (of 50)", "mean ± 2 se covers: rule",
-                    "… with all 50"], rows,
+                   "Stopping robustness samples at " + (f"se {a.targets[0]:g}" if one else "a target se")
+                   + f": calibration on chapter 7's study ({a.dataset})",
+                   [*([] if one else ["target se"]), "min_samples", "scenario", "samples drawn (of 50)",
+                    "mean ± 2 se covers: rule", "… with all 50"], rows,
                    notes=[f"{a.resamples} resamples of 50 from each (mean, scenario, size, metric) cell's own 50 τ "
                           "(arithmetic and geometric means, cut-off 100, paper settings); the truth is the 50 τ's mean",
                           f"chapter 7's study at 50 samples took {study_s:.0f} s"])
