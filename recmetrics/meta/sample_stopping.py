@@ -8,8 +8,8 @@ scenarios' tie-breaks) needs few samples for the same precision as one whose τ 
 
 **The rule** (``target_se``, ``min_samples``): the samples of a size are examined at the
 checkpoints ``min_samples, 2·min_samples, …`` up to ``n_samples`` (:func:`checkpoints`); each
-(metric, mean) keeps the samples up to the first checkpoint where its se is at most ``target_se``,
-or all ``n_samples`` if none is (:func:`stop_counts`). The samples are drawn in the order of their
+(metric, mean) keeps the samples up to the first checkpoint where its se is at most ``target_se``
+(and above 0), or all ``n_samples`` if none is (:func:`stop_counts`). The samples are drawn in the order of their
 seeds, so a stopped curve's samples are the first ones of the fixed design's, bit for bit, and
 another metric or mean studied at the same time changes nothing of a metric's own (each keeps its
 own count). A size stops drawing once every (metric, mean) studied has stopped.
