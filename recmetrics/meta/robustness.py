@@ -421,7 +421,7 @@ def robustness_studies(study, aggregates: Sequence[str], scenarios: Sequence[str
         ctx.set_replicates(study, replicates)
     # size 1: the full test sets' scores, per mean (with replicates: the pooled value, then one per replicate)
     fulls = ctx.sample("random-users", 1.0, 0, aggregates)
-    pooled_fulls = [f[0] if replicates is not None else f for f in fulls]
+    pooled_fulls = [f[0] if replicates is not None else f for f in fulls]   # per mean: (specs, systems)
     cells = []   # (scenario, size, seeds) of every reduced size, in grid order
     for sc, grid in grids.items():
         reps = 1 if sc in _DETERMINISTIC and tie_break == "first" else n_samples
@@ -452,9 +452,8 @@ def robustness_studies(study, aggregates: Sequence[str], scenarios: Sequence[str
                    and not stop_counts(np.array(taus[i]), target_se, points[i][:step + 1]).all()]
     out = {}
     for a_i, aggregate in enumerate(aggregates):
-        full, full_reps = fulls[a_i], None
-        if replicates is not None:   # (1 + R, specs, systems): the pooled value, then one per replicate
-            full, full_reps = full[0], full[1:]
+        full = pooled_fulls[a_i]   # with replicates, fulls[a_i] is (1 + R, specs, systems): pooled, then each
+        full_reps = fulls[a_i][1:] if replicates is not None else None
         rows, rep_rows = [], []
         for sc, grid in grids.items():
             if 1.0 in grid:

@@ -300,8 +300,7 @@ def advice(study, *, pool: str, n_permutations: int, seed: int, alpha: float, co
 
     dp = discriminative_power(study, candidates(study), pool, n_permutations=n_permutations, seed=seed, alpha=alpha)
     robust = robustness(study, scenarios, sizes, n_samples, seed, aggregate="arithmetic", n_jobs=n_jobs,
-                        client=scheduler, progress=False,
-                        **rule_kw({"target_se": target_se, "min_samples": min_samples}))
+                        client=scheduler, progress=False, target_se=target_se, min_samples=min_samples)
     return advise(study, n_permutations=n_permutations, n_samples=n_samples, sizes=sizes, scenarios=scenarios,
                   seed=seed, pool=pool, alpha=alpha, correction=correction, n_jobs=n_jobs, dp=dp, robustness=robust)
 

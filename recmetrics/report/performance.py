@@ -11,8 +11,8 @@ shown once, beside the machine it ran on.
 """
 from __future__ import annotations
 
-import json
 import html
+import json
 import os
 import re
 from pathlib import Path
