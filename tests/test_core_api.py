@@ -29,8 +29,12 @@ def test_trec_tie_order_is_docno_descending_as_strings():
 def test_top_n_matches_full_stable_sort_with_ties():
     rng = np.random.default_rng(3)
     s = np.round(rng.random((50, 40)), 1)
+    s[25:] = rng.random((25, 40))          # rows without ties: the n-th value is taken alone
     s[rng.random(s.shape) < 0.1] = -np.inf
-    for n in (1, 5, 17, 40):
+    s[3] = -np.inf                          # a row with nothing to recommend
+    s[4, 2:] = -np.inf                      # and one shorter than n
+    s[5, :] = 0.5                           # every entry tied
+    for n in (1, 5, 17, 39, 40):
         idx, lengths = top_n(s, n)
         full = np.argsort(-s, axis=1, kind="stable")[:, :n]
         finite = np.take_along_axis(s, full, 1) > -np.inf

@@ -34,8 +34,9 @@ def trec_tie_order(items: np.ndarray) -> np.ndarray:
     return pos
 
 
-def _check_finite(scores: np.ndarray, describe) -> None:
-    bad = ~np.isfinite(scores)
+def _check_finite(scores: np.ndarray, describe, *, neginf: bool = False) -> None:
+    """Refuse NaN and infinite scores (``-inf`` too, unless ``neginf``: an excluded entry)."""
+    bad = ~(scores < np.inf) if neginf else ~np.isfinite(scores)
     if bad.any():
         where = np.argwhere(bad)[0]
         raise InputError(
@@ -60,12 +61,17 @@ def top_n(scores: np.ndarray, n: int, chunk: int = 2048) -> tuple[np.ndarray, np
             idx = np.argsort(-s, axis=1, kind="stable")
         else:
             # value of the n-th best score per row; take everything strictly better, then the
-            # first (lowest-index) columns equal to it until n are taken
-            kth = -np.partition(-s, n - 1, axis=1)[:, n - 1 : n]
+            # first (lowest-index) columns equal to it until n are taken (all of them, in the
+            # rows where exactly n are better or equal: the tie is counted only where it straddles)
+            kth = np.partition(s, n_cols - n, axis=1)[:, n_cols - n : n_cols - n + 1]
             better = s > kth
             tied = s == kth
-            need = n - better.sum(axis=1, keepdims=True)
-            take = better | (tied & (np.cumsum(tied, axis=1) <= need))
+            need = n - better.sum(axis=1)
+            take = better | tied
+            straddles = np.flatnonzero(tied.sum(axis=1) > need)
+            if len(straddles):
+                t = tied[straddles]
+                take[straddles] = better[straddles] | (t & (np.cumsum(t, axis=1) <= need[straddles, None]))
             cols = np.nonzero(take)[1].reshape(len(s), n)
             vals = np.take_along_axis(s, cols, axis=1)
             order = np.argsort(-vals, axis=1, kind="stable")  # cols ascending within ties
@@ -299,8 +305,7 @@ class Run:
                              "item ids must be unique")
         if scores.shape != (len(users), len(items)):
             raise InputError(f"score matrix has shape {scores.shape}; expected ({len(users)}, {len(items)})")
-        _check_finite(np.where(np.isneginf(scores), 0.0, scores),
-                      lambda w: f"user {show(users[w[0]])} item {show(items[w[1]])}")
+        _check_finite(scores, lambda w: f"user {show(users[w[0]])} item {show(items[w[1]])}", neginf=True)
         perm = np.argsort(trec_tie_order(items))  # columns in trec tie order
         s = scores[:, perm]
         if exclude is not None:
