@@ -9,7 +9,6 @@ are shared. The main book is built once per run, by the first process that asks 
 """
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import json
 import os
@@ -108,7 +107,7 @@ def main_book(tmp_path_factory) -> dict[str, Path]:
 
     Built once per run: the first test process to ask builds it in the run's temporary folder,
     holding a lock; the others wait for it and read the same book (a failed build fails them too).
-    Tests that read the book take :func:`built_book`, which keeps :func:`book_rebuilt` out meanwhile."""
+    Tests that read the book take :func:`built_book`."""
     shared = _run_folder(tmp_path_factory)
     record = shared / "main-book.json"
     with open(shared / "main-book.lock", "w") as lock:
@@ -146,26 +145,11 @@ def _build_main_book(shared: Path) -> dict[str, Path]:
     return {"root": root, "book": book, "index": index, "site": index.parent, "replay": replay}
 
 
-@contextlib.contextmanager
-def _book_lock(book: dict[str, Path], how: int):
-    with open(book["root"].parent / "main-book-use.lock", "w") as lock:
-        fcntl.flock(lock, how)
-        yield book
-
-
 @pytest.fixture
 def built_book(main_book):
-    """:func:`main_book`, read by the test (no test rebuilds it meanwhile: tests of other processes
-    read it at the same time)."""
-    with _book_lock(main_book, fcntl.LOCK_SH) as book:
-        yield book
-
-
-@pytest.fixture
-def book_rebuilt(main_book):
-    """:func:`main_book`, which the test builds again: no other test reads it meanwhile."""
-    with _book_lock(main_book, fcntl.LOCK_EX) as book:
-        yield book
+    """:func:`main_book`, read by the test. No test writes into it (one that builds the book again
+    works on a copy), so the tests of every process read it at once, without a lock."""
+    return main_book
 
 def make_case(seed: int = 0, n_users: int = 300, n_items: int = 400, max_len: int = 120):
     """Judgments and a tied, ragged run covering the parity edge cases.
