@@ -393,3 +393,37 @@ def test_a_build_killed_while_sphinx_writes_leaves_no_process(executed, tmp_path
         _end_all(tag)
         if proc.poll() is None:
             proc.kill()
+
+
+def test_side_by_side_kernels_share_the_cores_and_the_users_setting_wins(tmp_path, kernel_env, monkeypatch):
+    """Chapters run two at a time on two cores get one BLAS/OpenMP thread each (left at the default
+    of a thread per core, they run more busy threads than cores); one chapter at a time keeps the
+    libraries' defaults, and a variable the user set reaches every kernel as it is."""
+    from recmetrics.report import execute, profiles
+
+    assert kernel.thread_env(1, cores=2) == {}
+    for v in kernel.THREAD_VARIABLES:
+        monkeypatch.delenv(v, raising=False)
+    assert kernel.thread_env(2, cores=2) == kernel.thread_env(4, cores=2) == dict.fromkeys(kernel.THREAD_VARIABLES, "1")
+    assert kernel.thread_env(2, cores=5) == dict.fromkeys(kernel.THREAD_VARIABLES, "2")
+    monkeypatch.setattr(profiles, "usable_cores", lambda: 2)
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    seen: dict[str, dict] = {}
+    real = execute.execute_notebook
+
+    def spy(source, out, *args, env=None, **kw):
+        seen[Path(source).stem] = {v: (env or {}).get(v) for v in kernel.THREAD_VARIABLES}
+        return real(source, out, *args, env=env, **kw)
+
+    monkeypatch.setattr(execute, "execute_notebook", spy)
+    project = _project(tmp_path / "p")
+    _notebook(project["notebooks"] / "01_a.ipynb", 'dataset = "movielens-small"\nseed = 0\nn = 3\nfail = False',
+              "import os\nprint('threads', os.environ.get('OPENBLAS_NUM_THREADS'), os.environ.get('OMP_NUM_THREADS'))")
+    _run(project, jobs=2)
+    assert seen == dict.fromkeys(["01_a", "02_b", "03_c"],
+                                 {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": None, "MKL_NUM_THREADS": "1"})
+    assert "threads 1 3" in _stream(project["generated"] / "01_a.ipynb")   # what the kernel itself sees
+    seen.clear()
+    _run(project, jobs=1, force=True)
+    assert seen == dict.fromkeys(["01_a", "02_b", "03_c"], dict.fromkeys(kernel.THREAD_VARIABLES))
+    assert "threads None 3" in _stream(project["generated"] / "01_a.ipynb")

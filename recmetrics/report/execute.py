@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .findings_page import write_findings_page
-from .kernel import Watchdog, chapter_limit, end_kernel, kernel_arguments, kernel_manager, stop_kernel
+from .kernel import (Watchdog, chapter_limit, end_kernel, kernel_arguments, kernel_manager, stop_kernel,
+                     thread_env)
 from . import outputs
 from .offline import offline_outputs
 from .paths import ReportError, _log_default, sources_root
@@ -385,11 +386,12 @@ def execute_plan(
             f" on the Dask cluster {plan.scheduler}" if plan.scheduler and "scheduler" in chapter.parameters else ""))
 
     limits = {stem: chapter_limit(t) for stem, t in expected_seconds(plan, records).items()}
+    threads = thread_env(min(jobs, len(todo)))   # the cores shared among the kernels that run at once
 
     def run(chapter) -> Path:
         limit = limits.get(chapter.stem) or chapter_limit(None)
         path = _execute_chapter(plan, chapter, running_dir / chapter.stem, commit=commit, kernel_name=kernel_name,
-                                timeout=timeout, log=said, note=note, limit=limit,
+                                timeout=timeout, log=said, note=note, limit=limit, threads=threads,
                                 started=lambda manager, stem=chapter.stem: kernel_started(manager, stem),
                                 late=[d for d in chapter.late if d in executing])
         finished(path)
@@ -461,7 +463,7 @@ def execute_plan(
 
 
 def _execute_chapter(plan, chapter, scratch_root: Path, *, commit, kernel_name, timeout, log, note, started,
-                     late=(), limit: float | None = None) -> Path:
+                     late=(), limit: float | None = None, threads: Mapping[str, str] | None = None) -> Path:
     """Execute one chapter of ``plan`` into ``generated/`` (see :func:`execute_plan`): its findings,
     results and meta tables go to scratch folders under ``scratch_root``, committed under its key
     (:mod:`.outputs`) just before the executed notebook replaces the old one. ``late``: the chapters
@@ -484,7 +486,7 @@ def _execute_chapter(plan, chapter, scratch_root: Path, *, commit, kernel_name, 
            "RECMETRICS_RESULTS_DIR": str((out_dir / "results").resolve()), "RECMETRICS_CHAPTER": chapter.stem,
            "RECMETRICS_CHAPTER_KEY": chapter.key, "RECMETRICS_DEPENDS": json.dumps(reads),
            "RECMETRICS_READS_LATE": json.dumps(list(late)), "RECMETRICS_STATE": str((out_dir / STATE_FILE).resolve()),
-           "RECMETRICS_BUILD_PID": str(os.getpid())}
+           "RECMETRICS_BUILD_PID": str(os.getpid()), **(threads or {})}
     # every end of the attempt is logged, from the first step on: a chapter reading this one late stops waiting
     try:
         if scratch_root.exists():

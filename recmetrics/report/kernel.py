@@ -70,6 +70,25 @@ def kernel_arguments() -> list[str]:
     return ["--IPKernelApp.log_level=CRITICAL", f"--IPKernelApp.exec_lines={DISPLAY_SETUP}"]
 
 
+#: the variables that size a kernel's BLAS and OpenMP thread pools
+THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def thread_env(jobs: int, cores: int | None = None) -> dict[str, str]:
+    """The thread pools of each kernel when ``jobs`` chapters run at once: the cores shared among
+    them, at least one each. Left at their defaults, every kernel's BLAS starts a thread per core,
+    and side-by-side chapters then run more busy threads than there are cores, which wait on each
+    other. A variable set in this process's environment (the user's) is left as it is; one chapter
+    at a time keeps the libraries' defaults (an empty mapping)."""
+    from .profiles import usable_cores
+
+    cores = usable_cores() if cores is None else cores
+    if jobs <= 1:
+        return {}
+    share = str(max(1, cores // jobs))
+    return {v: share for v in THREAD_VARIABLES if v not in os.environ}
+
+
 def kernel_manager(env: Mapping[str, str], started: Callable[[Any], None] | None = None,
                    cwd: str | os.PathLike | None = None) -> type:
     """A jupyter_client kernel-manager class whose kernels get ``env`` on top of this process's

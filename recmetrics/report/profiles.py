@@ -39,14 +39,18 @@ PROFILE_HELP: dict[str, str] = {
              "long each profile takes: the Guide's page 'Performance and tests'",
 }
 
+def usable_cores() -> int:
+    """The cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def default_jobs() -> int:
     """How many chapters run at once by default (``recmetrics report --jobs``): the cores this
     process may use, at most 4."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
-    return max(1, min(cores, 4))
+    return max(1, min(usable_cores(), 4))
 
 
 #: Per-notebook overrides: ``{profile: {notebook stem: {parameter: value}}}`` (applied after
