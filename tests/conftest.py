@@ -56,6 +56,19 @@ def pytest_addoption(parser, pluginmanager):
     group.addoption("--maxschedchunk", default=None)
 
 
+def pytest_configure(config):
+    """With several test processes (pytest-xdist), each of them, and every process it starts, gets
+    one BLAS/OpenMP thread unless the user's environment says otherwise: the processes already fill
+    the cores, and a pool of a thread per core in each of them only adds threads that wait on each
+    other. Set here, in the process that starts the test processes, before it starts them."""
+    if os.environ.get("PYTEST_XDIST_WORKER") or getattr(config.option, "numprocesses", None) in (None, 0, "0"):
+        return
+    from recmetrics.report.kernel import THREAD_VARIABLES
+
+    for name in THREAD_VARIABLES:
+        os.environ.setdefault(name, "1")
+
+
 @pytest.hookimpl(optionalhook=True)   # a hook of pytest-xdist, absent without it
 def pytest_xdist_auto_num_workers(config):
     """``-n auto``: one test process per core, and one more. Many tests mostly wait (a chapter that
