@@ -39,6 +39,7 @@ PROFILE_HELP: dict[str, str] = {
              "long each profile takes: the Guide's page 'Performance and tests'",
 }
 
+
 def usable_cores() -> int:
     """The cores this process may use."""
     try:
