@@ -373,3 +373,24 @@ def test_paper_systems_are_the_21_of_paper_000():
     assert set(ZOO) - set(PAPER_SYSTEMS) == {"UserKNN", "ItemKNN", "EASE", "RP3beta"}
     for spec in PAPER_SYSTEMS:
         create(spec)
+
+
+def test_ease_is_the_same_whatever_the_blas_threads():
+    """LAPACK's inverse differs in the last bits with the number of BLAS threads (measured: 1e-18 at
+    300 items), which can flip a near-tie: EASE fits on one thread, so its lists do not depend on the
+    machine's cores or on what runs beside it. Both forms, with 1 and 2 threads around the fit."""
+    from threadpoolctl import threadpool_limits
+
+    from recmetrics.data.simulate import simulate
+
+    for users, items in ((900, 300), (300, 900)):          # primal (items <= users), dual
+        ratings = simulate(users, items, users * 30, seed=5)
+        fitted = []
+        for threads in (1, 2):
+            with threadpool_limits(threads, "blas"):
+                rec = create("EASE(lam=50)").fit(ratings)
+            fitted.append(rec)
+        a, b = fitted
+        assert a.dual_ == b.dual_ == (users < items)
+        for name in (("KX_", "diagP_") if a.dual_ else ("W_",)):
+            assert getattr(a, name).tobytes() == getattr(b, name).tobytes(), name

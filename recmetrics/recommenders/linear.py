@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import InputError
-from ._util import binary, check_float, check_int, knn_graph
+from ._util import binary, check_float, check_int, knn_graph, single_thread_blas
 from .base import Recommender
 from .registry import register
 
@@ -35,6 +35,12 @@ class EASE(Recommender):
         self.binary = bool(binary)
 
     def _fit(self):
+        # one BLAS thread: LAPACK's inverse differs in the last bits with the number of threads, and
+        # a near-tie then ranks two items apart on a machine with more cores (or beside another chapter)
+        with single_thread_blas():
+            self._closed_form()
+
+    def _closed_form(self):
         X = binary(self.R_) if self.binary else sp.csr_matrix(self.R_, dtype=np.float64)
         self.X_ = X
         m, n = X.shape
