@@ -164,6 +164,7 @@ def built_book(main_book):
     works on a copy), so the tests of every process read it at once, without a lock."""
     return main_book
 
+
 def make_case(seed: int = 0, n_users: int = 300, n_items: int = 400, max_len: int = 120):
     """Judgments and a tied, ragged run covering the parity edge cases.
 
