@@ -77,8 +77,9 @@ def pytest_xdist_auto_num_workers(config):
     the suite, the same CPU). ``$PYTEST_XDIST_AUTO_NUM_WORKERS`` still sets the number."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None             # pytest-xdist's own reading of it
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return cores + 1
+    from recmetrics.report.profiles import usable_cores
+
+    return usable_cores() + 1
 
 
 def pytest_collection_modifyitems(config, items):
