@@ -281,3 +281,47 @@ def test_student_p_value_shortcut_equals_scipy_t_sf():
         assert np.array_equal(_t_sf2(t, df), float(2 * stats.t.sf(t, df)), equal_nan=True)
     c = Comparison("x", 0.3, 0.1, df=7.0)
     assert c.p == float(2 * stats.t.sf(0.3 / 0.1, 7.0)) and "p" in c.__dict__ and c.p is c.p
+
+
+def test_replicate_statistics_shortcut_equals_numpy_mean_and_std():
+    """The paired replicates' mean and batch-means se read numpy's own steps without its argument
+    handling: the same floats as ``d.mean()`` and ``d.std(ddof=1) / √n`` — sizes 1 to 70 (numpy's
+    pairwise sum changes its order past 8), huge, tiny, tied and non-finite values."""
+    import math
+
+    import numpy as np
+
+    from recmetrics.meta.comparisons import MIN_SE_SAMPLES, _replicate_part
+
+    def reference(a, b):
+        d = (a - b)[np.isfinite(a - b)]
+        votes = (int((d > 0).sum()), int(d.size))
+        if d.size < MIN_SE_SAMPLES:
+            return (float(d.mean()) if d.size else None), math.inf, votes
+        sd = float(d.std(ddof=1))
+        return float(d.mean()), (sd / math.sqrt(d.size) if sd > 0 else math.inf), votes
+
+    rng = np.random.default_rng(5)
+    for n in list(range(1, 20)) + [31, 64, 65, 70]:
+        for scale in (1.0, 1e-300, 1e300, 1e-9):
+            a, b = rng.normal(size=n) * scale, rng.normal(size=n) * scale
+            assert _replicate_part(a, b) == reference(a, b), (n, scale)
+    a = np.array([0.3, 0.3, 0.3, np.nan, 0.1, np.inf, 0.2])
+    b = np.array([0.1, 0.1, 0.1, 0.0, np.nan, 1.0, 0.2])
+    assert _replicate_part(a, b) == reference(a, b)
+    assert _replicate_part([0.5, 0.5], [0.5, 0.5]) == reference(np.array([0.5, 0.5]), np.array([0.5, 0.5]))
+    assert _replicate_part([np.nan], [1.0]) == (None, math.inf, (0, 0))
+    assert _replicate_part(None, [0.1, 0.2, 0.4]) == reference(np.zeros(3), np.array([0.1, 0.2, 0.4]))
+
+
+def test_family_reads_membership_as_the_lists_do():
+    """``family`` decides which comparisons are undecided by their fields (equal comparisons are the
+    same comparison), through a hash, or through the lists when a field cannot be hashed."""
+    from recmetrics.meta.comparisons import Comparison, family
+
+    held, rev, und = Comparison("a", 1.0, 0.1), Comparison("b", -1.0, 0.1), Comparison("c", 0.05, 0.1)
+    verdict, h, r, u = family([held, rev, und, Comparison("c", 0.05, 0.1)])
+    assert verdict == "disagrees" and h == [held] and r == [rev] and u == [und, und]
+    odd = Comparison("d", 0.05, 0.1, values=([1.0], [2.0]))     # a list in a field: not hashable
+    verdict, h, r, u = family([held, odd])
+    assert verdict == "inconclusive" and h == [held] and r == [] and u == [odd]

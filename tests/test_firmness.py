@@ -202,3 +202,42 @@ def test_the_guide_states_the_split_factor_the_code_uses():
 
     guide = (Path(__file__).resolve().parents[1] / "book" / "guide" / "conventions.md").read_text(encoding="utf-8")
     assert f"√2 · {fm.SPLIT_FACTOR:g} times its se" in guide
+
+
+def test_a_replicates_redraw_moves_them_as_numpy_means_read_them():
+    """A redraw of an estimate with replicates: the resampled mean's departure (numpy's means, the
+    same floats through the shortcut), shared by every estimate of one size; NaN replicates skipped;
+    replicates that all read the same, or fewer than two finite, are not moved."""
+    import math
+
+    from recmetrics.meta.firmness import Predictive
+
+    rng = np.random.default_rng(3)
+    for n in (2, 3, 5, 9, 20):
+        for _ in range(20):
+            reps = rng.normal(size=n)
+            if n > 3:
+                reps[rng.integers(n)] = np.nan
+            redraw, twin = Predictive(np.random.default_rng(n)), np.random.default_rng(n)
+            x, moved = redraw._one(0.5, None, reps)
+            idx = twin.integers(0, n, size=n)
+            ok = np.isfinite(reps)
+            sample = reps[idx][np.isfinite(reps[idx])]
+            k = int(ok.sum())
+            depart = (float(sample.mean()) - float(reps[ok].mean())) * math.sqrt(k / (k - 1)) if sample.size else 0.0
+            assert x == 0.5 + redraw.scale * depart
+            assert np.array_equal(moved, reps + redraw.scale * depart, equal_nan=True)
+    for flat in ([0.2, 0.2, 0.2], [0.2, np.nan, np.nan]):
+        assert Predictive(np.random.default_rng(0))._one(0.5, None, flat) == (0.5, flat)
+
+
+def test_replay_memo_keys_read_plain_sequences_as_their_values():
+    """The memo's key of an argument: plain values as themselves, sequences by type and content
+    (nested or not), other objects by identity."""
+    from recmetrics.meta.firmness import _key
+
+    obj = object()
+    assert _key(("a", 1, 2.5, None, True)) == ("tuple", "a", 1, 2.5, None, True)
+    assert _key(["a", ("b", [obj])]) == ("list", "a", ("tuple", "b", ("list", ("id", id(obj)))))
+    assert _key({"k": [1, 2]}) == ("dict", ("k", ("list", 1, 2)))
+    assert _key(["a"]) != _key(("a",)) and _key([np.float64(0.5)]) == ("list", 0.5)

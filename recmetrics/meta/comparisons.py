@@ -176,7 +176,12 @@ class Comparison:
         if self.votes is None:
             yield self.gap, self.se, self.df, self.tol
             return
-        yield self.gap, *self._split_se(), self.tol
+        yield self.gap, *self._split, self.tol
+
+    @functools.cached_property
+    def _split(self) -> tuple[float, float]:
+        """:meth:`_split_se`, computed once per comparison (its fields are frozen)."""
+        return self._split_se()
 
     def _split_se(self) -> tuple[float, float]:
         """The se of the full-split gap with the replicates' spread, and its degrees of freedom."""
@@ -226,7 +231,7 @@ class Comparison:
     @property
     def total_se(self) -> float:
         """The se the gap is decided against (with replicates, the Monte Carlo and the split's together)."""
-        return self._split_se()[0] if self.votes is not None else self.se
+        return self._split[0] if self.votes is not None else self.se
 
     @property
     def z(self) -> float:
@@ -272,18 +277,38 @@ def _replicate_part(reps_a, reps_b) -> tuple[float | None, float, tuple[int, int
     b = np.asarray(reps_b if reps_b is not None else np.zeros(a.shape), dtype=np.float64).ravel()
     if a.shape != b.shape:
         raise InputError(f"replicates of a comparison must be paired, got {a.size} and {b.size} values")
-    d = (a - b)[np.isfinite(a - b)]
-    votes = (int((d > 0).sum()), int(d.size))
-    if d.size < MIN_SE_SAMPLES:
-        return (float(d.mean()) if d.size else None), math.inf, votes
-    sd = float(d.std(ddof=1))
-    return float(d.mean()), (sd / math.sqrt(d.size) if sd > 0 else math.inf), votes
+    d = a - b
+    d = d[np.isfinite(d)]
+    n = int(d.size)
+    votes = (int(np.count_nonzero(d > 0)), n)
+    if not n:
+        return None, math.inf, votes
+    mean = float(_SUM(d)) / n
+    if n < MIN_SE_SAMPLES:
+        return mean, math.inf, votes
+    sd = _sd(d, mean)
+    return mean, (sd / math.sqrt(n) if sd > 0 else math.inf), votes
 
 
-def compare(a: float, b: float, se_a=0.0, se_b=0.0, *, reps_a=None, reps_b=None, label: str = "") -> Comparison:
+_SUM = np.add.reduce
+
+
+def _sd(x: np.ndarray, mean: float) -> float:
+    """``x.std(ddof=1)`` of a finite 1-d float64 array of size >= 2 whose mean ``x.mean()`` is
+    ``mean``: numpy's own steps (the squared deviations summed pairwise, divided by n - 1, the
+    square root correctly rounded) without its argument handling, bit-identical (tested)."""
+    dev = x - mean
+    dev *= dev
+    return math.sqrt(float(_SUM(dev)) / (x.size - 1))
+
+
+def compare(a: float, b: float, se_a=0.0, se_b=0.0, *, reps_a=None, reps_b=None, label: str = "",
+            pair: tuple | None = None, values: tuple | None = None) -> Comparison:
     """:class:`Comparison` of ``a − b`` with the two estimates' se (independent) and, when given, the
     paired per-replicate values of both (the data split's variability, :mod:`recmetrics.meta.replicates`:
-    a paired t-test on the per-replicate differences, which must agree with the first)."""
+    a paired t-test on the per-replicate differences, which must agree with the first). ``pair`` and
+    ``values``: the entries compared and their values, kept on the comparison for a check that needs
+    them back."""
     a, b = float(a), float(b)
     redraw = REDRAW.get()
     shown = label or f"{a:.4g} vs {b:.4g}"
@@ -293,7 +318,7 @@ def compare(a: float, b: float, se_a=0.0, se_b=0.0, *, reps_a=None, reps_b=None,
     se, df = _se_df(se_a, se_b)
     gap = a - b if math.isfinite(a) and math.isfinite(b) else math.nan
     tol = REL_TOL * max(1.0, abs(a), abs(b)) if math.isfinite(gap) else 0.0
-    c = Comparison(shown, gap, se, df, tol, votes, rep_gap=rep_gap, rep_se=rep_se)
+    c = Comparison(shown, gap, se, df, tol, votes, pair, values, rep_gap=rep_gap, rep_se=rep_se)
     return c if redraw is None else redraw.outcome(c)
 
 
@@ -341,7 +366,11 @@ def family(comparisons: Iterable[Comparison], *, z: float = NOISE_SE) -> tuple[s
     held = [c for c in comps if c.holds(z)]
     rejected = holm(comps, z=z)
     reversed_ = [c for c in rejected if c.identity or c.gap < 0]
-    undecided = [c for c in comps if c not in held and c not in reversed_]
+    try:    # membership as the lists read it (equal fields), by hash instead of against every element
+        decided = set(held) | set(reversed_)
+        undecided = [c for c in comps if c not in decided]
+    except TypeError:                      # a field that cannot be hashed: the lists themselves
+        undecided = [c for c in comps if c not in held and c not in reversed_]
     verdict = "disagrees" if reversed_ else "agrees" if comps and len(held) == len(comps) else "inconclusive"
     return verdict, held, reversed_, undecided
 

@@ -334,8 +334,8 @@ def group_comparisons(values: Mapping, group: Iterable, se: Mapping | None = Non
                 sa, sb = pair_se(m, o), None
             if not higher:
                 a, b, sa, sb, ra, rb = b, a, sb, sa, rb, ra
-            c = compare(a, b, sa, sb, reps_a=ra, reps_b=rb, label=f"{label}{m} {values[m]:.4g} vs {o} {values[o]:.4g}")
-            comps.append(dataclasses.replace(c, pair=(m, o), values=(values[m], values[o])))
+            comps.append(compare(a, b, sa, sb, reps_a=ra, reps_b=rb, label=f"{label}{m} {values[m]:.4g} vs {o} {values[o]:.4g}",
+                                 pair=(m, o), values=(values[m], values[o])))
     return comps
 
 

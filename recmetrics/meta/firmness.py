@@ -51,7 +51,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
-from .comparisons import REDRAW, Comparison
+from .comparisons import _SUM, REDRAW, Comparison
 
 __all__ = ["FIRM", "BORDERLINE", "UNKNOWN", "DRAWS", "MIN_DRAWS", "BATCH", "SPLIT_FACTOR", "Predictive", "Null", "replay",
            "firmness", "null_rate", "firm_label", "firm_reading", "replay_cached", "replay_session", "sharing_summaries",
@@ -80,10 +80,16 @@ _SQRT2 = math.sqrt(2.0)
 _MEMO: ContextVar = ContextVar("recmetrics_replay_memo", default=None)
 
 
+_PLAIN = (str, bytes, int, float, bool, type(None))
+_PLAIN_TYPES = frozenset(_PLAIN)
+
+
 def _key(x):
-    if isinstance(x, (str, bytes, int, float, bool, type(None))):
+    if isinstance(x, _PLAIN):
         return x
     if isinstance(x, (list, tuple)):
+        if all(type(e) in _PLAIN_TYPES for e in x):    # plain values are their own keys
+            return (type(x).__name__, *x)
         return (type(x).__name__, *map(_key, x))
     if isinstance(x, dict):
         return ("dict", *((_key(k), _key(v)) for k, v in x.items()))
@@ -200,12 +206,15 @@ class Predictive(_Draws):
         if reps is not None:
             r = np.asarray(reps, dtype=np.float64).ravel()
             ok = np.isfinite(r)
-            if ok.sum() >= 2 and np.ptp(r[ok]) > 0:
+            n = int(np.count_nonzero(ok))
+            finite = r[ok]
+            if n >= 2 and finite.max() > finite.min():
                 sample = r[self._resample(r.size)]
                 sample = sample[np.isfinite(sample)]
-                n = int(ok.sum())
                 # the resampled mean's departure, widened from the bootstrap's (n-1)/n variance
-                depart = (float(sample.mean()) - float(r[ok].mean())) * math.sqrt(n / (n - 1)) if sample.size else 0.0
+                # (each mean as numpy's: the pairwise sum over the count)
+                depart = ((float(_SUM(sample)) / sample.size - float(_SUM(finite)) / n) * math.sqrt(n / (n - 1))
+                          if sample.size else 0.0)
                 self.keys.add(("reps", r.size))
                 return x + self.scale * depart, r + self.scale * depart
             return x, reps

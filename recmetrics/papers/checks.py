@@ -31,6 +31,7 @@ each metric.
 """
 from __future__ import annotations
 
+import math
 import re
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -115,12 +116,13 @@ def robustness_pair_se(rob, scenario: str) -> Callable | None:
     if not hasattr(rob, "area_diff_se"):
         return None
     table = rob.area_diff_se(scenario)
-    table.index = table.columns = [base_name(m) for m in table.columns]
+    names = [base_name(m) for m in table.columns]
+    cells = {a: dict(zip(names, row)) for a, row in zip(names, table.to_numpy(dtype=np.float64).tolist())}
     n = rob.area_n(scenario)
 
     def pair(a, b):
-        v = float(table.loc[a, b]) if a in table.index and b in table.columns else float("nan")
-        return SE(v, n=n) if np.isfinite(v) else v
+        v = cells[a].get(b, math.nan) if a in cells else math.nan
+        return SE(v, n=n) if math.isfinite(v) else v
     return pair
 
 
@@ -150,7 +152,8 @@ def _lowest(values: Mapping, group: Sequence, se: Mapping | None, replicates: Ma
 
 
 def _se_text(se: pd.Series, names: Iterable[str]) -> str:
-    finite = [float(se[n]) for n in names if n in se and np.isfinite(float(se[n]))]
+    se = se.to_dict()
+    finite = [float(se[n]) for n in names if n in se and math.isfinite(float(se[n]))]
     return f"Monte Carlo se up to {max(finite):.3g}" if finite else "one sample per size: no Monte Carlo se"
 
 
