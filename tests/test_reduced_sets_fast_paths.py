@@ -67,6 +67,17 @@ def test_group_means_equal_each_group_aggregated_alone(n_specs):
             assert have.tolist() == present
             for a, val, ref in zip(aggs, values, want):
                 assert _same(val, ref), (a, layout)
+    # more groups than 16-bit keys hold (the sort then reads the keys as they are)
+    n_groups = 40_000
+    groups = rng.choice(n_groups, 300)
+    groups[:50] = groups[50]
+    x = rng.random((300, n_specs))
+    columns, where = gm.column_plan(MEANS, specs)
+    t = gm.transform_columns(x, MEANS, specs, columns)
+    have, values = gm.group_means(t, groups, n_groups, [parse_aggregate(a)[0] for a in MEANS], where)
+    assert have.tolist() == sorted(set(groups.tolist()))
+    for a, val in zip(MEANS, values):
+        assert _same(val, np.stack([aggregate(x[groups == g].T, a, axis=1, metric=specs) for g in have])), a
 
 
 def test_the_arithmetic_mean_alone_reads_the_scores_as_they_are():

@@ -90,7 +90,10 @@ def group_means(t: np.ndarray, groups: np.ndarray, n_groups: int, means: Sequenc
     if t.shape[1] < 2:
         raise ValueError("group_means sums rows of two or more columns (one column numpy sums pairwise)")
     groups = np.asarray(groups)
-    order = np.arange(len(groups)) if grouped else np.argsort(groups, kind="stable")
+    if grouped:
+        order = np.arange(len(groups))
+    else:   # a stable sort is one permutation; numpy finds it by radix sort for 16-bit keys
+        order = np.argsort(groups.astype(np.int16) if n_groups <= np.iinfo(np.int16).max else groups, kind="stable")
     counts = np.bincount(groups, minlength=n_groups)
     have = np.flatnonzero(counts)
     lengths = counts[have]
