@@ -241,3 +241,30 @@ def test_replay_memo_keys_read_plain_sequences_as_their_values():
     assert _key(["a", ("b", [obj])]) == ("list", "a", ("tuple", "b", ("list", ("id", id(obj)))))
     assert _key({"k": [1, 2]}) == ("dict", ("k", ("list", 1, 2)))
     assert _key(["a"]) != _key(("a",)) and _key([np.float64(0.5)]) == ("list", 0.5)
+
+
+def test_the_other_reading_of_the_geometric_mean_is_left_out_of_replays():
+    """A claim decided under one reading of the geometric mean's zeros names the other reading's verdict
+    in its detail; a replay (firmness, null rate) reads the verdict only, so the other reading is not
+    computed there: its comparisons neither draw noise nor count as the verdict's."""
+    from recmetrics.papers.agreement_checks import under_geometric_reading
+
+    seen = []
+
+    def inner(results):
+        seen.append(results["geometric_reading"])
+        c = fd.compare(results["a"], 0.0, 0.01)
+        return fd.Evidence("agrees" if c.holds() else "inconclusive", results["a"], c.text())
+
+    check = under_geometric_reading(inner)
+    results = {"geometric_reading": "rec_eval", "a": 0.1,
+               "other_reading_results": {"a": 0.001}}
+    ev = check(results)
+    assert ev.verdict == "agrees" and seen == ["rec_eval", "trec_eval"]
+    assert "Under trec_eval's reading: inconclusive" in ev.detail
+    seen.clear()
+    firm, basis, n = fm.firmness(check, results, "agrees", key="x")
+    assert basis == "simulated" and n >= fm.MIN_DRAWS and seen == ["rec_eval"] * n
+    seen.clear()
+    rate, size = fm.null_rate(check, results, key="x", draws=50)
+    assert size == 1 and seen == ["rec_eval"] * 50

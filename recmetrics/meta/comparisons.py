@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import InputError
 
 __all__ = ["NOISE_SE", "REL_TOL", "MIN_SE_SAMPLES", "SE", "Comparison", "compare", "family", "holm", "check_z", "REDRAW",
-           "undetermined"]
+           "replaying", "undetermined"]
 
 #: a difference must exceed this many standard errors (of the difference) to decide a comparison;
 #: its two-sided level ``2·(1 − Φ(2)) = 4.55 %`` is the error rate the rule promises, per claim
@@ -320,6 +320,13 @@ def compare(a: float, b: float, se_a=0.0, se_b=0.0, *, reps_a=None, reps_b=None,
     tol = REL_TOL * max(1.0, abs(a), abs(b)) if math.isfinite(gap) else 0.0
     c = Comparison(shown, gap, se, df, tol, votes, pair, values, rep_gap=rep_gap, rep_se=rep_se)
     return c if redraw is None else redraw.outcome(c)
+
+
+def replaying() -> bool:
+    """Whether a check is being replayed (:data:`REDRAW` in force: firmness, null rate). Only its
+    verdict is read then, so what a check computes for its detail alone is better left out: its
+    comparisons would draw noise and count as the verdict's although they decide nothing."""
+    return REDRAW.get() is not None
 
 
 def undetermined(reason: str) -> None:

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..meta.comparisons import replaying
 from ..meta.firmness import replay_cached
 from ..meta.findings import Evidence, compare, family, not_testable
 from .checks import base_name, by_base, few_systems, robustness_area, robustness_replicates, replicates_of, _spread_text, _lowest, _se_text
@@ -156,8 +157,8 @@ def per_user_f1_reading(inner: Callable, reading_key: str = "f1_reading",
     """Wrap a GF1 claim's check: under the per-user reading of F1 (``results[reading_key]``, default
     ``"per-user"``) the claim is ``not testable`` (:data:`F1_PER_USER_REASON`, with the measured
     τ(GF1, GP) when ``results["tau_geo"]`` has both); the detail adds what the other reading — F1 of
-    the aggregated P and Recall, results in ``results[other_key]`` — gives. Under
-    ``"aggregate"`` the inner check decides."""
+    the aggregated P and Recall, results in ``results[other_key]`` — gives (not while the check is
+    replayed). Under ``"aggregate"`` the inner check decides."""
     def check(results):
         reading = results.get(reading_key, "per-user")
         if reading == "aggregate":
@@ -178,7 +179,7 @@ def per_user_f1_reading(inner: Callable, reading_key: str = "f1_reading",
                 measured += ")"
         other = ""
         alt = results.get(other_key)
-        if alt is not None:
+        if alt is not None and not replaying():   # the detail alone: left out of a replay
             try:
                 ev = inner({**results, **alt})
                 other = f". Under the other reading (F1 of the aggregated P and Recall): {ev.verdict} — {ev.detail}"
@@ -204,7 +205,9 @@ def under_geometric_reading(inner: Callable, *, f1: bool = False, reading_key: s
     about GF1): under trec_eval's reading the per-user GF1 is GP times a constant on every user with
     a hit, so :func:`per_user_f1_reading` applies (``not testable`` unless ``f1_reading`` is
     ``"aggregate"``); under rec_eval's, whose GF1 is the geometric mean of per-user F1 with a user
-    without a hit counted as log 1, the claim is decided."""
+    without a hit counted as log 1, the claim is decided. While the check is replayed (firmness, null
+    rate: :func:`~recmetrics.meta.comparisons.replaying`) the other reading is left out: it decides
+    nothing, and its comparisons would draw noise and count as the verdict's."""
     from ..metrics.aggregate import GEOMETRIC_READINGS
 
     trec = per_user_f1_reading(inner) if f1 else inner
@@ -227,7 +230,7 @@ def under_geometric_reading(inner: Callable, *, f1: bool = False, reading_key: s
         text = REC_EVAL_READING_TEXT if reading == "rec_eval" else _TREC_EVAL_READING_TEXT
         detail = f"under {text}: {ev.detail}"
         alt = results.get(other_key)
-        if alt is not None:
+        if alt is not None and not replaying():
             other = {**results, reading_key: "trec_eval" if reading == "rec_eval" else "rec_eval", **alt}
             if other[reading_key] == reading:
                 raise InputError(f"{other_key} must hold the other reading's results, got {reading!r} again")
