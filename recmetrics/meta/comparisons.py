@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import InputError
 
 __all__ = ["NOISE_SE", "REL_TOL", "MIN_SE_SAMPLES", "SE", "Comparison", "compare", "family", "holm", "check_z", "REDRAW",
-           "replaying", "undetermined"]
+           "Members", "replaying", "undetermined"]
 
 #: a difference must exceed this many standard errors (of the difference) to decide a comparison;
 #: its two-sided level ``2·(1 − Φ(2)) = 4.55 %`` is the error rate the rule promises, per claim
@@ -370,16 +370,35 @@ def family(comparisons: Iterable[Comparison], *, z: float = NOISE_SE) -> tuple[s
     """
     z = _check_z(z)
     comps = list(comparisons)
-    held = [c for c in comps if c.holds(z)]
+    held = Members(c for c in comps if c.holds(z))
     rejected = holm(comps, z=z)
-    reversed_ = [c for c in rejected if c.identity or c.gap < 0]
-    try:    # membership as the lists read it (equal fields), by hash instead of against every element
-        decided = set(held) | set(reversed_)
-        undecided = [c for c in comps if c not in decided]
-    except TypeError:                      # a field that cannot be hashed: the lists themselves
-        undecided = [c for c in comps if c not in held and c not in reversed_]
+    reversed_ = Members(c for c in rejected if c.identity or c.gap < 0)
+    undecided = Members(c for c in comps if c not in held and c not in reversed_)
     verdict = "disagrees" if reversed_ else "agrees" if comps and len(held) == len(comps) else "inconclusive"
     return verdict, held, reversed_, undecided
+
+
+class Members(list):
+    """A part of a family (:func:`family`: held, reversed, undecided): a list whose ``c in part`` finds
+    ``c`` by hash — equal fields, the answer the list's own test gives — instead of comparing it with
+    every element (checks ask it of every comparison they name). Read it; do not change it."""
+
+    __slots__ = ("_index",)
+
+    def __init__(self, items=()):
+        super().__init__(items)
+        try:
+            self._index = frozenset(self)
+        except TypeError:                  # a field that cannot be hashed: the list's own test
+            self._index = None
+
+    def __contains__(self, c) -> bool:
+        if self._index is not None:
+            try:
+                return c in self._index
+            except TypeError:
+                pass
+        return list.__contains__(self, c)
 
 
 check_z = _check_z

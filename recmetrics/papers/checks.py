@@ -243,8 +243,8 @@ def robustness_among_least(group: Sequence[str], scenario: str, key: str = "robu
     ``slack ± 1`` and a verdict that flips there is ``inconclusive`` (the detail says so)."""
     group = list(group)
 
-    def at(comps, s):
-        verdict, held, rev, und = family(comps)
+    def at(comps, s, decided):
+        verdict, held, rev, und = decided
         n_others = len(comps) // len(group)
         vs = []
         for m in group:
@@ -263,8 +263,9 @@ def robustness_among_least(group: Sequence[str], scenario: str, key: str = "robu
         reps = robustness_replicates(results[key], scenario, values.index)
         comps = group_comparisons(values.to_dict(), group, dict(zip(se.index, se.tolist())), higher=False,
                                   replicates=reps, pair_se=robustness_pair_se(results[key], scenario))
-        verdict, held, rev = at(comps, slack)
-        steps = {s: at(comps, s)[0] for s in (slack - 1, slack + 1) if s >= 0}
+        decided = family(comps)            # the same family read at slack and one step either side
+        verdict, held, rev = at(comps, slack, decided)
+        steps = {s: at(comps, s, decided)[0] for s in (slack - 1, slack + 1) if s >= 0}
         opposite = {"agrees": "disagrees", "disagrees": "agrees"}.get(verdict)
         n_others = len(values) - len(group)
         parts = [f"{m} {values[m]:.3f}: clearly below {sum(c in held for c in comps if c.pair[0] == m)}, clearly above "

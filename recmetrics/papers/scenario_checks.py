@@ -256,6 +256,28 @@ def tau_at_size(scenario: str, size: float, threshold: float, key: str = "robust
     return check
 
 
+@replay_cached
+def _kept_and_dropped(rob, scenario: str) -> tuple:
+    """Under ``scenario``: each metric's share of its full-set value kept at each size (sizes x metrics),
+    its mean drop and mean kept share over the reduced sizes, and their Monte Carlo se (``{metric: se}``)."""
+    curve = rob.curve(scenario, "mean_value").sort_index()
+    if 1.0 not in curve.index or len(curve) < 3:
+        raise KeyError(f"robustness[{scenario}] values at 100% and two reduced sizes")
+    full = curve.loc[1.0]
+    s = rob.samples[(rob.samples["scenario"] == scenario) & (rob.samples["size"] < 1.0)]
+    per = s.assign(kept=s["mean_value"] / s["metric"].map(full), drop=s["metric"].map(full) - s["mean_value"])
+
+    def se_of(col):
+        return by_base(per.groupby("metric")[col].agg(lambda x: x.std(ddof=1) / np.sqrt(len(x))))
+
+    share = curve.div(full)
+    share.columns = [base_name(c) for c in share.columns]
+    drop = (curve.loc[1.0] - curve).drop(index=1.0).mean()
+    drop.index = [base_name(c) for c in drop.index]
+    kept = share.drop(index=1.0).mean()
+    return share, drop, kept, se_of("kept").reindex(kept.index).to_dict(), se_of("drop").reindex(drop.index).to_dict()
+
+
 def falls_slowly_linearly(group: Sequence[str], scenario: str, key: str = "robustness") -> Callable:
     """"The absolute value of ``group`` decreases quite slowly and linearly with the amount removed,
     whereas other metrics decrease much faster" (000 §6.3.1, read off Fig. 4's curves):
@@ -273,24 +295,9 @@ def falls_slowly_linearly(group: Sequence[str], scenario: str, key: str = "robus
         few = few_systems(results)
         if few:
             return few
-        rob = results[key]
-        curve = rob.curve(scenario, "mean_value").sort_index()
-        if 1.0 not in curve.index or len(curve) < 3:
-            raise KeyError(f"robustness[{scenario}] values at 100% and two reduced sizes")
-        full = curve.loc[1.0]
-        s = rob.samples[(rob.samples["scenario"] == scenario) & (rob.samples["size"] < 1.0)]
-        per = s.assign(kept=s["mean_value"] / s["metric"].map(full), drop=s["metric"].map(full) - s["mean_value"])
-
-        def se_of(col):
-            return by_base(per.groupby("metric")[col].agg(lambda x: x.std(ddof=1) / np.sqrt(len(x))))
-
-        share = curve.div(full)
-        share.columns = [base_name(c) for c in share.columns]
-        drop = (curve.loc[1.0] - curve).drop(index=1.0).mean()
-        drop.index = [base_name(c) for c in drop.index]
-        kept = share.drop(index=1.0).mean()
-        rel, rel_d = best_of(kept.to_dict(), group, se_of("kept").reindex(kept.index).to_dict())
-        ab, ab_d = best_of(drop.to_dict(), group, se_of("drop").reindex(drop.index).to_dict(), higher=False)
+        share, drop, kept, kept_se, drop_se = _kept_and_dropped(results[key], scenario)
+        rel, rel_d = best_of(kept.to_dict(), group, kept_se)
+        ab, ab_d = best_of(drop.to_dict(), group, drop_se, higher=False)
         slow = rel if rel == ab else Verdict("inconclusive", undecidable(rel.comparisons))
         detail = (f"slowly — absolute drop (mean over the reduced sizes; lowest: "
                   + ", ".join(f"{m} {v:.4g}" for m, v in drop.sort_values().iloc[:3].items())
