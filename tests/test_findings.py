@@ -322,6 +322,8 @@ def test_family_reads_membership_as_the_lists_do():
     held, rev, und = Comparison("a", 1.0, 0.1), Comparison("b", -1.0, 0.1), Comparison("c", 0.05, 0.1)
     verdict, h, r, u = family([held, rev, und, Comparison("c", 0.05, 0.1)])
     assert verdict == "disagrees" and h == [held] and r == [rev] and u == [und, und]
+    assert Comparison("c", 0.05, 0.1) in u and Comparison("a", 1.0, 0.1) in h and held not in u and und not in h
     odd = Comparison("d", 0.05, 0.1, values=([1.0], [2.0]))     # a list in a field: not hashable
     verdict, h, r, u = family([held, odd])
     assert verdict == "inconclusive" and h == [held] and r == [] and u == [odd]
+    assert odd in u and odd not in h and Comparison("d", 0.05, 0.1, values=([1.0], [2.0])) in u
