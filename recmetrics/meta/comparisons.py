@@ -298,7 +298,7 @@ def _sd(x: np.ndarray, mean: float) -> float:
     ``mean``: numpy's own steps (the squared deviations summed pairwise, divided by n - 1, the
     square root correctly rounded) without its argument handling, bit-identical (tested)."""
     dev = x - mean
-    dev *= dev
+    np.square(dev, out=dev)
     return math.sqrt(float(_SUM(dev)) / (x.size - 1))
 
 
