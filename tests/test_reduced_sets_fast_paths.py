@@ -233,3 +233,16 @@ def test_replicate_frame_equals_one_tuple_per_row(n_parts, n_reps):
     pd.testing.assert_frame_equal(got, want)
     assert list(got.dtypes) == list(want.dtypes) and got.equals(want)
     assert _same(got["tau"].to_numpy(), want["tau"].to_numpy())
+
+
+def test_stable_argsort_is_numpys_stable_sort_at_every_key_range():
+    """The one stable order of integer keys, by radix sort when they fit 16 bits: the edges of int16,
+    past them, negative keys, many ties, one key and none."""
+    from recmetrics.metrics.gains import stable_argsort
+
+    rng = np.random.default_rng(2)
+    for lo, hi in [(0, 3), (-40, 40), (-2 ** 15, 2 ** 15 - 1), (-2 ** 15 - 1, 10), (0, 2 ** 15), (0, 10 ** 9)]:
+        keys = rng.integers(lo, hi, 2000, endpoint=True)
+        keys[:2] = lo, hi
+        assert np.array_equal(stable_argsort(keys), np.argsort(keys, kind="stable")), (lo, hi)
+    assert stable_argsort(np.array([7])).tolist() == [0] and stable_argsort(np.zeros(0, dtype=np.int64)).tolist() == []

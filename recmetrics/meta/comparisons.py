@@ -176,15 +176,12 @@ class Comparison:
         if self.votes is None:
             yield self.gap, self.se, self.df, self.tol
             return
-        yield self.gap, *self._split, self.tol
+        yield self.gap, *self._split_se, self.tol
 
     @functools.cached_property
-    def _split(self) -> tuple[float, float]:
-        """:meth:`_split_se`, computed once per comparison (its fields are frozen)."""
-        return self._split_se()
-
     def _split_se(self) -> tuple[float, float]:
-        """The se of the full-split gap with the replicates' spread, and its degrees of freedom."""
+        """The se of the full-split gap with the replicates' spread, and its degrees of freedom
+        (computed once per comparison: its fields are frozen)."""
         mc = 0.0 if math.isinf(self.se) or math.isnan(self.se) else self.se
         rep, rdf = self.rep_se, float(self.votes[1] - 1)
         if math.isinf(rep) or math.isnan(rep):
@@ -231,7 +228,7 @@ class Comparison:
     @property
     def total_se(self) -> float:
         """The se the gap is decided against (with replicates, the Monte Carlo and the split's together)."""
-        return self._split[0] if self.votes is not None else self.se
+        return self._split_se[0] if self.votes is not None else self.se
 
     @property
     def z(self) -> float:
@@ -283,14 +280,17 @@ def _replicate_part(reps_a, reps_b) -> tuple[float | None, float, tuple[int, int
     votes = (int(np.count_nonzero(d > 0)), n)
     if not n:
         return None, math.inf, votes
-    mean = float(_SUM(d)) / n
+    mean = _mean(d)
     if n < MIN_SE_SAMPLES:
         return mean, math.inf, votes
     sd = _sd(d, mean)
     return mean, (sd / math.sqrt(n) if sd > 0 else math.inf), votes
 
 
-_SUM = np.add.reduce
+def _mean(x: np.ndarray) -> float:
+    """``x.mean()`` of a non-empty 1-d float64 array: numpy's own steps (the pairwise sum over the
+    count) without its argument handling, bit-identical (tested)."""
+    return float(np.add.reduce(x)) / x.size
 
 
 def _sd(x: np.ndarray, mean: float) -> float:
@@ -299,7 +299,7 @@ def _sd(x: np.ndarray, mean: float) -> float:
     square root correctly rounded) without its argument handling, bit-identical (tested)."""
     dev = x - mean
     np.square(dev, out=dev)
-    return math.sqrt(float(_SUM(dev)) / (x.size - 1))
+    return math.sqrt(float(np.add.reduce(dev)) / (x.size - 1))
 
 
 def compare(a: float, b: float, se_a=0.0, se_b=0.0, *, reps_a=None, reps_b=None, label: str = "",

@@ -51,7 +51,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
-from .comparisons import _SUM, REDRAW, Comparison
+from .comparisons import REDRAW, Comparison, _mean
 
 __all__ = ["FIRM", "BORDERLINE", "UNKNOWN", "DRAWS", "MIN_DRAWS", "BATCH", "SPLIT_FACTOR", "Predictive", "Null", "replay",
            "firmness", "null_rate", "firm_label", "firm_reading", "replay_cached", "replay_session", "sharing_summaries",
@@ -212,9 +212,7 @@ class Predictive(_Draws):
                 sample = r[self._resample(r.size)]
                 sample = sample[np.isfinite(sample)]
                 # the resampled mean's departure, widened from the bootstrap's (n-1)/n variance
-                # (each mean as numpy's: the pairwise sum over the count)
-                depart = ((float(_SUM(sample)) / sample.size - float(_SUM(finite)) / n) * math.sqrt(n / (n - 1))
-                          if sample.size else 0.0)
+                depart = (_mean(sample) - _mean(finite)) * math.sqrt(n / (n - 1)) if sample.size else 0.0
                 self.keys.add(("reps", r.size))
                 return x + self.scale * depart, r + self.scale * depart
             return x, reps

@@ -86,14 +86,12 @@ def group_means(t: np.ndarray, groups: np.ndarray, n_groups: int, means: Sequenc
     ``grouped``: the rows are already sorted by group (``groups`` non-decreasing), as a stable sort
     would leave them, so they are summed where they lie (no sorted copy of ``t``)."""
     from ..metrics.aggregate import untransformed
+    from ..metrics.gains import stable_argsort
 
     if t.shape[1] < 2:
         raise ValueError("group_means sums rows of two or more columns (one column numpy sums pairwise)")
     groups = np.asarray(groups)
-    if grouped:
-        order = np.arange(len(groups))
-    else:   # a stable sort is one permutation; numpy finds it by radix sort for 16-bit keys
-        order = np.argsort(groups.astype(np.int16) if n_groups <= np.iinfo(np.int16).max else groups, kind="stable")
+    order = np.arange(len(groups)) if grouped else stable_argsort(groups)
     counts = np.bincount(groups, minlength=n_groups)
     have = np.flatnonzero(counts)
     lengths = counts[have]

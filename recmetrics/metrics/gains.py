@@ -26,6 +26,14 @@ def safe_div(num, den) -> np.ndarray:
     return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den > 0)
 
 
+def stable_argsort(keys: np.ndarray) -> np.ndarray:
+    """``np.argsort(keys, kind="stable")`` of integer keys: a stable sort has one result, which numpy
+    finds by radix sort when the keys fit 16 bits (read as int16 then), else by its merge sort."""
+    keys = np.asarray(keys)
+    small = len(keys) and np.iinfo(np.int16).min <= keys.min() and keys.max() <= np.iinfo(np.int16).max
+    return np.argsort(keys.astype(np.int16) if small else keys, kind="stable")
+
+
 def _columns(pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The elements of contiguous segments (``pos``: each one's 0-based position in its segment) laid
     out position by position: ``(perm, counts)``, ``perm`` listing the segments' first elements, then
@@ -34,8 +42,7 @@ def _columns(pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     follows element ``i`` of block ``p - 1`` in its segment."""
     starts = np.flatnonzero(np.asarray(pos) == 0)
     lengths = np.diff(np.r_[starts, len(pos)])
-    key = -lengths if lengths.max() >= 2 ** 15 else (-lengths).astype(np.int16)   # small ints: a radix sort
-    by_length = np.argsort(key, kind="stable")
+    by_length = stable_argsort(-lengths)
     starts, lengths = starts[by_length], lengths[by_length]
     counts = np.searchsorted(-lengths, -np.arange(int(lengths[0])), side="left")  # segments longer than p
     return np.concatenate([starts[:n] + p for p, n in enumerate(counts)]), counts
