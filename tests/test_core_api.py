@@ -1,10 +1,12 @@
+import os
+
 import numpy as np
 import pandas as pd
 import pytest
 
 import recmetrics as rm
 from recmetrics.errors import InputError, UnknownNameError
-from recmetrics.data.run import top_n, trec_tie_order
+from recmetrics.data.run import top_columns, top_n, trec_tie_order
 
 
 def test_spec_round_trip_and_aliases():
@@ -40,6 +42,54 @@ def test_top_n_matches_full_stable_sort_with_ties():
         finite = np.take_along_axis(s, full, 1) > -np.inf
         assert (lengths == finite.sum(1)).all()
         assert (np.where(finite, full, -1) == idx).all()
+
+
+def _edge_rows(rng, kind, shape):
+    if kind == 0:
+        return rng.integers(-3, 4, shape).astype(float)                  # ties everywhere
+    if kind == 1:
+        return 1.0 + rng.integers(0, 3, shape) * 1e-12                   # equal in float32 only
+    if kind == 2:
+        s = rng.normal(size=shape)
+        for value, share in ((np.nan, 0.3), (-np.inf, 0.2), (np.inf, 0.1)):
+            s[rng.random(shape) < share] = value
+        return s
+    return rng.choice([0.0, -0.0, 1e300, -1e300, 3e38, 4e38, 1e-320, 5e-324, 1e-46], shape)  # past float32
+
+
+@pytest.mark.parametrize("kind", range(4))
+def test_top_columns_are_the_stable_sorts_first_n(kind):
+    """The n best columns of a row, ties to the lower column, NaN below -inf: the first n of a
+    full stable sort, also where float32 ties what float64 tells apart (the fast preselection)."""
+    rng = np.random.default_rng(kind)
+    for _ in range(60):
+        shape = (int(rng.integers(1, 40)), int(rng.integers(1, 70)))
+        s = _edge_rows(rng, kind, shape)
+        n = int(rng.integers(1, shape[1] + 1))
+        full = np.sort(np.argsort(-s, axis=1, kind="stable")[:, :n], axis=1)
+        assert (top_columns(s, n) == full).all(), (s, n)
+
+
+def test_knn_graph_ties_go_to_the_lower_column_on_every_machine():
+    """Which of several equally similar neighbours a kNN graph keeps is the rule of every top-n list
+    (the lower column), not the CPU's: numpy's argpartition chooses among ties by its SIMD path."""
+    import subprocess
+    import sys
+
+    from recmetrics.recommenders._util import topk_rows
+
+    s = np.array([[0.0, 2.0, 1.0, 1.0, 1.0, 3.0], [1.0, 1.0, 1.0, 1.0, 0.0, -1.0]])
+    r, c, v = topk_rows(s, 3)
+    assert sorted(zip(r.tolist(), c.tolist())) == [(0, 1), (0, 2), (0, 5), (1, 0), (1, 1), (1, 2)]
+    code = ("import hashlib, numpy as np; from recmetrics.recommenders._util import topk_rows; "
+            "s = np.random.default_rng(0).integers(0, 20, (300, 2000)).astype(float); "
+            "r, c, v = topk_rows(s, 50); print(hashlib.md5(np.lexsort((c, r)).tobytes() + c.tobytes()).hexdigest())")
+    digests = set()
+    for disabled in ("", "X86_V4 AVX512_ICL AVX512_SPR", "X86_V3 X86_V4 AVX512_ICL AVX512_SPR"):
+        env = {**os.environ, "NPY_DISABLE_CPU_FEATURES": disabled}
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+        digests.add(out.stdout.strip())
+    assert len(digests) == 1
 
 
 def test_from_scores_equals_from_frame():

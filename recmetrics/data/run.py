@@ -44,12 +44,49 @@ def _check_finite(scores: np.ndarray, describe, *, neginf: bool = False) -> None
         )
 
 
+def top_columns(scores: np.ndarray, n: int) -> np.ndarray:
+    """Columns of the ``n`` largest entries of every row, ascending (an ``(n_rows, n)`` array).
+
+    Ties at the ``n``-th value go to the lower column index; NaN ranks below every number (``-inf``
+    too). Exact on the float64 values, whatever the machine (``numpy.argpartition`` picks among tied
+    entries by the CPU's SIMD path). Found fast: rounding to float32 keeps the order (never reverses
+    it), so the row's ``n`` best lie among the entries whose float32 value reaches the row's ``n``-th
+    float32 value; where exactly ``n`` do, they are the answer, and only the rows with a float32 tie
+    across the ``n``-th place are ordered by float64 value, then column. ``1 <= n <= n_cols``.
+    """
+    s = np.asarray(scores)
+    n_rows = len(s)
+    with np.errstate(over="ignore"):           # past float32's range: +-inf, still in order
+        neg = -s.astype(np.float32)           # NaN stays NaN: partition puts it last
+    kth = np.partition(neg, n - 1, axis=1)[:, n - 1 : n]
+    inside = neg < kth                         # strictly better than the n-th in float32: in
+    candidate = inside | (neg == kth)
+    candidate[np.isnan(kth[:, 0])] = True     # fewer than n numbers: the NaN are in too
+    exact = candidate.sum(axis=1) == n
+    if exact.all():
+        return np.nonzero(candidate)[1].reshape(n_rows, n)
+    out = np.empty((n_rows, n), dtype=np.int64)
+    out[exact] = np.nonzero(candidate[exact])[1].reshape(-1, n)
+    tied = np.flatnonzero(~exact)
+    chosen = inside[tied]
+    r, c = np.nonzero(candidate[tied] & ~chosen)  # the tie across the n-th place, row by row
+    v = -s[tied[r], c]
+    if not np.all((r[1:] != r[:-1]) | (v[1:] >= v[:-1])):  # not already by value within a row
+        order = np.lexsort((c, v, r))          # by row, value descending (NaN last), column
+        r, c = r[order], c[order]
+    need = n - chosen.sum(axis=1)
+    take = np.arange(len(r)) - np.searchsorted(r, r) < need[r]
+    chosen[r[take], c[take]] = True
+    out[tied] = np.nonzero(chosen)[1].reshape(len(tied), n)
+    return out
+
+
 def top_n(scores: np.ndarray, n: int, chunk: int = 2048) -> tuple[np.ndarray, np.ndarray]:
     """Indices of the ``n`` highest scores per row, best first; ties go to the lower column index.
 
     ``-inf`` marks excluded entries: they are never returned (the row's list is then shorter;
-    the returned index is -1 there). Runs in O(n_items) per row (argpartition) plus O(n log n).
-    Returns ``(indices, lengths)``.
+    the returned index is -1 there). The ``n`` best are found by :func:`top_columns` in
+    O(n_items) per row, then ordered in O(n log n). Returns ``(indices, lengths)``.
     """
     scores = np.asarray(scores, dtype=np.float64)
     n_rows, n_cols = scores.shape
@@ -60,19 +97,7 @@ def top_n(scores: np.ndarray, n: int, chunk: int = 2048) -> tuple[np.ndarray, np
         if n == n_cols:
             idx = np.argsort(-s, axis=1, kind="stable")
         else:
-            # value of the n-th best score per row; take everything strictly better, then the
-            # first (lowest-index) columns equal to it until n are taken (all of them, in the
-            # rows where exactly n are better or equal: the tie is counted only where it straddles)
-            kth = np.partition(s, n_cols - n, axis=1)[:, n_cols - n : n_cols - n + 1]
-            better = s > kth
-            tied = s == kth
-            need = n - better.sum(axis=1)
-            take = better | tied
-            straddles = np.flatnonzero(tied.sum(axis=1) > need)
-            if len(straddles):
-                t = tied[straddles]
-                take[straddles] = better[straddles] | (t & (np.cumsum(t, axis=1) <= need[straddles, None]))
-            cols = np.nonzero(take)[1].reshape(len(s), n)
+            cols = top_columns(s, n)
             vals = np.take_along_axis(s, cols, axis=1)
             order = np.argsort(-vals, axis=1, kind="stable")  # cols ascending within ties
             idx = np.take_along_axis(cols, order, axis=1)

@@ -10,6 +10,7 @@ from typing import Callable
 import numpy as np
 import scipy.sparse as sp
 
+from ..data.run import top_columns
 from ..errors import InputError
 
 #: dense floats materialised at once by the chunked helpers (bounds memory to ~160 MB of float64)
@@ -91,8 +92,8 @@ def topk_rows(S: np.ndarray, k: int, *, positive: bool = True) -> tuple[np.ndarr
     """The ``k`` largest entries of every row of a dense matrix as COO triplets (rows, cols, vals).
 
     ``-inf`` entries are never kept; with ``positive`` only entries > 0 are kept, otherwise only
-    non-zero ones. The selection runs on float32 values and ties at the k-th value are resolved
-    by ``numpy.argpartition`` (deterministic for a given input).
+    non-zero ones. Ties at the k-th value go to the lower column (:func:`~recmetrics.data.run.top_columns`,
+    the rule of every top-n list), so a graph is the same on every machine.
     """
     n_rows, n_cols = S.shape
     k = min(k, n_cols)
@@ -100,8 +101,7 @@ def topk_rows(S: np.ndarray, k: int, *, positive: bool = True) -> tuple[np.ndarr
         e = np.zeros(0, dtype=np.int64)
         return e, e, np.zeros(0)
     if k < n_cols:
-        # select on a float32 copy (much faster partition); values are read from S itself
-        cols = np.argpartition(-S.astype(np.float32), k - 1, axis=1)[:, :k]
+        cols = top_columns(S, k)
     else:
         cols = np.broadcast_to(np.arange(n_cols), (n_rows, n_cols))
     vals = np.take_along_axis(S, cols, axis=1)
