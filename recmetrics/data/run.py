@@ -59,8 +59,7 @@ def top_columns(scores: np.ndarray, n: int) -> np.ndarray:
     with np.errstate(over="ignore"):           # past float32's range: +-inf, still in order
         neg = -s.astype(np.float32)           # NaN stays NaN: partition puts it last
     kth = np.partition(neg, n - 1, axis=1)[:, n - 1 : n]
-    inside = neg < kth                         # strictly better than the n-th in float32: in
-    candidate = inside | (neg == kth)
+    candidate = neg <= kth
     candidate[np.isnan(kth[:, 0])] = True     # fewer than n numbers: the NaN are in too
     exact = candidate.sum(axis=1) == n
     if exact.all():
@@ -68,11 +67,14 @@ def top_columns(scores: np.ndarray, n: int) -> np.ndarray:
     out = np.empty((n_rows, n), dtype=np.int64)
     out[exact] = np.nonzero(candidate[exact])[1].reshape(-1, n)
     tied = np.flatnonzero(~exact)
-    chosen = inside[tied]
+    chosen = neg[tied] < kth[tied]             # strictly better than the n-th in float32: in
     r, c = np.nonzero(candidate[tied] & ~chosen)  # the tie across the n-th place, row by row
     v = -s[tied[r], c]
-    if not np.all((r[1:] != r[:-1]) | (v[1:] >= v[:-1])):  # not already by value within a row
-        order = np.lexsort((c, v, r))          # by row, value descending (NaN last), column
+    unsorted = np.flatnonzero((r[1:] == r[:-1]) & ~(v[1:] >= v[:-1]))   # not by value within its row
+    if len(unsorted):                          # those rows by value descending (NaN last), then column
+        redo = np.flatnonzero(np.isin(r, r[unsorted]))
+        order = np.arange(len(r))
+        order[redo] = redo[np.lexsort((c[redo], v[redo], r[redo]))]
         r, c = r[order], c[order]
     need = n - chosen.sum(axis=1)
     take = np.arange(len(r)) - np.searchsorted(r, r) < need[r]
