@@ -85,7 +85,7 @@ def ranking_rows(scores: pd.DataFrame, aggregation: str = "arithmetic", confiden
     >>> ranking_rows(s)[["label", "x", "value"]].round(3).values.tolist()
     [['B', 1, 0.5], ['A', 2, 0.2]]
     """
-    from scipy import stats
+    from scipy import special   # stdtrit(df, q): scipy.stats' t.ppf(q, df), without importing scipy.stats
 
     from .metrics.aggregate import MIN_GEO_MEAN, method_name
 
@@ -106,7 +106,7 @@ def ranking_rows(scores: pd.DataFrame, aggregation: str = "arithmetic", confiden
     n = t.shape[1]
     mean = t.mean(axis=1)
     se = t.std(axis=1, ddof=1) / math.sqrt(n) if n > 1 else np.full(len(t), np.nan)
-    half = stats.t.ppf((1 + float(confidence)) / 2, n - 1) * se if n > 1 else np.full(len(t), np.nan)
+    half = special.stdtrit(n - 1, (1 + float(confidence)) / 2) * se if n > 1 else np.full(len(t), np.nan)
     back = (lambda v: v) if aggregation == "arithmetic" else np.exp
     value, lo, hi = back(mean), back(mean - half), back(mean + half)
     rank = pd.Series(value).rank(ascending=False, method="min").astype(int).to_numpy()

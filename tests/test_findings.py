@@ -283,6 +283,36 @@ def test_student_p_value_shortcut_equals_scipy_t_sf():
     assert c.p == float(2 * stats.t.sf(0.3 / 0.1, 7.0)) and "p" in c.__dict__ and c.p is c.p
 
 
+def test_student_quantiles_read_scipy_special_as_scipy_stats_does():
+    """A band's Student quantile (t.ppf(norm.cdf(z), df)) and an explorer's interval (t.ppf(q, df))
+    call scipy.special's stdtrit and ndtr, which scipy.stats' t and norm wrap: the same floats, domain
+    edges too, and no import of scipy.stats (half a second of a chapter that needs nothing else of it)."""
+    import math
+    import subprocess
+    import sys
+
+    import numpy as np
+    from scipy import special, stats
+
+    from recmetrics.meta.comparisons import _quantile
+
+    for df in [0.5, 1.0, 1.0000001, 2.7, 4.0, 29.0, 30.5, 1e3, 1e6, 1e12, 0.0, -1.0, math.nan]:
+        for z in [0.0, 1e-9, 0.5, 1.0, 1.96, 2.0, 3.0, 8.0, 9.0, 20.0, -1.0]:
+            _quantile.cache_clear()
+            assert np.array_equal(_quantile(z, df), float(stats.t.ppf(stats.norm.cdf(z), df)), equal_nan=True)
+        for q in [0.5000001, 0.6, 0.95, 0.975, 0.9999999]:
+            assert np.array_equal(special.stdtrit(df, q), stats.t.ppf(q, df), equal_nan=True)
+    code = ("import sys, pandas as pd, numpy as np\n"
+            "from recmetrics.meta.comparisons import Comparison, family\n"
+            "from recmetrics.meta.agreement import kendall_tau\n"
+            "from recmetrics.explorers import ranking_rows\n"
+            "family([Comparison('x', 0.3, 0.1, df=7.0)]); kendall_tau([1, 2, 3], [1, 3, 2])\n"
+            "ranking_rows(pd.DataFrame(np.random.default_rng(0).random((3, 9))))\n"
+            "print('scipy.stats' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout.strip() == "False"
+
+
 def test_replicate_statistics_shortcut_equals_numpy_mean_and_std():
     """The paired replicates' mean and batch-means se read numpy's own steps without its argument
     handling: the same floats as ``d.mean()`` and ``d.std(ddof=1) / √n`` — sizes 1 to 70 (numpy's

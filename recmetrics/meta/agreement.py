@@ -30,13 +30,13 @@ _PAIRWISE_MAX = 256
 
 def kendall_tau(x, y, variant: str = "b") -> float:
     """Kendall's τ between two paired vectors (scipy.stats.kendalltau; ``variant`` "b" or "c")."""
-    from scipy import stats
-
     x, y = _vectors(x, y, "kendall_tau")
     if np.all(x == x[0]) or np.all(y == y[0]):
         return float("nan")
     if variant == "b" and x.size <= _PAIRWISE_MAX:   # a few systems: τ-b from the pair counts, as scipy forms it
         return float(tau_rows(x[None], y[None])[0])
+    from scipy import stats
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=RuntimeWarning)
         return float(stats.kendalltau(x, y, variant=variant).statistic)
