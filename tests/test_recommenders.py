@@ -90,6 +90,24 @@ def test_score_targets(data):
         rec.score_targets([0, 1], targets)
 
 
+def test_score_targets_across_chunks_equal_the_score_rows(data):
+    """Users scored a few at a time, cold users and empty target lists between them, targets in any
+    order and unseen items among them: each value is the user's row of ``score`` at the item."""
+    rec = create("ItemKNN").fit(data)
+    rec.chunk = 2
+    rng = np.random.default_rng(5)
+    users = rng.permutation(np.r_[rec.users_.to_numpy()[:9], [-1, -2, -3]])
+    pool = np.r_[rec.items_.to_numpy(), [10**9, -7]]
+    targets = [rng.choice(pool, size=int(rng.integers(0, 12)), replace=False) for _ in users]
+    out = rec.score_targets(users, targets)
+    for u, t, got in zip(users, targets, out):
+        i = rec.items_.get_indexer(t)
+        want = np.full(len(t), -np.inf)
+        if u in set(rec.users_):
+            want[i >= 0] = rec.score([u])[0][i[i >= 0]]
+        np.testing.assert_array_equal(got, want)
+
+
 def test_exclude_seen_false_can_recommend_training_items(data):
     rec = create("Pop").fit(data)
     top = rec.recommend([0], n=30, exclude_seen=False).items[0]

@@ -91,20 +91,21 @@ class Recommender:
                              f"{len(targets)} target arrays for {len(users)} users")
         lens = np.array([len(t) for t in targets], dtype=np.int64)
         flat = np.concatenate(targets) if len(targets) else np.zeros(0)
-        owner = np.repeat(np.arange(len(users)), lens)
+        starts = np.r_[0, np.cumsum(lens)]          # user k's targets are flat[starts[k]:starts[k + 1]]
         iidx = self.items_.get_indexer(flat) if len(flat) else np.zeros(0, dtype=np.int64)
         uidx = self.users_.get_indexer(users)
         values = np.full(len(flat), -np.inf)
         warm = np.flatnonzero(uidx >= 0)
-        local = np.full(len(users), -1)
         for start in range(0, len(warm), self.chunk):
             rows = warm[start:start + self.chunk]
             scores = self._score(uidx[rows])
-            local[:] = -1
-            local[rows] = np.arange(len(rows))
-            sel = (local[owner] >= 0) & (iidx >= 0)
-            values[sel] = scores[local[owner[sel]], iidx[sel]]
-        return np.split(values, np.cumsum(lens)[:-1]) if len(lens) else []
+            counts = lens[rows]                       # the chunk's targets, user by user
+            before = np.cumsum(counts) - counts
+            pos = np.arange(int(counts.sum())) + np.repeat(starts[rows] - before, counts)
+            row = np.repeat(np.arange(len(rows)), counts)
+            known = iidx[pos] >= 0
+            values[pos[known]] = scores[row[known], iidx[pos[known]]]
+        return np.split(values, starts[1:-1]) if len(lens) else []
 
     def recommend(self, users: Iterable[Any], n: int = 100, *, exclude_seen: bool = True,
                   name: str | None = None) -> Run:
