@@ -87,7 +87,10 @@ def test_knn_graph_ties_go_to_the_lower_column_on_every_machine():
     digests = set()
     for disabled in ("", "X86_V4 AVX512_ICL AVX512_SPR", "X86_V3 X86_V4 AVX512_ICL AVX512_SPR"):
         env = {**os.environ, "NPY_DISABLE_CPU_FEATURES": disabled}
-        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+        if out.returncode and "baseline" in out.stderr:   # a numpy built for these features needs them
+            continue
+        assert out.returncode == 0, out.stderr
         digests.add(out.stdout.strip())
     assert len(digests) == 1
 
