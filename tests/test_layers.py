@@ -19,8 +19,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "recmetrics"
 #: (``recmetrics.`` omitted; ``data`` matches ``data`` and ``data.io``). Every module must match one.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # helpers every layer shares: errors, names, caches, parallel map, input checks, text escaping,
-    # seeded resampling
-    ("base", ("errors", "names", "cache", "parallel", "checks", "markdown", "resampling")),
+    # seeded resampling, index idioms
+    ("base", ("errors", "names", "cache", "parallel", "checks", "markdown", "resampling", "arrays")),
     ("data", ("data",)),
     # judging a run against its qrels and the metric kernels on the judged label matrix
     ("metrics", ("judged", "metrics", "trec_measures")),

@@ -238,7 +238,7 @@ def test_replicate_frame_equals_one_tuple_per_row(n_parts, n_reps):
 def test_stable_argsort_is_numpys_stable_sort_at_every_key_range():
     """The one stable order of integer keys, by radix sort when they fit 16 bits: the edges of int16,
     past them, negative keys, many ties, one key and none."""
-    from recmetrics.metrics.gains import stable_argsort
+    from recmetrics.arrays import stable_argsort
 
     rng = np.random.default_rng(2)
     for lo, hi in [(0, 3), (-40, 40), (-2 ** 15, 2 ** 15 - 1), (-2 ** 15 - 1, 10), (0, 2 ** 15), (0, 10 ** 9)]:
@@ -246,3 +246,27 @@ def test_stable_argsort_is_numpys_stable_sort_at_every_key_range():
         keys[:2] = lo, hi
         assert np.array_equal(stable_argsort(keys), np.argsort(keys, kind="stable")), (lo, hi)
     assert stable_argsort(np.array([7])).tolist() == [0] and stable_argsort(np.zeros(0, dtype=np.int64)).tolist() == []
+
+
+def test_ranges_are_the_concatenated_aranges():
+    """One ``ranges`` serves the reduced sets, the target sets and the recommenders' target scoring:
+    runs of any length (zero too), in any order, overlapping, and none at all."""
+    from recmetrics.arrays import ranges
+
+    rng = np.random.default_rng(4)
+    for _ in range(50):
+        starts, lengths = rng.integers(0, 100, 12), rng.integers(0, 6, 12)
+        want = np.concatenate([np.arange(s, s + n) for s, n in zip(starts, lengths)])
+        got = ranges(starts, lengths)
+        assert got.dtype == np.int64 and np.array_equal(got, want)
+    assert ranges(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)).tolist() == []
+    assert ranges([5, 9], [0, 0]).tolist() == []
+
+
+def test_places_in_runs_count_within_each_run_of_equal_keys():
+    from recmetrics.arrays import places_in_runs
+
+    assert places_in_runs(np.array([0, 0, 0, 2, 5, 5])).tolist() == [0, 1, 2, 0, 0, 1]
+    assert places_in_runs(np.array([3])).tolist() == [0] and places_in_runs(np.zeros(0)).tolist() == []
+    keys = np.sort(np.random.default_rng(1).integers(0, 30, 500))
+    assert np.array_equal(places_in_runs(keys), np.arange(500) - np.searchsorted(keys, keys))

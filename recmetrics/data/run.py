@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import numpy as np
 
+from ..arrays import places_in_runs
 from ..errors import InputError, require_ids, show, where
 from .ids import Ids
 
@@ -77,7 +78,7 @@ def top_columns(scores: np.ndarray, n: int) -> np.ndarray:
         order[redo] = redo[np.lexsort((c[redo], v[redo], r[redo]))]
         r, c = r[order], c[order]
     need = n - chosen.sum(axis=1)
-    take = np.arange(len(r)) - np.searchsorted(r, r) < need[r]
+    take = places_in_runs(r) < need[r]
     chosen[r[take], c[take]] = True
     out[tied] = np.nonzero(chosen)[1].reshape(len(tied), n)
     return out

@@ -86,7 +86,7 @@ def group_means(t: np.ndarray, groups: np.ndarray, n_groups: int, means: Sequenc
     ``grouped``: the rows are already sorted by group (``groups`` non-decreasing), as a stable sort
     would leave them, so they are summed where they lie (no sorted copy of ``t``)."""
     from ..metrics.aggregate import untransformed
-    from ..metrics.gains import stable_argsort
+    from ..arrays import stable_argsort
 
     if t.shape[1] < 2:
         raise ValueError("group_means sums rows of two or more columns (one column numpy sums pairwise)")

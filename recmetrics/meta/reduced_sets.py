@@ -14,6 +14,7 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from ..arrays import ranges
 from ..data.qrels import Qrels
 from ..errors import InputError
 from ..judged import Hits, Judged
@@ -93,18 +94,13 @@ def _subset_qrels(qrels: Qrels, keep: np.ndarray, users: np.ndarray | None = Non
         idx, desc = np.flatnonzero(keep), order.take(np.flatnonzero(keep.take(order)))
     else:
         counts, starts = qrels._offsets
-        pos = _ranges(starts[users], counts[users])   # the users' storage positions, also their blocks of `order`
+        pos = ranges(starts[users], counts[users])   # the users' storage positions, also their blocks of `order`
         idx, desc = pos[keep[pos]], order[pos]
         desc = desc[keep[desc]]
     out._ucodes, out._icodes = qrels._ucodes.take(idx), qrels._icodes.take(idx)
     out._ratings, out._keys = qrels._ratings.take(idx), qrels._keys.take(idx)
     out.__dict__["_desc"] = qrels._ratings.take(desc)
     return out
-
-
-def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """``concatenate([arange(s, s + n) for s, n in zip(starts, lengths)])`` without a loop."""
-    return np.arange(lengths.sum()) + np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
 
 
 def _hit_sources(j: Judged, fold: _Fold) -> np.ndarray:
@@ -153,7 +149,7 @@ def mask_judged(j: Judged, hit_keep: np.ndarray, qrels: Qrels, users: np.ndarray
     else:  # rows in any order, or few in their span: gather their ranges of judged positions, in their order
         lo = j.hit_offsets[rows_kept]
         n = j.hit_offsets[rows_kept + 1] - lo
-        idx = _ranges(lo, n)
+        idx = ranges(lo, n)
         on = hit_keep[idx] if sources is None else hit_keep[sources[idx]]
         sel = idx[on]
         hit_rows = np.repeat(np.arange(len(rows_kept)), n)[on]

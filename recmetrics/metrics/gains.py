@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from ..arrays import stable_argsort
 from ..errors import InputError
 
 
@@ -24,14 +25,6 @@ def safe_div(num, den) -> np.ndarray:
         out[~(den > 0)] = 0.0
         return out
     return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den > 0)
-
-
-def stable_argsort(keys: np.ndarray) -> np.ndarray:
-    """``np.argsort(keys, kind="stable")`` of integer keys: a stable sort has one result, which numpy
-    finds by radix sort when the keys fit 16 bits (read as int16 then), else by its merge sort."""
-    keys = np.asarray(keys)
-    small = len(keys) and np.iinfo(np.int16).min <= keys.min() and keys.max() <= np.iinfo(np.int16).max
-    return np.argsort(keys.astype(np.int16) if small else keys, kind="stable")
 
 
 def _columns(pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

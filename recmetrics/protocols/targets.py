@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..arrays import ranges
 from ..data.qrels import Qrels
 from ..data.run import Run
 from .. import checks
@@ -148,16 +149,6 @@ def percentiles(train: pd.DataFrame, test: pd.DataFrame, C: np.ndarray, m: int, 
     group = np.empty(len(C), dtype=np.int64)
     group[order] = np.minimum(np.arange(len(C)) * m // len(C), m - 1)
     return group
-
-
-def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Concatenated ``arange(starts[k], starts[k] + lengths[k])`` for every k."""
-    lengths = np.asarray(lengths, dtype=np.int64)
-    total = int(lengths.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.int64)
-    offsets = np.repeat(np.cumsum(lengths) - lengths, lengths)
-    return np.repeat(np.asarray(starts, dtype=np.int64), lengths) + np.arange(total) - offsets
 
 
 def _codes(values: np.ndarray, sorted_ids: np.ndarray) -> np.ndarray:
@@ -297,7 +288,7 @@ def build_targets(train: pd.DataFrame, test: pd.DataFrame, design: "str | Design
         flat[starts[:-1]] = rel_cols_s
         body = np.ones(len(flat), dtype=bool)
         body[starts[:-1]] = False
-        flat[body] = N_flat[_ranges(N_start[set_block], block_len[set_block])]
+        flat[body] = N_flat[ranges(N_start[set_block], block_len[set_block])]
         rel_item = C[rel_cols_s]
         qrels = pd.DataFrame({"set": np.arange(len(set_block)), "item": rel_item, "rating": rel_ratings})
     else:
@@ -306,11 +297,11 @@ def build_targets(train: pd.DataFrame, test: pd.DataFrame, design: "str | Design
         lengths = n_rel + block_len[set_block]
         starts = np.concatenate([[0], np.cumsum(lengths)])
         flat = np.empty(int(starts[-1]), dtype=np.int64)
-        rel_pos = _ranges(starts[:-1], n_rel)
+        rel_pos = ranges(starts[:-1], n_rel)
         flat[rel_pos] = rel_cols_s
         body = np.ones(len(flat), dtype=bool)
         body[rel_pos] = False
-        flat[body] = N_flat[_ranges(N_start[set_block], block_len[set_block])]
+        flat[body] = N_flat[ranges(N_start[set_block], block_len[set_block])]
         rel_item = None
         # judgments: every test rating of the set's user whose item is in the set
         set_of_user = np.full(len(U), -1, dtype=np.int64)

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ..arrays import ranges
 from ..data.run import Run
 from ..errors import show, InputError, require_columns
 
@@ -99,10 +100,8 @@ class Recommender:
         for start in range(0, len(warm), self.chunk):
             rows = warm[start:start + self.chunk]
             scores = self._score(uidx[rows])
-            counts = lens[rows]                       # the chunk's targets, user by user
-            before = np.cumsum(counts) - counts
-            pos = np.arange(int(counts.sum())) + np.repeat(starts[rows] - before, counts)
-            row = np.repeat(np.arange(len(rows)), counts)
+            pos = ranges(starts[rows], lens[rows])   # the chunk's targets, user by user
+            row = np.repeat(np.arange(len(rows)), lens[rows])
             known = iidx[pos] >= 0
             values[pos[known]] = scores[row[known], iidx[pos[known]]]
         return np.split(values, starts[1:-1]) if len(lens) else []

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...arrays import places_in_runs
 from ...errors import InputError
 from ...metrics.diversity.ideal import greedy_ideal
 from ...metrics.diversity.judgments import Judgments
@@ -98,8 +99,8 @@ class FixedLists:
         self.rows, self.k, self.n_pairs = rows, k, n_pairs
         row, rank = np.divmod(flat, max(k, 1))
         # each pair's place in its (list, aspect) group (cascade order) and in its cell (cell order)
-        in_group = np.arange(n_pairs) - _starts_of(pairs.group)
-        in_cell = np.arange(n_pairs) - _starts_of(flat)
+        in_group = places_in_runs(pairs.group)
+        in_cell = places_in_runs(flat)
         ratings = np.asarray(ratings, dtype=np.float64)
         self.grades = np.unique(ratings)                     # the table's rows; one more: unrated
         pos = np.asarray(at).ravel()[flat]
@@ -210,15 +211,6 @@ class _Block:
     r0: int
     live: np.ndarray
     offset: np.ndarray
-
-
-def _starts_of(sorted_keys: np.ndarray) -> np.ndarray:
-    """For each element of a sorted array, the index of the first element equal to it."""
-    n = len(sorted_keys)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
-    return np.repeat(starts, np.diff(np.r_[starts, n]))
 
 
 def reduced_judgments(full: Judgments, position: np.ndarray, keep: np.ndarray) -> Judgments:
