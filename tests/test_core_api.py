@@ -70,6 +70,45 @@ def test_top_columns_are_the_stable_sorts_first_n(kind):
         assert (top_columns(s, n) == full).all(), (s, n)
 
 
+def _wide_rows(rng, kind, n):
+    """Rows wide enough for the preselection by block maxima, with rows it must hand on."""
+    shape = (int(rng.integers(1, 30)), int(rng.integers(16 * n, 40 * n + 50)))
+    if kind < 4:
+        return _edge_rows(rng, kind, shape)
+    s = rng.normal(size=shape)                       # distinct values: found by the bound alone
+    rows = rng.permutation(shape[0])
+    s[rows[:3]] = np.nan
+    s[rows[:3], : n - 1] = 1.0                        # fewer than n numbers: NaN in the top n
+    s[rows[3:6]] = -np.inf
+    s[rows[3:6], :: max(1, shape[1] // n)] = 2.0      # n numbers or so, the rest -inf
+    s[rows[6:9]] = np.round(s[rows[6:9]], 1)          # long ties at the bound
+    return s
+
+
+@pytest.mark.parametrize("kind", range(5))
+def test_top_columns_of_wide_rows_by_either_path_are_the_stable_sorts_first_n(kind, monkeypatch):
+    """Wide float rows are found through a lower bound of the n-th value, and rows it cannot settle
+    (NaN in the top n, long ties, mostly -inf) by the partition: both are the stable sort's first n."""
+    from recmetrics.data import run as run_module
+
+    handed_on = []
+    partition = run_module._top_columns_partition
+    monkeypatch.setattr(run_module, "_top_columns_partition", lambda s, n: handed_on.append(len(s)) or partition(s, n))
+    rng = np.random.default_rng(10 + kind)
+    rows = 0
+    for _ in range(40):
+        n = int(rng.integers(1, 12))
+        s = _wide_rows(rng, kind, n)
+        rows += len(s)
+        full = np.sort(np.argsort(-s, axis=1, kind="stable")[:, :n], axis=1)
+        assert (top_columns(s, n) == full).all(), (s, n)
+        assert (partition(s, n) == full).all(), (s, n)
+        assert (top_columns(s.astype(np.float32), n) == np.sort(np.argsort(-s.astype(np.float32), axis=1,
+                                                                           kind="stable")[:, :n], axis=1)).all()
+    if kind == 4:                                        # the rows made to go on do, the others not
+        assert 0 < sum(handed_on) < rows, (sum(handed_on), rows)
+
+
 def test_knn_graph_ties_go_to_the_lower_column_on_every_machine():
     """Which of several equally similar neighbours a kNN graph keeps is the rule of every top-n list
     (the lower column), not the CPU's: numpy's argpartition chooses among ties by its SIMD path."""

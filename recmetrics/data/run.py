@@ -45,17 +45,67 @@ def _check_finite(scores: np.ndarray, describe, *, neginf: bool = False) -> None
         )
 
 
+#: the preselection by block maxima (:func:`_top_columns_bounded`): blocks per wanted column, and the
+#: most candidates per wanted column it sorts (a row with more, e.g. long ties, takes the partition)
+BLOCKS_PER_COLUMN, CANDIDATES_PER_COLUMN = 4, 16
+
+
 def top_columns(scores: np.ndarray, n: int) -> np.ndarray:
     """Columns of the ``n`` largest entries of every row, ascending (an ``(n_rows, n)`` array).
 
     Ties at the ``n``-th value go to the lower column index; NaN ranks below every number (``-inf``
-    too). Exact on the float64 values, whatever the machine (``numpy.argpartition`` picks among tied
-    entries by the CPU's SIMD path). Found fast: rounding to float32 keeps the order (never reverses
-    it), so the row's ``n`` best lie among the entries whose float32 value reaches the row's ``n``-th
-    float32 value; where exactly ``n`` do, they are the answer, and only the rows with a float32 tie
-    across the ``n``-th place are ordered by float64 value, then column. ``1 <= n <= n_cols``.
+    too). Exact on the values, whatever the machine (``numpy.argpartition`` picks among tied entries
+    by the CPU's SIMD path). Rows of floats much wider than ``n`` are found through a lower bound of
+    their ``n``-th value (:func:`_top_columns_bounded`), the others by a partition
+    (:func:`_top_columns_partition`); both give the first ``n`` of a stable sort. ``1 <= n <= n_cols``.
     """
     s = np.asarray(scores)
+    if len(s) and np.issubdtype(s.dtype, np.floating) and s.shape[1] >= 4 * BLOCKS_PER_COLUMN * n:
+        return _top_columns_bounded(s, n)
+    return _top_columns_partition(s, n)
+
+
+def _top_columns_bounded(s: np.ndarray, n: int) -> np.ndarray:
+    """:func:`top_columns` of a wide float matrix, reading most entries once.
+
+    The columns are dealt into ``m = BLOCKS_PER_COLUMN * n`` groups (column ``j`` into group ``j mod m``,
+    the last ``n_cols mod m`` columns each a group alone); the ``n``-th largest of the groups' maxima is
+    at most the row's ``n``-th value, since ``n`` different entries reach it. So the row's ``n`` best
+    are among the entries above that bound (when at least ``n`` are; else at or above it), and only
+    these candidates are sorted, by value descending, then column. A row whose bound is NaN (fewer
+    than ``n`` numbers among the maxima) or that keeps more than ``CANDIDATES_PER_COLUMN * n``
+    candidates (long ties, a row mostly ``-inf``) takes the partition instead."""
+    n_rows, n_cols = s.shape
+    m = BLOCKS_PER_COLUMN * n
+    w = n_cols // m
+    maxima = np.empty((n_rows, m + n_cols - w * m), dtype=s.dtype)
+    np.max(s[:, : w * m].reshape(n_rows, w, m), axis=1, out=maxima[:, :m])   # NaN spreads to its group
+    maxima[:, m:] = s[:, w * m :]
+    bound = -np.partition(-maxima, n - 1, axis=1)[:, n - 1 : n]                # NaN sorts last
+    with np.errstate(invalid="ignore"):
+        candidate = s > bound
+        counts = np.count_nonzero(candidate, axis=1)
+        few = np.flatnonzero(counts < n)                                     # ties at the bound: take them too
+        candidate[few] = s[few] >= bound[few]
+        counts[few] = np.count_nonzero(candidate[few], axis=1)
+    sorted_here = (counts >= n) & (counts <= CANDIDATES_PER_COLUMN * n)
+    rest = np.flatnonzero(~sorted_here)
+    candidate[rest] = False
+    r, c = np.nonzero(candidate)                                             # columns ascending in each row
+    order = np.lexsort((-s[r, c], r))                                        # stable: ties keep the lower column
+    r, c = r[order], c[order]
+    out = np.empty((n_rows, n), dtype=np.int64)
+    out[sorted_here] = np.sort(c[places_in_runs(r) < n].reshape(-1, n), axis=1)
+    if len(rest):
+        out[rest] = _top_columns_partition(s[rest], n)
+    return out
+
+
+def _top_columns_partition(s: np.ndarray, n: int) -> np.ndarray:
+    """:func:`top_columns` by a partition. Found fast: rounding to float32 keeps the order (never
+    reverses it), so the row's ``n`` best lie among the entries whose float32 value reaches the row's
+    ``n``-th float32 value; where exactly ``n`` do, they are the answer, and only the rows with a
+    float32 tie across the ``n``-th place are ordered by float64 value, then column."""
     n_rows = len(s)
     with np.errstate(over="ignore"):           # past float32's range: +-inf, still in order
         neg = -s.astype(np.float32)           # NaN stays NaN: partition puts it last
