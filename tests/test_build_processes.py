@@ -158,6 +158,48 @@ def test_a_kernel_talks_over_its_own_unix_sockets():
         kernel.end_kernel(manager)
 
 
+class _Unanswered:
+    """A kernel manager whose heartbeat socket takes pings and never answers (a kernel shutting down)."""
+
+    def __init__(self, tmp_path):
+        import zmq
+
+        self.url = f"ipc://{tmp_path}/hb"
+        self.sock = zmq.Context.instance().socket(zmq.REP)
+        self.sock.bind(self.url)
+
+    def _make_url(self, channel):
+        return self.url
+
+    def get_connection_info(self):
+        raise RuntimeError("no IOPub to listen to")
+
+
+def test_a_ping_to_a_kernel_going_away_ends_with_its_chapter(tmp_path):
+    """The watchdog's heartbeat ping waits for its answer, but not once the chapter ended: a kernel
+    shut down mid-ping never answers, and the chapter used to wait out the whole ping (5 s)."""
+    import threading
+
+    gone = _Unanswered(tmp_path)
+    try:
+        t0 = time.monotonic()
+        assert not kernel._answers(gone, timeout=0.3)            # unanswered: not answering
+        assert 0.25 <= time.monotonic() - t0 < 3
+        done = threading.Event()
+        threading.Timer(0.2, done.set).start()
+        t0 = time.monotonic()
+        assert kernel._answers(gone, timeout=30, done=done)      # the chapter ended: no verdict, no wait
+        assert time.monotonic() - t0 < 3
+        dog = kernel.Watchdog(None, silence=60, every=2, stall=600)
+        with dog:
+            dog.attach(gone)
+            time.sleep(2.3)                                      # the first ping is out, unanswered
+            t0 = time.monotonic()
+        assert time.monotonic() - t0 < 1.0 and dog.reason is None
+    finally:
+        gone.sock.close(linger=0)
+
+
 # ------------------------------------------------------------------------------- no silent wait
 @pytest.mark.slow
 def test_a_chapter_past_its_time_limit_fails_naming_it(tmp_path, kernel_env, monkeypatch):

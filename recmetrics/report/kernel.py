@@ -271,9 +271,15 @@ class _Status:
                 pass
 
 
-def _answers(manager: Any, timeout: float) -> bool:
+#: seconds between two looks at whether a chapter ended while a heartbeat ping waits for its answer
+PING_SLICE = 0.05
+
+
+def _answers(manager: Any, timeout: float, done: threading.Event | None = None) -> bool:
     """Whether the kernel of ``manager`` answers one heartbeat ping within ``timeout`` seconds (a
-    socket of this thread's own, blocking: the manager's sockets belong to its event loop)."""
+    socket of this thread's own, blocking: the manager's sockets belong to its event loop). Once
+    ``done`` is set (the chapter ended, its kernel is going) the wait ends at once, as answered: a
+    kernel shut down mid-ping never answers, and the chapter would wait out the whole ``timeout``."""
     import zmq
 
     try:
@@ -285,7 +291,13 @@ def _answers(manager: Any, timeout: float) -> bool:
         sock.linger = 0
         sock.connect(url)
         sock.send(b"ping")
-        return bool(sock.poll(int(timeout * 1000), zmq.POLLIN))
+        deadline = time.monotonic() + timeout
+        while not sock.poll(int(1000 * max(0.0, min(PING_SLICE, deadline - time.monotonic()))), zmq.POLLIN):
+            if done is not None and done.is_set():
+                return True
+            if time.monotonic() >= deadline:
+                return False
+        return True
     except zmq.ZMQError:
         return False
     finally:
@@ -350,7 +362,7 @@ class Watchdog:
             if manager is None:
                 answered = now_
                 continue
-            if _answers(manager, timeout=self.every):
+            if _answers(manager, timeout=self.every, done=self._done):
                 answered = time.monotonic()
             elif time.monotonic() - answered >= self.silence and not self._done.is_set():
                 self._stop(f"its kernel stopped answering (no heartbeat for {self.silence:.0f} s; "
