@@ -20,9 +20,10 @@ field names and rounded numbers, to keep the page light; :func:`spec_bytes` meas
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover
     import altair as alt
@@ -73,6 +74,21 @@ def _records(frame: "pd.DataFrame", numeric: Sequence[str] = ()) -> list[dict]:
     return out
 
 
+def _validated_once(build: Callable) -> Callable:
+    """Build the chart with Altair's debug mode off. In debug mode Altair validates every schema
+    object as it is made, and with it the inline data row by row, again for each object that holds
+    them: most of an explorer's cost. The chart is still validated, once and whole, when it is drawn
+    or saved (``to_dict``); the spec is the same."""
+    @functools.wraps(build)
+    def built(*args, **kwargs):
+        from altair.utils.schemapi import debug_mode
+
+        with debug_mode(False):
+            return build(*args, **kwargs)
+
+    return built
+
+
 def spec_bytes(chart) -> int:
     """Size in bytes of the chart's Vega-Lite spec as JSON (what the book embeds)."""
     return len(json.dumps(chart.to_dict(), separators=(",", ":")).encode("utf-8"))
@@ -83,6 +99,7 @@ def _options(values) -> list:
 
 
 # ------------------------------------------------------------------------------------------ metric explorer
+@_validated_once
 def metric_explorer_chart(table: "pd.DataFrame", *, controls: bool = True, start: dict | None = None,
                           alpha: float | None = None, width: int = WIDTH) -> "alt.VConcatChart":
     """The metric explorer as one Vega-Lite chart over :func:`recmetrics.explorers.explorer_table`'s rows.
@@ -195,6 +212,7 @@ def metric_explorer_chart(table: "pd.DataFrame", *, controls: bool = True, start
 
 
 # ------------------------------------------------------------------------------------------ sandbox
+@_validated_once
 def sandbox_chart(values: "pd.DataFrame", rankings: "pd.DataFrame", *, start_aspect: str | None = None,
                   start_weight: float | None = None, width: int = WIDTH) -> "alt.VConcatChart":
     """Chapter 3's diversity sandbox without a kernel, over :func:`recmetrics.explorers.sandbox_grid`.
@@ -266,6 +284,7 @@ def sandbox_chart(values: "pd.DataFrame", rankings: "pd.DataFrame", *, start_asp
 
 
 # ------------------------------------------------------------------------------------------ guide
+@_validated_once
 def guide_chart(grid: "pd.DataFrame", *, start: dict | None = None, width: int = WIDTH) -> "alt.Chart":
     """Chapter 4's guideline explorer without a kernel, over :func:`recmetrics.explorers.guide_grid`:
     one radio-button parameter per question of :data:`recmetrics.meta.guidelines.QUESTIONS` (named

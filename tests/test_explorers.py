@@ -336,6 +336,31 @@ def test_guide_chart_follows_the_answers():
     assert "Top-weighted rank accuracy" in top
 
 
+def test_explorer_charts_are_altairs_own_specs_validated_when_drawn(study, table):
+    """The explorers are built with Altair's debug mode off (it validates every object as it is made,
+    and the inline data with it): the same specs as built with it on, the debug mode left as it was,
+    and a chart is still validated when it is drawn."""
+    import altair as alt
+    from altair.utils import schemapi
+
+    from recmetrics import viz_explorers as vx
+
+    values, rankings = explorers.sandbox_grid(metrics=["a-nDCG@5", "P@5"], weights=[0.0, 0.5, 1.0])
+    builds = [lambda: vx.metric_explorer_chart(table), lambda: vx.sandbox_chart(values, rankings),
+              lambda: vx.guide_chart(explorers.guide_grid())]
+    assert schemapi.DEBUG_MODE
+    fast = [build().to_dict() for build in builds]
+    assert schemapi.DEBUG_MODE                       # put back
+    checked = [build.__wrapped__ for build in (vx.metric_explorer_chart, vx.sandbox_chart, vx.guide_chart)]
+    slow = [checked[0](table).to_dict(), checked[1](values, rankings).to_dict(),
+            checked[2](explorers.guide_grid()).to_dict()]
+    assert fast == slow
+    with schemapi.debug_mode(False):
+        bad = alt.Chart(alt.InlineData(values=[{"x": 1}])).mark_point().encode(x=alt.X("x:Q", bin="many"))
+    with pytest.raises(Exception, match="many"):
+        bad.to_dict()
+
+
 def test_explorer_modules_import_lazily():
     code = ("import sys, recmetrics.explorers, recmetrics.viz_explorers, recmetrics.widgets.explorer; "
             "print(any(m in sys.modules for m in ('altair', 'ipywidgets', 'scipy')))")
