@@ -66,7 +66,8 @@ def top_columns(scores: np.ndarray, n: int) -> np.ndarray:
 
 
 def _top_columns_bounded(s: np.ndarray, n: int) -> np.ndarray:
-    """:func:`top_columns` of a wide float matrix, reading most entries once.
+    """:func:`top_columns` of a wide float matrix by two passes over its entries (the groups' maxima,
+    then the comparison with a bound) instead of a partition.
 
     The columns are dealt into ``m = BLOCKS_PER_COLUMN * n`` groups (column ``j`` into group ``j mod m``,
     the last ``n_cols mod m`` columns each a group alone); the ``n``-th largest of the groups' maxima is
