@@ -84,21 +84,13 @@ def _build(project: dict, tag: str, *args: str, env: dict | None = None) -> subp
                             env=full, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
-def _connection_dirs(procs: list[tuple[int, str]]) -> list[str]:
-    """The socket files named in the connection files of the kernels among ``procs``."""
+def _socket_folder(connection_file: Path) -> str:
+    """The folder of a kernel's Unix sockets, from its connection file."""
     import json
 
-    found = []
-    for _, cmd in procs:
-        args = cmd.split()
-        if "ipykernel_launcher" in cmd and "-f" in args:
-            try:
-                info = json.loads(Path(args[args.index("-f") + 1]).read_text())
-            except (OSError, ValueError):
-                continue
-            if info.get("transport") == "ipc":
-                found.append(f"{info['ip']}-{info['shell_port']}")
-    return found
+    info = json.loads(connection_file.read_text())
+    assert info.get("transport") == "ipc", info
+    return str(Path(info["ip"]).parent)
 
 
 def _end_all(tag: str) -> None:
@@ -349,9 +341,10 @@ def test_a_child_run_for_the_build_ends_with_it(tmp_path):
             proc.kill()
 
 
-_LOKY = ("import os, pathlib, time\nfrom joblib import Parallel, delayed\n"
+_LOKY = ("import os, pathlib, time\nfrom joblib import Parallel, delayed\nfrom ipykernel import get_connection_file\n"
          "print(sorted(set(Parallel(n_jobs=2)(delayed(os.getpid)() for _ in range(8)))))\n"
-         "pathlib.Path(os.environ['TEST_STARTED_MARKER']).touch()\ntime.sleep(300)")
+         "marker = pathlib.Path(os.environ['TEST_STARTED_MARKER'])\nmarker.with_suffix('.tmp').write_text(get_connection_file())\n"
+         "marker.with_suffix('.tmp').replace(marker)\ntime.sleep(300)")
 
 
 @pytest.mark.slow
@@ -368,9 +361,10 @@ def test_a_build_killed_while_a_chapter_runs_leaves_no_process(tmp_path, sig):
         _wait(lambda: marker.exists() or proc.poll() is not None, what="the chapter started its workers")
         assert proc.poll() is None, proc.communicate()[1][-3000:]
         before = _tagged(tag)
-        assert sum("loky" in cmd for _, cmd in before) >= 2 and any("ipykernel" in cmd for _, cmd in before), before
-        sockets = {a.split("/k-")[0] for _, cmd in before for a in cmd.split() if "rm-kernel-" in a}
-        sockets |= {str(Path(p).parent) for p in _connection_dirs(before)}
+        # the kernel: started by jupyter_client (ipykernel_launcher) or forked by the build's kernel server
+        assert sum("loky" in cmd for _, cmd in before) >= 2, before
+        assert any("ipykernel" in cmd or "kernel_server" in cmd for _, cmd in before), before
+        sockets = {_socket_folder(Path(marker.read_text()))}
         os.kill(proc.pid, sig)
         proc.wait(timeout=60)
         time.sleep(5)

@@ -38,7 +38,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from .findings_page import write_findings_page
 from .kernel import (Watchdog, chapter_limit, end_kernel, kernel_arguments, kernel_manager, stop_kernel,
                      thread_env)
-from . import outputs
+from . import kernel_server, outputs
 from .offline import offline_outputs
 from .paths import ReportError, _log_default, sources_root
 from .profiles import default_jobs, hide_default_parameters, show_parameters
@@ -68,6 +68,7 @@ def execute_notebook(
     env: Mapping[str, str] | None = None,
     started: Callable[[Any], None] | None = None,
     limit: float | None = None,
+    server: Any = None,
 ) -> Path:
     """Execute one notebook with papermill (widget state stored) and make its charts offline.
 
@@ -82,7 +83,8 @@ def execute_notebook(
     beside each other); ``started(manager)`` is called with its kernel manager once the kernel runs
     (:func:`.kernel.kernel_manager`). A :class:`.kernel.Watchdog` stops the kernel when the notebook
     runs past ``limit`` seconds (``None``: no limit) or the kernel stops answering; what the kernel
-    started ends with it.
+    started ends with it. ``server``: a :class:`.kernel_server.KernelServer` that forks the kernel
+    when it can.
     Raises :class:`ReportError` naming the failed cell (the partial notebook is kept in
     ``<target folder>/.failed/``; ``target`` is untouched); ``KeyboardInterrupt`` leaves ``target``
     untouched too. Tracebacks that a cell only *printed* (the cell still succeeded) are logged as
@@ -108,7 +110,7 @@ def execute_notebook(
         # the kernel starts in `cwd` (its manager says so); papermill's own `cwd` would change this
         # process's working folder while the chapter runs, under every other thread of the build
         manager = {"kernel_manager_class": kernel_manager(env or {}, on_start,
-                                                          cwd=Path(cwd or source.parent).absolute())}
+                                                          cwd=Path(cwd or source.parent).absolute(), server=server)}
         try:
             with dog:
                 papermill.execute_notebook(
@@ -387,11 +389,12 @@ def execute_plan(
 
     limits = {stem: chapter_limit(t) for stem, t in expected_seconds(plan, records).items()}
     threads = thread_env(min(jobs, len(todo)))   # the cores shared among the kernels that run at once
+    server = kernel_server.start({**os.environ, **threads}) if todo else None
 
     def run(chapter) -> Path:
         limit = limits.get(chapter.stem) or chapter_limit(None)
         path = _execute_chapter(plan, chapter, running_dir / chapter.stem, commit=commit, kernel_name=kernel_name,
-                                timeout=timeout, log=said, note=note, limit=limit, threads=threads,
+                                timeout=timeout, log=said, note=note, limit=limit, threads=threads, server=server,
                                 started=lambda manager, stem=chapter.stem: kernel_started(manager, stem),
                                 late=[d for d in chapter.late if d in executing])
         finished(path)
@@ -450,6 +453,8 @@ def execute_plan(
     finally:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
+        if server is not None:
+            server.close()
         if bar is not None:
             bar.close()
         if running_dir.is_dir():
@@ -463,7 +468,8 @@ def execute_plan(
 
 
 def _execute_chapter(plan, chapter, scratch_root: Path, *, commit, kernel_name, timeout, log, note, started,
-                     late=(), limit: float | None = None, threads: Mapping[str, str] | None = None) -> Path:
+                     late=(), limit: float | None = None, threads: Mapping[str, str] | None = None,
+                     server=None) -> Path:
     """Execute one chapter of ``plan`` into ``generated/`` (see :func:`execute_plan`): its findings,
     results and meta tables go to scratch folders under ``scratch_root``, committed under its key
     (:mod:`.outputs`) just before the executed notebook replaces the old one. ``late``: the chapters
@@ -507,7 +513,7 @@ def _execute_chapter(plan, chapter, scratch_root: Path, *, commit, kernel_name, 
         path = execute_notebook(chapter.source, out_dir / f"{chapter.stem}.ipynb", chapter.parameters,
                                 kernel_name=kernel_name, timeout=timeout, shown_parameters=chapter.shown,
                                 record=record, log=log, cwd=chapter.cwd or scratch_root, before_replace=commit_outputs,
-                                env=env, started=started, limit=limit)
+                                env=env, started=started, limit=limit, server=server)
     except KeyboardInterrupt:
         note(chapter.stem, "interrupted", chapter.key)
         raise

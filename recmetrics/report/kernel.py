@@ -90,10 +90,12 @@ def thread_env(jobs: int, cores: int | None = None) -> dict[str, str]:
 
 
 def kernel_manager(env: Mapping[str, str], started: Callable[[Any], None] | None = None,
-                   cwd: str | os.PathLike | None = None) -> type:
+                   cwd: str | os.PathLike | None = None, server: Any = None) -> type:
     """A jupyter_client kernel-manager class whose kernels get ``env`` on top of this process's
     environment and start in the folder ``cwd`` (when given); ``started(manager)`` is called once
-    the kernel process runs. papermill takes it as ``kernel_manager_class``."""
+    the kernel process runs. ``server``: a :class:`.kernel_server.KernelServer` that forks the
+    kernels it can (the others start as jupyter_client starts them). papermill takes the class as
+    ``kernel_manager_class``."""
     from jupyter_client.manager import AsyncKernelManager
 
     extra = {str(k): str(v) for k, v in env.items()}
@@ -124,6 +126,17 @@ def kernel_manager(env: Mapping[str, str], started: Callable[[Any], None] | None
             processes.register(self._rm_pgid)
             if started is not None:
                 started(self)
+
+        async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
+            forked = None
+            if server is not None and server.serves(kernel_cmd, kw.get("env") or os.environ):
+                forked = server.spawn(kernel_cmd, kw.get("env") or os.environ, kw.get("cwd") or os.getcwd())
+            if forked is None:
+                return await super()._async_launch_kernel(kernel_cmd, **kw)
+            provisioner = self.provisioner
+            provisioner.process, provisioner.pid, provisioner.pgid = forked, forked.pid, forked.pid
+            provisioner.cwd = kw.get("cwd")
+            self._reconcile_connection_info(provisioner.connection_info)
 
         start_kernel = _async_start_kernel
 

@@ -1,0 +1,129 @@
+"""Chapter kernels forked by the build's kernel server are the kernels jupyter_client would start:
+the chapter's folder and environment, a session of their own, fresh randomness, the same outputs;
+kernels it cannot start the same way are left to jupyter_client; its kernels end with it."""
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from recmetrics.report import kernel, kernel_server
+from recmetrics.report.execute import execute_notebook
+from test_report_build import REPO, _notebook, _stream
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="kernels are forked on Linux only")
+
+_PROBE = ("import os, sys, numpy, random\n"
+          "print('folder:', os.getcwd())\n"
+          "print('variable:', os.environ.get('RECMETRICS_PROBE'))\n"
+          "print('session leader:', os.getsid(0) == os.getpid() == os.getpgid(0))\n"
+          "print('launcher:', os.path.basename(sys.argv[0]))\n"
+          "print('path head:', repr(sys.path[0]))\n"
+          "print('interrupt handler:', __import__('signal').getsignal(__import__('signal').SIGINT) is not None)\n"
+          "print('parent:', os.getppid())\n"
+          "print('draws:', numpy.random.random(), random.random())")
+
+
+@pytest.fixture
+def server(monkeypatch):
+    """A server started in the test itself (pytest's ``PYTEST_CURRENT_TEST`` differs between a
+    fixture's set-up and the test, and a kernel's environment must be the server's)."""
+    monkeypatch.setenv("PYTHONPATH", str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    monkeypatch.delenv("RECMETRICS_KERNEL_SERVER", raising=False)
+    servers = []
+
+    def start():
+        servers.append(kernel_server.start(dict(os.environ)))
+        assert servers[-1] is not None
+        return servers[-1]
+
+    yield start
+    for s in servers:
+        s.close()
+
+
+def _lines(text: str) -> dict[str, str]:
+    return dict(line.split(": ", 1) for line in text.splitlines())
+
+
+def test_a_forked_kernel_runs_a_notebook_as_a_started_one_does(tmp_path, server):
+    """The same notebook, executed by a kernel jupyter_client starts and by two forked ones: the same
+    folder, variable, session, launcher and import path; only the forked kernels' parent is the
+    server, and each draws its own random numbers."""
+    server = server()
+    nb = _notebook(tmp_path / "probe.ipynb", "x = 1", _PROBE)
+    folder = tmp_path / "chapter"
+    folder.mkdir()
+    seen = {}
+    for name, srv in (("started", None), ("forked", server), ("forked again", server)):
+        out = execute_notebook(nb, tmp_path / f"{name}.ipynb", {}, kernel_name="python3", cwd=folder,
+                               env={"RECMETRICS_PROBE": name}, log=None, server=srv)
+        seen[name] = _lines(_stream(out))
+    for name, lines in seen.items():
+        assert lines["folder"] == str(folder) and lines["variable"] == name, lines
+        same = {k: v for k, v in lines.items() if k not in ("variable", "parent", "draws")}
+        assert same == {k: v for k, v in seen["started"].items() if k not in ("variable", "parent", "draws")}
+    assert seen["started"]["session leader"] == "True" and seen["started"]["launcher"] == "ipykernel_launcher.py"
+    assert seen["started"]["parent"] == str(os.getpid())
+    assert seen["forked"]["parent"] == seen["forked again"]["parent"] == str(server._proc.pid)
+    assert len({lines["draws"] for lines in seen.values()}) == 3, seen
+
+
+def test_only_kernels_of_this_python_and_environment_are_forked(server):
+    """A kernel of another Python or kernel spec, or whose environment differs in a variable read at
+    start-up (a thread pool, an import path), is started by jupyter_client; the report's own
+    variables may differ."""
+    server = server()
+    cmd = [sys.executable, "-m", "ipykernel_launcher", "-f", "k.json"]
+    env = dict(server.env)
+    assert server.serves(cmd, {**env, "RECMETRICS_CHAPTER": "01_x", "JPY_SESSION_NAME": "s"})
+    assert not server.serves(["/usr/bin/python3", *cmd[1:]], env)
+    assert not server.serves([sys.executable, "-m", "other_kernel", "-f", "k.json"], env)
+    assert not server.serves(cmd, {**env, "OPENBLAS_NUM_THREADS": "7"})
+    assert not server.serves(cmd, {**env, "PYTHONPATH": "/elsewhere"})
+    assert not server.serves(cmd, {k: v for k, v in env.items() if k != "PATH"})
+
+
+def test_no_server_where_it_is_switched_off(monkeypatch):
+    monkeypatch.setenv("RECMETRICS_KERNEL_SERVER", "0")
+    assert kernel_server.start(dict(os.environ)) is None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in state
+
+
+def test_a_forked_kernels_end_is_seen_and_closing_the_server_ends_its_kernels(server):
+    """A forked kernel killed reports its signal as a started one does (``poll`` gives ``-9``); one
+    still running when the server closes (the build ended) ends with it."""
+    server = server()
+
+    async def start():
+        manager = kernel.kernel_manager({}, server=server)(kernel_name="python3")
+        await manager.start_kernel(extra_arguments=kernel.kernel_arguments())
+        return manager
+
+    first, second = asyncio.run(start()), asyncio.run(start())
+    pids = [m.provisioner.pid for m in (first, second)]
+    assert all(isinstance(m.provisioner.process, kernel_server.ForkedKernel) for m in (first, second))
+    assert all(_alive(p) for p in pids) and first.provisioner.process.poll() is None
+    assert kernel.kernel_group(first) == pids[0]   # its own group, registered with the build's guard
+    os.kill(pids[0], signal.SIGKILL)
+    assert first.provisioner.process.wait(timeout=10) == -signal.SIGKILL
+    server.close()
+    deadline = time.monotonic() + 10
+    while _alive(pids[1]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pids[1])
+    assert not server.serves([sys.executable, "-m", "ipykernel_launcher"], server.env)
+    for m in (first, second):
+        kernel.end_kernel(m)
