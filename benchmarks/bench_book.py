@@ -2,7 +2,7 @@
 process, from an empty run cache, into a temporary folder.
 
 Measured: the wall time of the command, the CPU time of its process tree and the peak of the tree's
-summed resident memory (sampled every 0.2 s, :class:`bench_scale.TreeMemory`), each chapter's
+summed resident memory (proportional set sizes, sampled every 0.2 s, :class:`bench_scale.TreeMemory`), each chapter's
 execution time (the ``executed X in Ns`` lines of the build's log; chapters run side by side, so
 they add up to more than the wall time), and an unchanged rebuild (the same command without
 ``--force``: every chapter kept). With ``--against REV`` the commit ``REV``'s code (a git worktree of
@@ -112,7 +112,7 @@ def main(argv=None) -> None:
     cmd = [sys.executable, "-m", "recmetrics.cli", "report", "--profile", a.profile, "--dataset", a.dataset,
            *(["--seeds", *map(str, a.seeds)] if a.seeds else [])]
     notes = ["empty run cache; --force executes every chapter; chapters run side by side (--jobs: the "
-             "cores, at most 4); peak = summed resident memory of the process tree"]
+             "cores, at most 4); peak = summed proportional set size of the process tree"]
     with tempfile.TemporaryDirectory(prefix="bench-book-") as tmp:
         tmp = Path(tmp)
         rows = []

@@ -12,7 +12,7 @@ with ``w_s`` from 0 (no knowledge of the judgments: a popularity or random ranke
 ``b_s`` alternating among 0, 0.5 and 1: systems from random to good, some popularity-biased.
 
 Measured: the wall time of the whole command, per chapter (the ``executed X in Ns`` lines of the
-build's log) and the peak memory of the process tree (the sum of the resident set sizes of the
+build's log) and the peak memory of the process tree (the sum of the proportional set sizes of the
 command and every descendant, sampled every 0.2 s with psutil; per chapter, the peak while it
 ran; with ``--workers``, the local cluster's scheduler and worker processes too), from an empty
 run cache and an empty book folder.
@@ -207,9 +207,24 @@ def exit_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
 
+def _resident(p) -> int:
+    """Bytes of memory process ``p`` (psutil) holds: its proportional set size (a page shared by n
+    processes counts 1/n in each, so chapter kernels forked from one server, which share its imports,
+    are not counted n times over) where Linux gives it (``/proc/PID/smaps_rollup``), else its RSS."""
+    try:
+        with open(f"/proc/{p.pid}/smaps_rollup", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return p.memory_info().rss
+
+
 class TreeMemory(threading.Thread):
-    """Samples the summed RSS of a process and all its descendants every ``interval`` seconds;
-    :attr:`peak` is the largest sum seen and :meth:`mark` starts a new per-phase peak."""
+    """Samples the summed resident memory (:func:`_resident`) of a process and all its descendants
+    every ``interval`` seconds; :attr:`peak` is the largest sum seen and :meth:`mark` starts a new
+    per-phase peak."""
 
     def __init__(self, pid: int, interval: float = 0.2):
         super().__init__(daemon=True)
@@ -232,7 +247,7 @@ class TreeMemory(threading.Thread):
             return 0
         for p in procs:
             try:
-                total += p.memory_info().rss
+                total += _resident(p)
                 t = p.cpu_times()
                 self.cpu_seen[p.pid] = t.user + t.system
             except psutil.Error:

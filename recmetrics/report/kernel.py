@@ -16,7 +16,8 @@ environment (their scratch folders, :mod:`.execute`): the process's ``os.environ
 so each chapter's kernel is started by a kernel manager of its own that adds the chapter's
 variables to the kernel's environment and starts it in the chapter's folder (:func:`kernel_manager`;
 the process's working folder is one for all too, and never changed) and tells who started it, so the
-report can stop it on Ctrl-C (:func:`stop_kernel`).
+report can stop it on Ctrl-C (:func:`stop_kernel`). The manager forks the kernel from the build's
+kernel server when it can (:mod:`.kernel_server`: the same kernel, its imports already done).
 
 **No ports.** A kernel's manager draws five free TCP ports (bind to port 0, note the number,
 close), writes them into the connection file, and the kernel binds them a moment later. Between the
