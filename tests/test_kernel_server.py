@@ -102,28 +102,43 @@ def _alive(pid: int) -> bool:
     return "\nState:\tZ" not in state
 
 
-def test_a_forked_kernels_end_is_seen_and_closing_the_server_ends_its_kernels(server):
-    """A forked kernel killed reports its signal as a started one does (``poll`` gives ``-9``); one
-    still running when the server closes (the build ended) ends with it."""
-    server = server()
-
+def _kernels(server, n: int) -> list:
     async def start():
         manager = kernel.kernel_manager({}, server=server)(kernel_name="python3")
         await manager.start_kernel(extra_arguments=kernel.kernel_arguments())
         return manager
 
-    first, second = asyncio.run(start()), asyncio.run(start())
-    pids = [m.provisioner.pid for m in (first, second)]
-    assert all(isinstance(m.provisioner.process, kernel_server.ForkedKernel) for m in (first, second))
-    assert all(_alive(p) for p in pids) and first.provisioner.process.poll() is None
-    assert kernel.kernel_group(first) == pids[0]   # its own group, registered with the build's guard
-    os.kill(pids[0], signal.SIGKILL)
-    assert first.provisioner.process.wait(timeout=10) == -signal.SIGKILL
-    server.close()
-    deadline = time.monotonic() + 10
-    while _alive(pids[1]) and time.monotonic() < deadline:
+    managers = [asyncio.run(start()) for _ in range(n)]
+    assert all(isinstance(m.provisioner.process, kernel_server.ForkedKernel) for m in managers)
+    assert all(_alive(m.provisioner.pid) for m in managers)
+    return managers
+
+
+def _ends(pid: int, within: float = 10.0) -> bool:
+    deadline = time.monotonic() + within
+    while _alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _alive(pids[1])
-    assert not server.serves([sys.executable, "-m", "ipykernel_launcher"], server.env)
-    for m in (first, second):
+    return not _alive(pid)
+
+
+def test_a_forked_kernels_end_is_seen_and_its_kernels_end_with_the_server(server):
+    """A forked kernel killed reports its signal as a started one does (``poll`` gives ``-9``); one
+    still running when the server closes (the build ended) ends with it, and one whose server was
+    killed ends by itself."""
+    first, second = _kernels(server(), 2)
+    assert first.provisioner.process.poll() is None
+    assert kernel.kernel_group(first) == first.provisioner.pid   # its own group, registered with the guard
+    os.kill(first.provisioner.pid, signal.SIGKILL)
+    assert first.provisioner.process.wait(timeout=10) == -signal.SIGKILL
+    closed = first.provisioner.process._server
+    closed.close()
+    assert _ends(second.provisioner.pid)
+    assert not closed.serves([sys.executable, "-m", "ipykernel_launcher"], closed.env)
+
+    killed = server()
+    (third,) = _kernels(killed, 1)
+    os.kill(killed._proc.pid, signal.SIGKILL)
+    assert _ends(third.provisioner.pid)
+    assert third.provisioner.process.wait(timeout=10) is not None
+    for m in (first, second, third):
         kernel.end_kernel(m)
