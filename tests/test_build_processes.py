@@ -21,14 +21,14 @@ import pytest
 
 from recmetrics import report
 from recmetrics.report import kernel, state
-from test_report_build import REPO, _notebook, _project, _run, _stream
+from test_report_build import REPO, _notebook, _project, _run, _stream, checkout_pythonpath
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc")
 
 
 @pytest.fixture
 def kernel_env(monkeypatch):
-    monkeypatch.setenv("PYTHONPATH", str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    monkeypatch.setenv("PYTHONPATH", checkout_pythonpath())
 
 
 def _tagged(tag: str) -> list[tuple[int, str]]:
@@ -386,7 +386,7 @@ def executed(tmp_path_factory):
     project = _project(root)
     project["generated"] = root / "books" / "main" / "generated"   # where the CLI's build (_build) reads them
     old = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = str(REPO) + os.pathsep + (old or "")
+    os.environ["PYTHONPATH"] = checkout_pythonpath()
     try:
         _run(project)
     finally:

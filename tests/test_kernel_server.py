@@ -14,7 +14,7 @@ import pytest
 
 from recmetrics.report import kernel, kernel_server
 from recmetrics.report.execute import execute_notebook
-from test_report_build import REPO, _notebook, _stream
+from test_report_build import _notebook, _stream, checkout_pythonpath
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="kernels are forked on Linux only")
 
@@ -33,7 +33,7 @@ _PROBE = ("import os, sys, numpy, random\n"
 def server(monkeypatch):
     """A server started in the test itself (pytest's ``PYTEST_CURRENT_TEST`` differs between a
     fixture's set-up and the test, and a kernel's environment must be the server's)."""
-    monkeypatch.setenv("PYTHONPATH", str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    monkeypatch.setenv("PYTHONPATH", checkout_pythonpath())
     monkeypatch.delenv("RECMETRICS_KERNEL_SERVER", raising=False)
     servers = []
 
@@ -86,6 +86,8 @@ def test_only_kernels_of_this_python_and_environment_are_forked(server):
     assert not server.serves([sys.executable, "-m", "other_kernel", "-f", "k.json"], env)
     assert not server.serves(cmd, {**env, "OPENBLAS_NUM_THREADS": "7"})
     assert not server.serves(cmd, {**env, "PYTHONPATH": "/elsewhere"})
+    for relative in ("", "lib", "/abs" + os.pathsep, os.pathsep + "/abs"):   # the folder a process starts in
+        assert not server.serves(cmd, {**env, "PYTHONPATH": relative})
     assert not server.serves(cmd, {k: v for k, v in env.items() if k != "PATH"})
 
 
@@ -142,3 +144,37 @@ def test_a_forked_kernels_end_is_seen_and_its_kernels_end_with_the_server(server
     assert third.provisioner.process.wait(timeout=10) is not None
     for m in (first, second, third):
         kernel.end_kernel(m)
+
+
+_SCAN = ("import os, sys, types\n"
+         "needle = os.environ['RECMETRICS_PROBE']\n"
+         "control = types.ModuleType('control'); control.planted = [needle + '/x']; sys.modules['control'] = control\n"
+         "def holds(v, depth=0):\n"
+         "    if isinstance(v, (str, os.PathLike)):\n"
+         "        return needle in str(v)\n"
+         "    if depth < 2 and isinstance(v, (list, tuple, set, frozenset)):\n"
+         "        return any(holds(x, depth + 1) for x in list(v)[:1000])\n"
+         "    if depth < 2 and isinstance(v, dict):\n"
+         "        return any(holds(x, depth + 1) for x in list(v.values())[:1000])\n"
+         "    return False\n"
+         "hits = sorted(f'{n}.{k}' for n, m in list(sys.modules.items()) if n != '__main__'\n"
+         "              for k, v in list(getattr(m, '__dict__', {}).items()) if holds(v))\n"
+         "print('hits:', hits)")
+
+
+def test_the_servers_imports_keep_no_trace_of_the_folder_it_started_in(tmp_path, server, monkeypatch):
+    """The server imports :data:`PRELOAD` in the build's folder, once for every kernel; a module that
+    kept its folder at import (hypothesis keeps ``cwd/.hypothesis`` as its default storage) would
+    make every forked kernel write there, not in its chapter's folder. No preloaded module keeps it
+    (the scan finds a planted one)."""
+    build = tmp_path / "the_builds_own_folder"
+    build.mkdir()
+    monkeypatch.chdir(build)
+    srv = server()
+    nb = _notebook(tmp_path / "scan.ipynb", "x = 1", _SCAN)
+    folder = tmp_path / "chapter"
+    folder.mkdir()
+    out = execute_notebook(nb, tmp_path / "scanned.ipynb", {}, kernel_name="python3", cwd=folder,
+                           env={"RECMETRICS_PROBE": build.name}, log=None, server=srv)
+    assert _lines(_stream(out)) == {"hits": "['control.planted']"}
+    assert "hypothesis" not in kernel_server.PRELOAD

@@ -20,7 +20,7 @@ from recmetrics import cli, report
 from recmetrics.errors import InputError
 from recmetrics.report import lock, plan as plan_mod, site
 from test_own_runs import files, runs, runs_root  # noqa: F401 - fixtures
-from test_report_build import REPO, _notebook, _project, _run
+from test_report_build import REPO, _notebook, _project, _run, checkout_pythonpath
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="flock, process groups")
 
@@ -293,7 +293,7 @@ _FINDING = ("import json, os, pathlib\n"
 def test_the_findings_page_reads_only_its_builds_findings(tmp_path, monkeypatch):
     """Findings another build (or an older run, or a chapter outside the book) left in the folder
     are not on this build's Findings page, nor in the front page's glance."""
-    monkeypatch.setenv("PYTHONPATH", str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    monkeypatch.setenv("PYTHONPATH", checkout_pythonpath())
     project = _project(tmp_path)
     _notebook(project["notebooks"] / "01_a.ipynb", 'dataset = "movielens-small"\nseed = 0\nn = 3\nfail = False\n'
               'who = "this build"', _FINDING)

@@ -90,10 +90,16 @@ def _stream(path: Path) -> str:
                    if o.get("output_type") == "stream")
 
 
+def checkout_pythonpath() -> str:
+    """``PYTHONPATH`` with this checkout first, and no empty entry (which Python reads as the folder a
+    process starts in: each kernel's own, and a build's kernel server would not fork such kernels)."""
+    return os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
+
+
 @pytest.fixture
 def kernel_env(monkeypatch):
     """Kernels import this checkout's recmetrics."""
-    monkeypatch.setenv("PYTHONPATH", str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    monkeypatch.setenv("PYTHONPATH", checkout_pythonpath())
 
 
 @pytest.fixture
@@ -401,7 +407,8 @@ def test_chapters_start_longest_critical_path_first(monkeypatch):
 def test_a_late_reader_starts_beside_only_when_nothing_else_can():
     """A reader started beside a chapter it reads late would wait for its tables on a core; so every
     chapter that can start without waiting goes first, in start order, and the reader starts beside
-    when it is the only one ready (or after its chapter is done, as any reader)."""
+    when it is the only one ready, once its chapter's expected time left is at most its own (it would
+    not wait then), or after its chapter is done, as any reader."""
     from types import SimpleNamespace as NS
 
     from recmetrics.report.execute import ready_chapters
@@ -418,6 +425,13 @@ def test_a_late_reader_starts_beside_only_when_nothing_else_can():
     assert stems(ready_chapters([ex, zoo, b], {"07_g"}, {"07_g"}, planned)) == ["09_ex", "02_zoo", "06_b"]
     # a chapter read but not in the plan (committed before) does not hold anyone back
     assert stems(ready_chapters([ex], set(), set(), {"09_ex"})) == ["09_ex"]
+    # given the seconds expected: once 07_g's expected time left is at most the reader's own, it would
+    # not wait, so it starts in start order (beside 07_g's last stretch, not after it alone)
+    expected = {"09_ex": 300.0, "02_zoo": 20.0}
+    assert stems(ready_chapters([ex, zoo], set(), {"07_g"}, planned, {"07_g": 301.0}, expected)) == ["02_zoo", "09_ex"]
+    assert stems(ready_chapters([ex, zoo], set(), {"07_g"}, planned, {"07_g": 300.0}, expected)) == ["09_ex", "02_zoo"]
+    assert stems(ready_chapters([ex, zoo], set(), {"07_g"}, planned, {"07_g": 61.0}, {})) == ["02_zoo", "09_ex"]
+    assert stems(ready_chapters([ex, zoo], set(), {"07_g"}, planned, {}, expected)) == ["02_zoo", "09_ex"]
 
 
 def _late_project(root: Path, sleep: float) -> dict[str, Path]:
@@ -445,7 +459,8 @@ def test_a_late_reader_runs_beside_its_producer_and_waits_for_its_table(tmp_path
     started, runs beside it, and its request for the shared table waits until the producer committed
     it; the executed chapters are those of a build one chapter at a time. A failed producer ends the
     wait: the reader goes on without the table (it would compute it) and the build fails."""
-    one, two = _late_project(tmp_path / "one", 10), _late_project(tmp_path / "two", 10)
+    # the reference build, one chapter at a time, needs no sleep: only its outputs are compared
+    one, two = _late_project(tmp_path / "one", 0), _late_project(tmp_path / "two", 10)
     _run(one, jobs=1)
     records = _run(two, jobs=2)
     gen = two["generated"]
@@ -466,7 +481,7 @@ def test_a_late_reader_runs_beside_its_producer_and_waits_for_its_table(tmp_path
 def test_independent_chapters_run_side_by_side_with_identical_results(tmp_path, kernel_env):
     # 01_a sleeps; 03_c and its reader 02_b run beside it and complete first, each with its own
     # scratch folders; the executed chapters are those of a build one chapter at a time
-    one = _project(tmp_path / "one", sleep=12)
+    one = _project(tmp_path / "one")   # the reference, one chapter at a time: only its outputs are compared
     two = _project(tmp_path / "two", sleep=12)
     before = {k: v for k, v in os.environ.items() if k.startswith("RECMETRICS_")}
     _run(one, jobs=1)

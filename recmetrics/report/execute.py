@@ -263,7 +263,8 @@ def start_order(plan, old: Mapping[str, Mapping[str, Any] | None]) -> Callable[[
     when it ran under this profile and dataset, else :data:`~.profiles.EXPECTED_SECONDS` of the
     profile, else 60. A reader that may start beside a chapter (``Chapter.late``) adds nothing to its
     chain but ends after it: the chapter's path is at least the reader's. (:func:`execute_plan`
-    starts such a reader beside the chapter only when no other chapter is ready: it would wait.)"""
+    starts such a reader beside the chapter once it would not wait for it, or when no other chapter
+    is ready: :func:`ready_chapters`.)"""
     known = expected_seconds(plan, old)
 
     def expected(stem: str) -> float:
@@ -279,15 +280,26 @@ def start_order(plan, old: Mapping[str, Mapping[str, Any] | None]) -> Callable[[
     return lambda chapter: (-chain[chapter.stem], index[chapter.stem])
 
 
-def ready_chapters(pending: Sequence, done, started, planned) -> list:
+def ready_chapters(pending: Sequence, done, started, planned, left: Mapping[str, float] | None = None,
+                   expected: Mapping[str, float] | None = None) -> list:
     """The chapters of ``pending`` (in start order) that may start now: after the chapters they read
     (``depends``, those of ``planned``) are ``done``, or beside those they read late (``late``) once
-    these ``started``. One that would start beside a chapter it reads late holds its core while it
-    waits for the tables, so it comes after every chapter that can start without waiting; the start
-    order is kept otherwise."""
+    these ``started``. One started beside a chapter it reads late works on what it can compute alone,
+    then holds its core while it waits for the tables: it would wait when the chapter it reads has
+    more seconds ``left`` (expected, of each running chapter) than the reader is ``expected`` to run
+    in all (default 60 s), and always when these are not given. Such a reader comes after every
+    chapter that can start without waiting; the start order is kept otherwise — so a long reader
+    starts beside its producer's last stretch instead of after it, alone on one core."""
     ready = [c for c in pending
              if all(d in done or (d in c.late and d in started) for d in c.depends if d in planned)]
-    return sorted(ready, key=lambda c: any(d not in done for d in c.depends if d in planned))
+
+    def would_wait(c) -> bool:
+        ahead = [d for d in c.depends if d in planned and d not in done]
+        if left is None or expected is None:
+            return bool(ahead)
+        return any(left.get(d, float("inf")) > expected.get(c.stem, 60.0) for d in ahead)
+
+    return sorted(ready, key=would_wait)
 
 
 def execute_plan(
@@ -387,7 +399,8 @@ def execute_plan(
         said(f"executing {chapter.source.name} with {shown}" + (
             f" on the Dask cluster {plan.scheduler}" if plan.scheduler and "scheduler" in chapter.parameters else ""))
 
-    limits = {stem: chapter_limit(t) for stem, t in expected_seconds(plan, records).items()}
+    expected = expected_seconds(plan, records)
+    limits = {stem: chapter_limit(t) for stem, t in expected.items()}
     threads = thread_env(min(jobs, len(todo)))   # the cores shared among the kernels that run at once
     server = kernel_server.start({**os.environ, **threads}) if todo else None
 
@@ -402,6 +415,7 @@ def execute_plan(
 
     planned = {c.stem for c in plan.chapters}
     started: set[str] = set()
+    began: dict[str, float] = {}   # when each running chapter started (time.monotonic)
     executing = {c.stem for c in todo}   # a late read waits only for these (the others committed already)
     pending = sorted(todo, key=start_order(plan, records)) if jobs > 1 else list(todo)
     active: dict[Any, Any] = {}
@@ -410,7 +424,10 @@ def execute_plan(
     try:
         while pending or active:
             # a chapter starts after the chapters it reads, or beside those it reads late once they started
-            ready = ready_chapters(pending, done, started, planned) if failure is None else []
+            now = time.monotonic()
+            left = {c.stem: max(0.0, expected.get(c.stem, 60.0) - (now - began[c.stem]))
+                    for c in active.values() if c.stem in began}
+            ready = ready_chapters(pending, done, started, planned, left, expected) if failure is None else []
             if pool is None:   # one at a time, in this thread (Ctrl-C reaches papermill directly)
                 if not ready:
                     break
@@ -426,6 +443,7 @@ def execute_plan(
                 pending.remove(chapter)
                 starting(chapter)
                 started.add(chapter.stem)
+                began[chapter.stem] = time.monotonic()
                 active[pool.submit(run, chapter)] = chapter
                 continue
             if not active:

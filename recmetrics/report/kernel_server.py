@@ -18,7 +18,8 @@ What a kernel started this way keeps, exactly as a kernel started by jupyter_cli
   variable other than the report's own (``RECMETRICS_*``, read when a cell runs) and jupyter_client's
   (``JPY_*``, which the child sets itself) — a thread pool sized otherwise, another ``PYTHONPATH`` —
   is started by jupyter_client instead (:meth:`KernelServer.serves`), as is a kernel of another
-  Python or another kernel spec. (Only ``/proc/PID/environ``, what the process started with, still
+  Python or another kernel spec, or whose ``PYTHONPATH`` holds a relative or empty entry (the
+  folder the process starts in, which for the server was the build's). (Only ``/proc/PID/environ``, what the process started with, still
   shows the server's environment; the kernel's ``os.environ`` and its children's are the chapter's.)
 * **its own session and process group** (``setsid``), registered with the build's guard
   (:mod:`.processes`) and killed with its chapter, like any kernel;
@@ -263,6 +264,11 @@ class KernelServer:
         def early(e: Mapping[str, str]) -> dict[str, str]:
             return {k: v for k, v in e.items() if not k.startswith(LATE_VARIABLES)}
 
+        # a relative (or empty) PYTHONPATH entry names the folder a process starts in: the chapter's
+        # for a kernel jupyter_client starts, but the build's for the server that imported for it
+        path = env.get("PYTHONPATH", "")
+        if path and not all(os.path.isabs(p) for p in path.split(os.pathsep)):
+            return False
         return early(env) == early(self.env)
 
     def spawn(self, cmd: Sequence[str], env: Mapping[str, str], cwd: str) -> ForkedKernel | None:
