@@ -129,9 +129,9 @@ def kernel_manager(env: Mapping[str, str], started: Callable[[Any], None] | None
                 started(self)
 
         async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
-            forked = None
-            if server is not None and server.serves(kernel_cmd, kw.get("env") or os.environ):
-                forked = server.spawn(kernel_cmd, kw.get("env") or os.environ, kw.get("cwd") or os.getcwd())
+            forked, env = None, kw.get("env") or os.environ
+            if server is not None and server.serves(kernel_cmd, env):
+                forked = server.spawn(kernel_cmd, env, kw.get("cwd") or os.getcwd())
             if forked is None:
                 return await super()._async_launch_kernel(kernel_cmd, **kw)
             provisioner = self.provisioner

@@ -217,12 +217,14 @@ class KernelServer:
     :meth:`spawn` returns ``None`` when the server is gone (the kernel is then started the usual way)."""
 
     def __init__(self, env: Mapping[str, str]):
+        import queue
+
         self.env = {str(k): str(v) for k, v in env.items()}
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()          # one request and its answer at a time
+        self._pids: queue.Queue = queue.Queue()   # the answers: a kernel's pid, None once the server is gone
         self._exits: dict[int, int] = {}
+        self._gone = False
         self._changed = threading.Condition()
-        self._pids: "list[int]" = []
-        self._got_pid = threading.Semaphore(0)
         req_r, self._requests = os.pipe()
         rep_r, rep_w = os.pipe()
         try:
@@ -241,8 +243,7 @@ class KernelServer:
         for line in self._replies:
             kind, _, rest = line.decode().strip().partition(" ")
             if kind == "pid":
-                self._pids.append(int(rest))
-                self._got_pid.release()
+                self._pids.put(int(rest))
             elif kind == "exit":
                 pid, status = (int(x) for x in rest.split())
                 with self._changed:
@@ -251,9 +252,7 @@ class KernelServer:
         with self._changed:   # the server is gone: so are the kernels it forked
             self._gone = True
             self._changed.notify_all()
-        self._got_pid.release()
-
-    _gone = False
+        self._pids.put(None)
 
     def serves(self, cmd: Sequence[str], env: Mapping[str, str]) -> bool:
         """Whether a kernel of command line ``cmd`` and environment ``env`` is one this server can fork:
@@ -274,16 +273,13 @@ class KernelServer:
     def spawn(self, cmd: Sequence[str], env: Mapping[str, str], cwd: str) -> ForkedKernel | None:
         """Fork the kernel of command line ``cmd`` (see :meth:`serves`) in ``cwd`` with ``env``."""
         request = json.dumps({"argv": list(cmd[3:]), "env": dict(env), "cwd": str(cwd)}) + "\n"
-        with self._lock:   # one request and its answer at a time
+        with self._lock:
             try:
                 os.write(self._requests, request.encode())
             except OSError:
                 return None
-            self._got_pid.acquire()
-            if not self._pids:
-                return None
-            pid = self._pids.pop()
-        return ForkedKernel(pid, self)
+            pid = self._pids.get()
+        return None if pid is None else ForkedKernel(pid, self)
 
     def exit_status(self, pid: int) -> int | None:
         with self._changed:
