@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from recmetrics import report
 from recmetrics.report import kernel, kernel_server
 from recmetrics.report.execute import execute_notebook
 from test_report_build import _notebook, _stream, checkout_pythonpath
@@ -178,3 +179,65 @@ def test_the_servers_imports_keep_no_trace_of_the_folder_it_started_in(tmp_path,
                            env={"RECMETRICS_PROBE": build.name}, log=None, server=srv)
     assert _lines(_stream(out)) == {"hits": "['control.planted']"}
     assert "hypothesis" not in kernel_server.PRELOAD
+
+
+def test_a_build_that_executes_every_chapter_starts_its_server_before_the_plan(tmp_path, monkeypatch):
+    """A forced build (and the first build of a work folder) starts one server before it makes its plan
+    and its chapters' kernels are forked by it; the server is closed before the site is built. A build
+    with nothing to execute starts none; one with a changed chapter starts its own after the plan."""
+    from recmetrics.report import book as book_mod
+    from recmetrics.report.site import mark_site
+    from test_report_build import _project
+
+    monkeypatch.setenv("PYTHONPATH", checkout_pythonpath())
+    monkeypatch.delenv("RECMETRICS_KERNEL_SERVER", raising=False)
+    project = _project(tmp_path)
+    events: list[str] = []
+    servers: list = []
+    real_start, real_plan = kernel_server.start, book_mod.make_plan
+
+    def start(env):
+        servers.append(real_start(env))
+        events.append("server")
+        return servers[-1]
+
+    def plan(*a, **kw):
+        events.append("plan")
+        return real_plan(*a, **kw)
+
+    def site(book, out, **kw):   # the Sphinx build is not what this test is about
+        events.append("site: server closed" if all(s._closed for s in servers) else "site: server open")
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "index.html").write_text("<html></html>")
+        mark_site(out)
+        return out / "index.html"
+
+    forked: list[int] = []
+    real_spawn = kernel_server.KernelServer.spawn
+
+    def spawn(self, *a, **kw):
+        kernel = real_spawn(self, *a, **kw)
+        forked.append(kernel is not None)
+        return kernel
+
+    monkeypatch.setattr(kernel_server, "start", start)
+    monkeypatch.setattr(book_mod, "make_plan", plan)
+    monkeypatch.setattr(book_mod, "build_book", site)
+    monkeypatch.setattr(kernel_server.KernelServer, "spawn", spawn)
+
+    def build(**kw):
+        events.clear()
+        forked.clear()
+        report.build(book_dir=project["book"], notebooks_dir=project["notebooks"], out=tmp_path / "site",
+                     log=None, check_offline=False, jobs=2, **kw)
+        return list(events)
+
+    assert build() == ["server", "plan", "site: server closed"]   # a new work folder: every chapter runs
+    assert forked == [True, True, True]
+    assert build() == ["plan", "site: server closed"]            # nothing changed: no server
+    assert build(force=True) == ["server", "plan", "site: server closed"]
+    assert forked == [True, True, True]
+    _notebook(project["notebooks"] / "02_b.ipynb", "seed = 0", "print('B changed')", depends_on=["03_c"])
+    assert build() == ["plan", "server", "site: server closed"]  # one chapter changed: after the plan
+    assert forked == [True]
+    assert all(s._closed for s in servers) and len(servers) == 3

@@ -9,7 +9,8 @@ from typing import Any, Callable, Iterable, Mapping
 
 from ..errors import InputError, unknown_name
 from .appendix import built_with, chapter_seeds, write_appendix
-from .execute import execute_plan, remove_orphans
+from . import kernel_server
+from .execute import execute_plan, kernels_env, remove_orphans
 from .findings_page import findings_glance, write_findings_page
 from .kernel import check_settings
 from .lock import book_lock, out_lock
@@ -23,7 +24,7 @@ from .site import build_book
 from .paths import (ReportError, _log_default, absolute, default_book_dir, default_notebooks_dir, default_out,
                     main_work_dir)
 from .plan import check_dataset, check_out, make_plan
-from .profiles import PROFILES
+from .profiles import PROFILES, default_jobs
 from .state import book_settings, read_record, stale_chapters, stale_message
 from .vendor import vendor_js
 from .workspace import sync_sources
@@ -126,66 +127,70 @@ def build(
     seeds = check_seeds(seeds, overrides)
     if seeds and not execute:
         raise InputError("seeds builds the chapters at every seed: it needs the chapters executed (no --no-execute)")
-    if execute:  # every argument checked before the lock is taken and anything is written
-        check_settings()
-        plans = [make_plan(profile or "quick", dataset if dataset is not None else "movielens-small",
-                           dataset_args=dataset_args, overrides=dict(overrides or {}, **({} if s is None else {"seed": s})),
-                           scheduler=scheduler, notebooks_dir=notebooks_dir, only=only, out=out, book_dir=book,
-                           kernel_name=kernel_name,
-                           # each further seed executes in a work folder of its own, kept for the next rebuild
-                           generated_dir=generated if s is None or s == seeds[0] else generated / ".seeds" / f"seed-{s}")
-                 for s in (seeds[1:] + seeds[:1] if seeds else [None])]
-        plan = plans[-1]
-    else:
-        check_out(out, book)
-    with book_lock(book, "report"), out_lock(out):
-        if not book_dir:
-            sync_sources(sources, book)
-        replicated = generated / "replicated"
-        shutil.rmtree(replicated, ignore_errors=True)   # a replicated build's seeds belong to that build only
-        for s, other in zip(seeds[1:], plans[:-1] if seeds else []):
-            log(f"replicated build: the chapters at split seed {s}")
-            execute_plan(other, force=force, kernel_name=kernel_name, timeout=timeout, progress=progress, log=log,
-                         jobs=jobs)
-            (replicated / f"seed-{s}").mkdir(parents=True)
-            for name in committed(other.generated_dir, other.keys, "findings"):     # that seed's findings only
-                shutil.copy2(other.generated_dir / "findings" / name, replicated / f"seed-{s}" / name)
-        if execute:
-            vendored = vendor_js(generated / "_vendor", cache=js_cache, log=log)  # before the notebooks: fails fast
-            execute_plan(plan, force=force, kernel_name=kernel_name, timeout=timeout, progress=progress, log=log,
-                         jobs=jobs)
-            stems, expected, keys = list(plan.keys), plan.settings, plan.keys
+    # a build that executes every chapter starts its kernel server first: its imports overlap the planning
+    with kernel_server.running(_early_kernels_env(execute, force, generated, jobs, only)) as server:
+        if execute:  # every argument checked before the lock is taken and anything is written
+            check_settings()
+            plans = [make_plan(profile or "quick", dataset if dataset is not None else "movielens-small",
+                               dataset_args=dataset_args, overrides=dict(overrides or {}, **({} if s is None else {"seed": s})),
+                               scheduler=scheduler, notebooks_dir=notebooks_dir, only=only, out=out, book_dir=book,
+                               kernel_name=kernel_name,
+                               # each further seed executes in a work folder of its own, kept for the next rebuild
+                               generated_dir=generated if s is None or s == seeds[0] else generated / ".seeds" / f"seed-{s}")
+                     for s in (seeds[1:] + seeds[:1] if seeds else [None])]
+            plan = plans[-1]
         else:
-            keys = None
-            if profile is not None and profile not in PROFILES:
-                raise unknown_name("report profile", str(profile), PROFILES)
-            if dataset is not None:
-                dataset = check_dataset(dataset)
-            nb_dir = Path(notebooks_dir) if notebooks_dir else default_notebooks_dir()
-            stems = sorted(p.stem for p in nb_dir.glob("*.ipynb") if not p.name.startswith((".", "_")))
-            if not any(generated.glob("*.ipynb")):
-                raise ReportError(f"no executed notebook in {generated}; run the report without --no-execute first")
-            expected = {"profile": profile, "dataset": dataset, "dataset_args": dataset_args, "overrides": overrides}
-            stale = stale_chapters(generated, stems, expected)
-            if stale:
-                raise ReportError(stale_message(stale))
-            remove_orphans(generated, set(stems))
-            vendored = vendor_js(generated / "_vendor", cache=js_cache, log=log)
-        if execute:
-            stale = stale_chapters(generated, stems, expected, keys)
-            if stale:  # e.g. a chapter left out by `only` that was executed with other inputs
-                raise ReportError(stale_message(stale))
-        recorded = {s: read_record(generated / f"{s}.ipynb") for s in stems}
-        records = [r for r in recorded.values() if r]
-        built = {s: r["key"] for s, r in recorded.items() if r}
-        write_findings_page(generated, built)   # the findings of this book's chapters, under their keys only
-        write_reference_pages(generated, built)
-        settings = book_settings(records)
-        write_appendix(generated, stems, vendored=vendored, benchmarks_dir=benchmarks_dir)
-        front = {"built_with": built_with(settings, chapter_seeds(records)),
-                 "findings_glance": findings_glance(generated, built),
-                 "benchmarks": performance_markdown(benchmark_tables(benchmarks_dir), level=3)}
-        index = build_book(book, out, quiet=quiet, log=log, substitutions=front, repository=repository)
+            check_out(out, book)
+        with book_lock(book, "report"), out_lock(out):
+            if not book_dir:
+                sync_sources(sources, book)
+            replicated = generated / "replicated"
+            shutil.rmtree(replicated, ignore_errors=True)   # a replicated build's seeds belong to that build only
+            for s, other in zip(seeds[1:], plans[:-1] if seeds else []):
+                log(f"replicated build: the chapters at split seed {s}")
+                execute_plan(other, force=force, kernel_name=kernel_name, timeout=timeout, progress=progress, log=log,
+                             jobs=jobs, server=server)
+                (replicated / f"seed-{s}").mkdir(parents=True)
+                for name in committed(other.generated_dir, other.keys, "findings"):     # that seed's findings only
+                    shutil.copy2(other.generated_dir / "findings" / name, replicated / f"seed-{s}" / name)
+            if execute:
+                vendored = vendor_js(generated / "_vendor", cache=js_cache, log=log)  # before the notebooks: fails fast
+                execute_plan(plan, force=force, kernel_name=kernel_name, timeout=timeout, progress=progress, log=log,
+                             jobs=jobs, server=server)
+                if server is not None:   # the chapters ran: the site is built without it
+                    server.close()
+                stems, expected, keys = list(plan.keys), plan.settings, plan.keys
+            else:
+                keys = None
+                if profile is not None and profile not in PROFILES:
+                    raise unknown_name("report profile", str(profile), PROFILES)
+                if dataset is not None:
+                    dataset = check_dataset(dataset)
+                nb_dir = Path(notebooks_dir) if notebooks_dir else default_notebooks_dir()
+                stems = sorted(p.stem for p in nb_dir.glob("*.ipynb") if not p.name.startswith((".", "_")))
+                if not any(generated.glob("*.ipynb")):
+                    raise ReportError(f"no executed notebook in {generated}; run the report without --no-execute first")
+                expected = {"profile": profile, "dataset": dataset, "dataset_args": dataset_args, "overrides": overrides}
+                stale = stale_chapters(generated, stems, expected)
+                if stale:
+                    raise ReportError(stale_message(stale))
+                remove_orphans(generated, set(stems))
+                vendored = vendor_js(generated / "_vendor", cache=js_cache, log=log)
+            if execute:
+                stale = stale_chapters(generated, stems, expected, keys)
+                if stale:  # e.g. a chapter left out by `only` that was executed with other inputs
+                    raise ReportError(stale_message(stale))
+            recorded = {s: read_record(generated / f"{s}.ipynb") for s in stems}
+            records = [r for r in recorded.values() if r]
+            built = {s: r["key"] for s, r in recorded.items() if r}
+            write_findings_page(generated, built)   # the findings of this book's chapters, under their keys only
+            write_reference_pages(generated, built)
+            settings = book_settings(records)
+            write_appendix(generated, stems, vendored=vendored, benchmarks_dir=benchmarks_dir)
+            front = {"built_with": built_with(settings, chapter_seeds(records)),
+                     "findings_glance": findings_glance(generated, built),
+                     "benchmarks": performance_markdown(benchmark_tables(benchmarks_dir), level=3)}
+            index = build_book(book, out, quiet=quiet, log=log, substitutions=front, repository=repository)
     leaks = external_assets(index.parent) if check_offline else {}
     if leaks:
         raise ReportError(
@@ -193,3 +198,18 @@ def build(
             + "; ".join(f"{p}: {', '.join(u)}" for p, u in leaks.items())
         )
     return index
+
+
+def _early_kernels_env(execute: bool, force: bool, generated: Path, jobs: Any,
+                       only: Iterable[str] | None) -> dict[str, str] | None:
+    """The environment of the kernel server a build starts before making its plan, when it will execute
+    every chapter (``force``, or a work folder without an executed chapter); ``None`` otherwise (the
+    build then starts one only when a chapter changed, :func:`.execute.execute_plan`). Its kernels'
+    thread pools are sized for ``jobs`` chapters at once (fewer with ``only``); a plan that runs fewer
+    starts a server of its own."""
+    jobs = default_jobs() if jobs is None else jobs
+    if not execute or isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        return None
+    if not force and any(generated.glob("*.ipynb")):
+        return None
+    return kernels_env(jobs, len(set(only)) if only else jobs)

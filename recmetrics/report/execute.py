@@ -302,6 +302,12 @@ def ready_chapters(pending: Sequence, done, started, planned, left: Mapping[str,
     return sorted(ready, key=would_wait)
 
 
+def kernels_env(jobs: int, chapters: int) -> dict[str, str]:
+    """The environment of the kernels when ``chapters`` chapters are to run ``jobs`` at once: this
+    process's with the thread pools sized for the chapters beside each other (:func:`.kernel.thread_env`)."""
+    return {**os.environ, **thread_env(min(jobs, chapters))}
+
+
 def execute_plan(
     plan,
     *,
@@ -312,6 +318,7 @@ def execute_plan(
     log: Callable[[str], None] | None = _log_default,
     findings_page: bool = True,
     jobs: int | None = None,
+    server: Any = None,
 ) -> list[Path]:
     """Execute the chapters of ``plan`` that changed (all with ``force``); return every chapter's path.
 
@@ -324,7 +331,9 @@ def execute_plan(
     chapter runs under a time limit derived from its recorded time (:func:`.kernel.chapter_limit`), and
     a kernel that stops answering is stopped (:class:`.kernel.Watchdog`): the chapter then fails
     naming itself and why, never a silent wait.
-    ``progress``: a tqdm bar over the chapters on stderr.
+    ``progress``: a tqdm bar over the chapters on stderr. ``server``: a
+    :class:`.kernel_server.KernelServer` the caller started earlier (and closes), used when it has the
+    kernels' environment (:func:`kernels_env`); otherwise the build starts one of its own.
     """
     import threading
     from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
@@ -402,7 +411,11 @@ def execute_plan(
     expected = expected_seconds(plan, records)
     limits = {stem: chapter_limit(t) for stem, t in expected.items()}
     threads = thread_env(min(jobs, len(todo)))   # the cores shared among the kernels that run at once
-    server = kernel_server.start({**os.environ, **threads}) if todo else None
+    own = None   # a server of this build's own, when the caller's does not fit its kernels
+    if todo and not (server is not None and server.has_env(kernels_env(jobs, len(todo)))):
+        server = own = kernel_server.start(kernels_env(jobs, len(todo)))
+    elif not todo:
+        server = None
 
     def run(chapter) -> Path:
         limit = limits.get(chapter.stem) or chapter_limit(None)
@@ -471,8 +484,8 @@ def execute_plan(
     finally:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
-        if server is not None:
-            server.close()
+        if own is not None:
+            own.close()
         if bar is not None:
             bar.close()
         if running_dir.is_dir():

@@ -39,13 +39,14 @@ not when ``$RECMETRICS_KERNEL_SERVER`` is ``0``.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
 import threading
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from . import processes
 
@@ -71,6 +72,18 @@ def start(env: Mapping[str, str]) -> "KernelServer | None":
         return KernelServer(env)
     except OSError:
         return None
+
+
+@contextlib.contextmanager
+def running(env: Mapping[str, str] | None) -> Iterator["KernelServer | None"]:
+    """The block with a server started with ``env`` (:func:`start`; none when ``env`` is ``None``),
+    closed when the block ends, however it ends."""
+    server = start(env) if env is not None else None
+    try:
+        yield server
+    finally:
+        if server is not None:
+            server.close()
 
 
 def _serve(requests: int, replies: int) -> list[str]:
@@ -223,7 +236,7 @@ class KernelServer:
         self._lock = threading.Lock()          # one request and its answer at a time
         self._pids: queue.Queue = queue.Queue()   # the answers: a kernel's pid, None once the server is gone
         self._exits: dict[int, int] = {}
-        self._gone = False
+        self._gone = self._closed = False
         self._changed = threading.Condition()
         req_r, self._requests = os.pipe()
         rep_r, rep_w = os.pipe()
@@ -259,16 +272,19 @@ class KernelServer:
         this Python's ``ipykernel_launcher``, and the same environment but for variables read late."""
         if self._gone or list(cmd[:3]) != [sys.executable, "-m", "ipykernel_launcher"]:
             return False
-
-        def early(e: Mapping[str, str]) -> dict[str, str]:
-            return {k: v for k, v in e.items() if not k.startswith(LATE_VARIABLES)}
-
         # a relative (or empty) PYTHONPATH entry names the folder a process starts in: the chapter's
         # for a kernel jupyter_client starts, but the build's for the server that imported for it
         path = env.get("PYTHONPATH", "")
         if path and not all(os.path.isabs(p) for p in path.split(os.pathsep)):
             return False
-        return early(env) == early(self.env)
+        return self.has_env(env)
+
+    def has_env(self, env: Mapping[str, str]) -> bool:
+        """Whether this server was started with ``env`` but for the variables kernels read late."""
+        def early(e: Mapping[str, str]) -> dict[str, str]:
+            return {str(k): str(v) for k, v in e.items() if not str(k).startswith(LATE_VARIABLES)}
+
+        return not self._gone and early(env) == early(self.env)
 
     def spawn(self, cmd: Sequence[str], env: Mapping[str, str], cwd: str) -> ForkedKernel | None:
         """Fork the kernel of command line ``cmd`` (see :meth:`serves`) in ``cwd`` with ``env``."""
@@ -292,7 +308,10 @@ class KernelServer:
             return self._changed.wait_for(lambda: pid in self._exits or self._gone, timeout)
 
     def close(self) -> None:
-        """End the server (its kernels with it) and wait for it."""
+        """End the server (its kernels with it) and wait for it; closing it again does nothing."""
+        if self._closed:
+            return
+        self._closed = True
         try:
             os.close(self._requests)
         except OSError:

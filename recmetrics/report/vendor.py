@@ -176,6 +176,59 @@ def _dist_version(dist: str) -> str:
         return "unknown"
 
 
+#: the manifest of a vendored tree in the cache (the versions it holds)
+_TREE_MANIFEST = "versions.json"
+
+
+def _vendored_tree(wanted: dict[str, Any], cache: Path, force: bool, log) -> Path:
+    """The folder in ``cache`` holding ``vendor/`` as the book needs it for the versions ``wanted``:
+    made once (the Vega bundle takes vl-convert seconds to write, the tarballs a while to unpack) and
+    copied into every book. Made in a scratch folder and renamed into place, so builds running at once
+    never see half a tree (the first rename wins; the others drop theirs)."""
+    key = hashlib.sha256(json.dumps(wanted, sort_keys=True).encode()).hexdigest()[:16]
+    tree = cache / f"vendor-{key}"
+    needed = [VEGA_BUNDLE, REQUIRE_JS, WIDGETS_JS, MATHJAX_JS]
+    if not force and (tree / _TREE_MANIFEST).is_file() and all((tree / f).is_file() for f in needed):
+        return tree
+    cache.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{tree.name}-", dir=cache))
+    try:
+        vendor = tmp / "vendor"
+        (vendor / "vega").mkdir(parents=True)
+        text, versions = _vega_bundle_text()
+        (tmp / VEGA_BUNDLE).write_text(text, encoding="utf-8")
+        tarballs = {k: _npm_tarball(p, v, sri, cache, log) for k, (p, v, sri) in NPM_PACKAGES.items()}
+        _extract(tarballs["requirejs"], lambda r: r if r in ("require.js", "LICENSE", "package.json") else None,
+                 vendor / "requirejs")
+        _extract(
+            tarballs["html-manager"],
+            lambda r: (r[len("dist/"):] if r.startswith("dist/") and not r.endswith(".map")
+                       and Path(r).name not in ("embed.js", "embed.js.LICENSE.txt", "libembed-amd.js")
+                       and Path(r).suffix not in (".eot", ".svg")
+                       else ("package.json" if r == "package.json" else None)),
+            vendor / "html-manager",
+        )
+        _extract(
+            tarballs["mathjax"],
+            lambda r: (r[len("es5/"):] if r.startswith("es5/") and not _MATHJAX_SKIP.match(r[len("es5/"):])
+                       else (r if r in ("LICENSE", "package.json") else None)),
+            vendor / "mathjax",
+        )
+        versions.update({p: v for p, v, _ in NPM_PACKAGES.values()})
+        (tmp / _TREE_MANIFEST).write_text(json.dumps(versions, indent=1))
+        if force and tree.exists():
+            shutil.rmtree(tree, ignore_errors=True)
+        try:
+            os.rename(tmp, tree)
+        except OSError:   # another build put its tree in place first (or an old one is in the way)
+            if not all((tree / f).is_file() for f in [_TREE_MANIFEST, *needed]):
+                shutil.rmtree(tree, ignore_errors=True)
+                os.rename(tmp, tree)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return tree
+
+
 def vendor_js(
     dest: str | os.PathLike,
     *,
@@ -213,38 +266,18 @@ def vendor_js(
         if old.get("wanted") == wanted and all((dest / f).is_file() for f in expected):
             return old
     t0 = time.perf_counter()
+    tree = _vendored_tree(wanted, cache, force, log)
     if vendor.exists():
         shutil.rmtree(vendor)
-    vendor.mkdir(parents=True)
-
-    text, versions = _vega_bundle_text()
-    (vendor / "vega").mkdir()
-    (dest / VEGA_BUNDLE).write_text(text, encoding="utf-8")
-
-    tarballs = {k: _npm_tarball(p, v, sri, cache, log) for k, (p, v, sri) in NPM_PACKAGES.items()}
-    _extract(tarballs["requirejs"], lambda r: r if r in ("require.js", "LICENSE", "package.json") else None,
-             vendor / "requirejs")
-    _extract(
-        tarballs["html-manager"],
-        lambda r: (r[len("dist/"):] if r.startswith("dist/") and not r.endswith(".map")
-                   and Path(r).name not in ("embed.js", "embed.js.LICENSE.txt", "libembed-amd.js")
-                   and Path(r).suffix not in (".eot", ".svg")
-                   else ("package.json" if r == "package.json" else None)),
-        vendor / "html-manager",
-    )
-    _extract(
-        tarballs["mathjax"],
-        lambda r: (r[len("es5/"):] if r.startswith("es5/") and not _MATHJAX_SKIP.match(r[len("es5/"):])
-                   else (r if r in ("LICENSE", "package.json") else None)),
-        vendor / "mathjax",
-    )
+    shutil.copytree(tree / "vendor", vendor)
+    versions = json.loads((tree / _TREE_MANIFEST).read_text())
     (dest / WIDGETS_SETUP_JS).write_text(_EMBED_SETUP, encoding="utf-8")
     missing = [f for f in expected if not (dest / f).is_file()]
     if missing:
         raise ReportError(f"vendoring did not produce {missing} under {dest}")
     manifest = {
         "wanted": wanted,
-        "versions": dict(versions, **{p: v for p, v, _ in NPM_PACKAGES.values()}),
+        "versions": versions,
         "files": expected,
     }
     stamp.write_text(json.dumps(manifest, indent=1))
