@@ -28,6 +28,7 @@
    npm tarballs are fetched once with ``npm pack`` (exact versions, checked against their
    sha512 integrity) into a cache directory (``$RECMETRICS_JS_CACHE``, else
    ``$XDG_CACHE_HOME/recmetrics/js``, else ``~/.cache/recmetrics/js``); later builds are offline.
+   The tree above is made there once per set of versions and copied into each book.
 4. **Build the book** (``jupyter-book``'s Sphinx build, in a subprocess, execution off) and
    check that no page loads a script or stylesheet from another host (:func:`external_assets`).
 

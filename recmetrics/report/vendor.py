@@ -240,7 +240,8 @@ def vendor_js(
 
     ``dest`` is a folder listed in ``html_static_path`` (``generated/_vendor`` of the book's folder), so the
     files land in ``_static/vendor/`` of the site. Nothing is rewritten when the versions are
-    unchanged (a stamp file records them), unless ``force``.
+    unchanged (a stamp file records them), unless ``force``. The files are copied from a tree made
+    once per set of versions in ``cache`` (:func:`_vendored_tree`; ``force`` makes it again too).
     """
     log = log or (lambda msg: None)
     dest = Path(dest)
