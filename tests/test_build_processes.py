@@ -463,3 +463,24 @@ def test_side_by_side_kernels_share_the_cores_and_the_users_setting_wins(tmp_pat
     _run(project, jobs=1, force=True)
     assert seen == dict.fromkeys(["01_a", "02_b", "03_c"], dict.fromkeys(kernel.THREAD_VARIABLES))
     assert "threads None 3" in _stream(project["generated"] / "01_a.ipynb")
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="glibc's allocator variables are set on Linux only")
+def test_kernels_get_the_allocator_settings_unless_the_user_set_any(tmp_path, kernel_env, monkeypatch):
+    """Every kernel runs with the build's allocator settings (one chapter at a time or several); a
+    ``MALLOC_`` variable the user set means none of them is set, and the user's reaches the kernel."""
+    for name in [k for k in os.environ if k.startswith("MALLOC_")]:
+        monkeypatch.delenv(name)
+    assert kernel.allocator_env() == kernel.ALLOCATOR_VARIABLES
+    assert kernel.kernel_env(1) == kernel.ALLOCATOR_VARIABLES
+    project = _project(tmp_path / "p")
+    probe = "import os\nprint('malloc', *(os.environ.get(v) for v in ('MALLOC_MMAP_THRESHOLD_', " \
+            "'MALLOC_TRIM_THRESHOLD_', 'MALLOC_TOP_PAD_', 'MALLOC_ARENA_MAX')))"
+    _notebook(project["notebooks"] / "01_a.ipynb", 'dataset = "movielens-small"\nseed = 0\nn = 3\nfail = False', probe)
+    for jobs in (1, 2):
+        _run(project, jobs=jobs, force=True)
+        assert f"malloc {32 << 20} {256 << 20} {64 << 20} None" in _stream(project["generated"] / "01_a.ipynb"), jobs
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "2")
+    assert kernel.allocator_env() == {}
+    _run(project, jobs=1, force=True)
+    assert "malloc None None None 2" in _stream(project["generated"] / "01_a.ipynb")

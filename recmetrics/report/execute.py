@@ -36,8 +36,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .findings_page import write_findings_page
-from .kernel import (Watchdog, chapter_limit, end_kernel, kernel_arguments, kernel_manager, stop_kernel,
-                     thread_env)
+from .kernel import (Watchdog, chapter_limit, end_kernel, kernel_arguments, kernel_env, kernel_manager,
+                     stop_kernel)
 from . import kernel_server, outputs
 from .offline import offline_outputs
 from .paths import ReportError, _log_default, sources_root
@@ -304,8 +304,8 @@ def ready_chapters(pending: Sequence, done, started, planned, left: Mapping[str,
 
 def kernels_env(jobs: int, chapters: int) -> dict[str, str]:
     """The environment of the kernels when ``chapters`` chapters are to run ``jobs`` at once: this
-    process's with the thread pools sized for the chapters beside each other (:func:`.kernel.thread_env`)."""
-    return {**os.environ, **thread_env(min(jobs, chapters))}
+    process's with the variables the build sets for them (:func:`.kernel.kernel_env`)."""
+    return {**os.environ, **kernel_env(min(jobs, chapters))}
 
 
 def execute_plan(
@@ -410,7 +410,7 @@ def execute_plan(
 
     expected = expected_seconds(plan, records)
     limits = {stem: chapter_limit(t) for stem, t in expected.items()}
-    threads = thread_env(min(jobs, len(todo)))   # the cores shared among the kernels that run at once
+    kernel_vars = kernel_env(min(jobs, len(todo)))   # the cores shared among the kernels at once; the allocator
     own = None   # a server of this build's own, when the caller's does not fit its kernels
     if todo and not (server is not None and server.has_env(kernels_env(jobs, len(todo)))):
         server = own = kernel_server.start(kernels_env(jobs, len(todo)))
@@ -420,7 +420,7 @@ def execute_plan(
     def run(chapter) -> Path:
         limit = limits.get(chapter.stem) or chapter_limit(None)
         path = _execute_chapter(plan, chapter, running_dir / chapter.stem, commit=commit, kernel_name=kernel_name,
-                                timeout=timeout, log=said, note=note, limit=limit, threads=threads, server=server,
+                                timeout=timeout, log=said, note=note, limit=limit, kernel_vars=kernel_vars, server=server,
                                 started=lambda manager, stem=chapter.stem: kernel_started(manager, stem),
                                 late=[d for d in chapter.late if d in executing])
         finished(path)
@@ -499,7 +499,7 @@ def execute_plan(
 
 
 def _execute_chapter(plan, chapter, scratch_root: Path, *, commit, kernel_name, timeout, log, note, started,
-                     late=(), limit: float | None = None, threads: Mapping[str, str] | None = None,
+                     late=(), limit: float | None = None, kernel_vars: Mapping[str, str] | None = None,
                      server=None) -> Path:
     """Execute one chapter of ``plan`` into ``generated/`` (see :func:`execute_plan`): its findings,
     results and meta tables go to scratch folders under ``scratch_root``, committed under its key
@@ -523,7 +523,7 @@ def _execute_chapter(plan, chapter, scratch_root: Path, *, commit, kernel_name, 
            "RECMETRICS_RESULTS_DIR": str((out_dir / "results").resolve()), "RECMETRICS_CHAPTER": chapter.stem,
            "RECMETRICS_CHAPTER_KEY": chapter.key, "RECMETRICS_DEPENDS": json.dumps(reads),
            "RECMETRICS_READS_LATE": json.dumps(list(late)), "RECMETRICS_STATE": str((out_dir / STATE_FILE).resolve()),
-           "RECMETRICS_BUILD_PID": str(os.getpid()), **(threads or {})}
+           "RECMETRICS_BUILD_PID": str(os.getpid()), **(kernel_vars or {})}
     # every end of the attempt is logged, from the first step on: a chapter reading this one late stops waiting
     try:
         if scratch_root.exists():

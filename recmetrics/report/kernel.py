@@ -43,6 +43,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import sys
 import tempfile
 import threading
 import time
@@ -88,6 +89,29 @@ def thread_env(jobs: int, cores: int | None = None) -> dict[str, str]:
         return {}
     share = str(max(1, cores // jobs))
     return {v: share for v in THREAD_VARIABLES if v not in os.environ}
+
+
+#: glibc's allocator settings for the chapter kernels: arrays up to 32 MiB come from the heap (the
+#: ceiling glibc's own adaptive threshold grows to, which setting any of these switches off) and
+#: memory freed at the heap's top stays with the process up to 256 MiB, for its next arrays, instead
+#: of being handed back and faulted in again page by page. Measured on the quick book's chapters 7
+#: and 8 (ML-small): 3-6x fewer page faults, 0.6-1.6 s less system CPU each, peak memory no higher.
+ALLOCATOR_VARIABLES = {"MALLOC_MMAP_THRESHOLD_": str(32 << 20), "MALLOC_TRIM_THRESHOLD_": str(256 << 20),
+                       "MALLOC_TOP_PAD_": str(64 << 20)}
+
+
+def allocator_env() -> dict[str, str]:
+    """:data:`ALLOCATOR_VARIABLES` for every kernel on Linux (where glibc reads them; other C
+    libraries ignore them), unless the user set any ``MALLOC_`` variable: theirs are left as they are."""
+    if sys.platform != "linux" or any(k.startswith("MALLOC_") for k in os.environ):
+        return {}
+    return dict(ALLOCATOR_VARIABLES)
+
+
+def kernel_env(jobs: int, cores: int | None = None) -> dict[str, str]:
+    """The variables the build sets for each kernel when ``jobs`` chapters run at once: the thread
+    pools (:func:`thread_env`) and the allocator (:func:`allocator_env`)."""
+    return {**thread_env(jobs, cores), **allocator_env()}
 
 
 def kernel_manager(env: Mapping[str, str], started: Callable[[Any], None] | None = None,
