@@ -412,10 +412,10 @@ def execute_plan(
     limits = {stem: chapter_limit(t) for stem, t in expected.items()}
     kernel_vars = kernel_env(min(jobs, len(todo)))   # the cores shared among the kernels at once; the allocator
     own = None   # a server of this build's own, when the caller's does not fit its kernels
-    if todo and not (server is not None and server.has_env(kernels_env(jobs, len(todo)))):
-        server = own = kernel_server.start(kernels_env(jobs, len(todo)))
-    elif not todo:
+    if not todo:
         server = None
+    elif server is None or not server.has_env(kernels_env(jobs, len(todo))):
+        server = own = kernel_server.start(kernels_env(jobs, len(todo)))
 
     def run(chapter) -> Path:
         limit = limits.get(chapter.stem) or chapter_limit(None)
