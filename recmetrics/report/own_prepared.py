@@ -351,10 +351,6 @@ def _robustness_stored(study, scenarios, sizes, n_samples, seed, path, **kw):
 
 
 # ------------------------------------------------------------------------------------ background
-#: the C allocator's settings of the background study (glibc reads them; others ignore them): keep
-#: the memory a sample frees for the next one instead of handing it back and faulting it in again,
-#: page by page (at ML-20M scale a quarter of the study's time, for no more peak memory: measured)
-KEEP_FREED = {"MALLOC_MMAP_MAX_": "0", "MALLOC_TRIM_THRESHOLD_": str(1 << 40)}
 #: the background study's niceness (its own and its session's scheduling group's,
 #: :func:`recmetrics.parallel.lower_priority`) when it runs on every core (``n_jobs`` ≠ 1, the paper
 #: profile): the chapters' kernels (chapter 1's permutation tests: BLAS products on both cores) run
@@ -372,10 +368,12 @@ def start_robustness(parameters: Mapping):
     stored). The chapters run meanwhile; the one that needs the result waits for it
     (:func:`recmetrics.cache.file_lock`). Values as computed in the chapter (the same function,
     arguments and stored form); a failed or stopped background process leaves the chapter to
-    compute it."""
+    compute it. It runs with the kernels' allocator settings (:func:`.kernel.allocator_env`)."""
     import json
     import subprocess
     import sys
+
+    from .kernel import allocator_env
 
     key = (parameters.get("source") or {}).get("prepared")
     if not key or parameters.get("scheduler") or "scenarios" not in parameters:
@@ -388,7 +386,7 @@ def start_robustness(parameters: Mapping):
     if path is None or path.exists():
         return None
     proc = subprocess.Popen([sys.executable, "-m", "recmetrics.report.own_prepared"], stdin=subprocess.PIPE,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **KEEP_FREED},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **allocator_env()},
                             start_new_session=True)   # its own scheduling group, which it may lower
     from .processes import register
 
