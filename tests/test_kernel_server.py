@@ -241,3 +241,7 @@ def test_a_build_that_executes_every_chapter_starts_its_server_before_the_plan(t
     assert build() == ["plan", "server", "site: server closed"]  # one chapter changed: after the plan
     assert forked == [True]
     assert all(s._closed for s in servers) and len(servers) == 3
+    # a build that fails at its plan kills the server it started, in the middle of its imports
+    with pytest.raises(Exception, match="bogus"):
+        build(force=True, overrides={"bogus": 1})
+    assert len(servers) == 4 and servers[-1]._proc.returncode == -signal.SIGKILL

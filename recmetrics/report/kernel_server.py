@@ -236,7 +236,7 @@ class KernelServer:
         self._lock = threading.Lock()          # one request and its answer at a time
         self._pids: queue.Queue = queue.Queue()   # the answers: a kernel's pid, None once the server is gone
         self._exits: dict[int, int] = {}
-        self._gone = self._closed = False
+        self._gone = self._closed = self._asked = False
         self._changed = threading.Condition()
         req_r, self._requests = os.pipe()
         rep_r, rep_w = os.pipe()
@@ -290,6 +290,7 @@ class KernelServer:
         """Fork the kernel of command line ``cmd`` (see :meth:`serves`) in ``cwd`` with ``env``."""
         request = json.dumps({"argv": list(cmd[3:]), "env": dict(env), "cwd": str(cwd)}) + "\n"
         with self._lock:
+            self._asked = True
             try:
                 os.write(self._requests, request.encode())
             except OSError:
@@ -308,7 +309,9 @@ class KernelServer:
             return self._changed.wait_for(lambda: pid in self._exits or self._gone, timeout)
 
     def close(self) -> None:
-        """End the server (its kernels with it) and wait for it; closing it again does nothing."""
+        """End the server (its kernels with it) and wait for it; closing it again does nothing. A
+        server never asked for a kernel (a build that failed at its plan) is killed at once, in the
+        middle of its imports if need be, instead of being waited for."""
         if self._closed:
             return
         self._closed = True
@@ -316,6 +319,9 @@ class KernelServer:
             os.close(self._requests)
         except OSError:
             pass
+        with self._lock:
+            if not self._asked:   # no kernel of its own to end
+                self._proc.kill()
         try:
             self._proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
