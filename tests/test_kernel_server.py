@@ -212,7 +212,7 @@ def test_a_build_that_executes_every_chapter_starts_its_server_before_the_plan(t
         mark_site(out)
         return out / "index.html"
 
-    forked: list[int] = []
+    forked: list[bool] = []
     real_spawn = kernel_server.KernelServer.spawn
 
     def spawn(self, *a, **kw):

@@ -411,11 +411,9 @@ def execute_plan(
     expected = expected_seconds(plan, records)
     limits = {stem: chapter_limit(t) for stem, t in expected.items()}
     kernel_vars = kernel_env(min(jobs, len(todo)))   # the cores shared among the kernels at once; the allocator
-    own = None   # a server of this build's own, when the caller's does not fit its kernels
-    if not todo:
-        server = None
-    elif server is None or not server.has_env(kernels_env(jobs, len(todo))):
-        server = own = kernel_server.start(kernels_env(jobs, len(todo)))
+    own, environ = None, kernels_env(jobs, len(todo))   # a server of this build's own when the caller's does not fit
+    if todo and (server is None or not server.has_env(environ)):
+        server = own = kernel_server.start(environ)
 
     def run(chapter) -> Path:
         limit = limits.get(chapter.stem) or chapter_limit(None)
