@@ -17,6 +17,49 @@ def test_local_and_joblib_equal():
     assert parallel.task_seeds(7, 6) == parallel.task_seeds(7, 6) != parallel.task_seeds(8, 6)
 
 
+def _pid(i):
+    import os
+
+    return os.getpid()
+
+
+def _fails_at(i):
+    if i == 2:
+        raise ValueError("task 2 fails")
+    return i
+
+
+@pytest.mark.parametrize("prefer", [None, "processes"])
+def test_local_worker_processes_end_with_the_call(prefer):
+    """The processes joblib starts for a call are gone when it returns, or raises (else they idle for
+    minutes holding what they read); threads start none."""
+    import os
+
+    import psutil
+
+    def workers():   # processes started since the test began (loky's resource trackers stay: small, shared)
+        return {p.pid for p in psutil.Process().children(recursive=True)
+                if "resource_tracker" not in " ".join(p.cmdline())} - before
+
+    parallel.release_workers()      # workers an earlier test's joblib call left
+    before = set()
+    before = workers()              # processes of this test session's fixtures
+    pids = parallel.map_tasks(_pid, [(i,) for i in range(6)], n_jobs=2, prefer=prefer)
+    assert os.getpid() not in pids and not workers()
+    with pytest.raises(ValueError, match="task 2 fails"):
+        parallel.map_tasks(_fails_at, [(i,) for i in range(6)], n_jobs=2, prefer=prefer)
+    assert not workers()
+    assert parallel.map_tasks(_pid, [(i,) for i in range(4)], n_jobs=2, prefer="threads") == [os.getpid()] * 4
+    assert not workers()
+    if prefer is None:   # the zoo's fits on local processes too
+        from recmetrics.data.simulate import simulate
+        from recmetrics.runs.systems import run_systems
+
+        runs = run_systems(simulate(20, 30, 200, seed=0), ["Pop", "Random"], k=2, n=5, cache=False, progress=False,
+                           n_jobs=2)
+        assert len(runs.timings) == 4 and not workers()
+
+
 def test_dask_local_cluster_equals_local():
     distributed = pytest.importorskip("dask.distributed")
     tasks = [(s, 50) for s in parallel.task_seeds(3, 5)]
