@@ -445,7 +445,8 @@ def main(argv=None):
                    "The own-runs book at ML-20M scale: recmetrics report --qrels Q --runs R1..RN "
                    "(whole process, empty run cache)", ["build", "whole s", "CPU s", "peak GB", "per chapter (s / peak GB)"],
                    rows, [f"{lines:,} judgments of {args.users:,} users, {len(runs)} runs of top-{args.depth} lists "
-                          f"({args.items:,} items, popularity-skewed); peak = summed RSS of the process tree"],
+                          f"({args.items:,} items, popularity-skewed); peak = summed proportional set size of the "
+                          "process tree (with a local cluster, its workers too)"],
                    argv=argv, script="bench_scale")
 
 
