@@ -281,8 +281,8 @@ def build(qrels: Path, runs: list[Path], out: Path, profile: str = "quick", sche
           cache: Path | None = None, extra: list[str] | None = None, log=lambda msg: print(msg, flush=True),
           cluster_here: bool = False) -> dict:
     """Run ``recmetrics report --qrels Q --runs R... --out OUT --name bench-<OUT's name>`` (its own book
-    folder, ``runs/bench-<name>-<hash of the name>`` of the books' cache) as a whole process from an empty run
-    cache; returns ``{"wall", "cpu", "peak_mb", "chapters": {name: (seconds, peak MB)}, "index"}`` (``cpu``:
+    folder, ``runs/bench-<name>-<hash of the name>`` of a books' cache in ``OUT``) as a whole process from
+    an empty run cache and an empty book folder; returns ``{"wall", "cpu", "peak_mb", "chapters": {name: (seconds, peak MB)}, "index"}`` (``cpu``:
     user + system seconds of the process tree, what a shared machine does not inflate much: the larger
     of the waited-for descendants' rusage and the tree's sampled CPU times). ``cluster_here``: the
     ``scheduler`` is a local cluster started by this process, whose workers (this process's children)
@@ -291,7 +291,9 @@ def build(qrels: Path, runs: list[Path], out: Path, profile: str = "quick", sche
            "--runs", *map(str, runs), "--out", str(out / "html"), "--name", f"bench-{out.name}", *(extra or [])]
     if scheduler:
         cmd += ["--scheduler", scheduler]
-    env = dict(os.environ, RECMETRICS_CACHE=str(cache or out / "cache"), PYTHONUNBUFFERED="1")
+    # a books' cache of its own too: the book's folder (its executed chapters) is empty, as the run cache
+    env = dict(os.environ, RECMETRICS_CACHE=str(cache or out / "cache"), RECMETRICS_BOOKS=str(out / "books"),
+               PYTHONUNBUFFERED="1")
     import resource
 
     cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -326,7 +328,7 @@ def build(qrels: Path, runs: list[Path], out: Path, profile: str = "quick", sche
         raise SystemExit(f"recmetrics report failed ({rc}):\n{''.join(tail)}")
     index = next((ln.split(":", 1)[1].strip() for ln in tail if ln.startswith("book built:")), None)
     return {"name": f"bench-{out.name}", "wall": wall, "cpu": cpu, "peak_mb": mem.peak / 2**20, "chapters": chapters, "index": index, "command": cmd,
-            "started": started_at}
+            "started": started_at, "books": env["RECMETRICS_BOOKS"]}
 
 
 def chapter_outputs(folder: Path) -> dict[str, list[str]]:
@@ -464,7 +466,8 @@ def _chapters_of(res: dict) -> Path:
     written under ``runs/<its name>-<hash>`` of the books' cache, ``recmetrics.report.own_book.runs_root``)."""
     folder = subprocess.run([sys.executable, "-c", "import sys; from recmetrics.report.own_book import book_folder; "
                              "print(book_folder(sys.argv[1], ''))", res["name"]],
-                            capture_output=True, text=True, check=True).stdout.strip()   # the books' cache
+                            capture_output=True, text=True, check=True,
+                            env=dict(os.environ, RECMETRICS_BOOKS=res["books"])).stdout.strip()   # the build's books' cache
     found = [p for p in [Path(folder) / "src" / "generated"] if p.is_dir()]   # a named book's folder: name + hash
     if not found or found[-1].stat().st_mtime < res["started"]:
         raise SystemExit(f"the executed chapters of the build were not found under {folder}")
