@@ -209,6 +209,20 @@ def test_own_runs_book_builds_from_four_runs_of_the_embedded_dataset(tmp_path, m
     assert "The answer" in html and "is the best system</strong> on" in html and "corrected p =" in html
     assert "cut-offs [5, 10, 20, 50, 100]" in html
     assert page.count("computed with these parameters") == 1 and "tag_injected-parameters" not in page
+    # an unchanged rebuild keeps every chapter and the front page's answer: nothing chapters 1 and 5
+    # computed is computed again, even when the run cache no longer holds it
+    from recmetrics.report import own_prepared
+
+    def recomputed(*a, **k):
+        raise AssertionError("the front page's answer was computed again")
+
+    intro = (tmp_path / "src" / "intro.md").read_text(encoding="utf-8")
+    with monkeypatch.context() as m:
+        m.setattr(own_prepared, "advice", recomputed)
+        m.setattr(own_prepared, "comparisons", recomputed)
+        own_runs.build(src["qrels"][0], runs, tmp_path / "html", name="four runs", book_dir=tmp_path / "src",
+                       log=logs.append)
+    assert (tmp_path / "src" / "intro.md").read_text(encoding="utf-8") == intro
     # the browser test of the book on the embedded data, on every page of this one
     from browser import chromium, render_problems
 
@@ -540,6 +554,27 @@ def test_the_front_page_names_the_best_system_by_how_much_and_whether_significan
         twins.append(shutil.copy(path, tmp_path / f"{path.stem}2.trec"))
     tied = own_runs.front_answer(own_runs.plan(qrels, twins)).split("\n\n")[0]
     assert " are tied first** on " in tied and "is the best system" not in tied, tied
+
+
+def test_the_front_page_answer_is_kept_while_its_chapters_are(tmp_path):
+    """Stored with the keys of chapters 1 and 5: used again while both keep theirs, computed again
+    when either changes or the stored file is unreadable; other chapters' keys do not matter."""
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return f"answer {len(calls)}"
+
+    keys = {"01_systems": "a", "03_robustness": "x", "05_which_metric": "b"}
+    assert own_book.front_page_answer(tmp_path, keys, compute) == "answer 1"
+    assert own_book.front_page_answer(tmp_path, {**keys, "03_robustness": "y"}, compute) == "answer 1"
+    assert own_book.front_page_answer(tmp_path, {**keys, "05_which_metric": "c"}, compute) == "answer 2"
+    assert own_book.front_page_answer(tmp_path, {**keys, "05_which_metric": "c"}, compute) == "answer 2"
+    assert own_book.front_page_answer(tmp_path, {**keys, "01_systems": "z"}, compute) == "answer 3"
+    for bad in ("{", "[]", '{"keys": {}}', '{"keys": {"01_systems": "z", "05_which_metric": "b"}, "answer": 3}'):
+        (tmp_path / own_book.ANSWER_FILE).write_text(bad, encoding="utf-8")
+        assert own_book.front_page_answer(tmp_path, keys, compute) == f"answer {len(calls)}"
+    assert len(calls) == 7 and own_book.front_page_answer(tmp_path, keys, compute) == "answer 7"
 
 
 def test_a_table_wider_than_the_column_fails_the_page_check():

@@ -18,16 +18,19 @@
   versions, as the main report's chapters do; the book is then executed, refused when stale and
   recorded by the same machinery (:func:`recmetrics.report.execute.execute_plan`,
   :func:`recmetrics.report.state.stale_chapters`).
+* **Front page** (:func:`front_page_answer`): its answer is kept in the generated folder with the keys
+  of the chapters it reads, so a rebuild with those chapters unchanged shows it without computing it.
 """
 from __future__ import annotations
 
 import copy
 import hashlib
+import json
 import os
 import re
 import shutil
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ..errors import InputError
 from . import cache
@@ -161,6 +164,33 @@ def write_text(path: Path, text: str) -> None:
     tmp = path.parent / f".{path.name}.tmp"
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
+
+
+#: the front page's answer as last computed (in the generated folder), with the keys of the chapters
+#: it comes from (:func:`front_page_answer`)
+ANSWER_FILE = ".front-answer.json"
+#: the chapters whose computations the front page's answer reads (:func:`recmetrics.report.own_runs.front_answer`)
+ANSWER_FROM = ("01_systems", "05_which_metric")
+
+
+def front_page_answer(generated: Path, keys: Mapping[str, str], compute: Callable[[], str]) -> str:
+    """The front page's answer: the one stored in ``generated`` when the chapters it comes from
+    (:data:`ANSWER_FROM`) have the content ``keys`` they had when it was computed, else ``compute()``,
+    stored with those keys. A chapter's key covers its notebook, parameters, inputs and the package, so
+    a stored answer is the one ``compute`` would give; an unchanged rebuild then never computes again
+    what chapters 1 and 5 computed, which their stored results in the run cache may no longer hold
+    (the robustness study alone: minutes at MovieLens-20M scale)."""
+    path = Path(generated) / ANSWER_FILE
+    want = {stem: keys.get(stem) for stem in ANSWER_FROM}
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        if stored["keys"] == want and isinstance(stored["answer"], str):
+            return stored["answer"]
+    except (OSError, ValueError, TypeError, KeyError):
+        pass
+    answer = compute()
+    write_text(path, json.dumps({"keys": want, "answer": answer}))
+    return answer
 
 
 def check_parameters(parameters: Mapping[str, Any], values: Mapping[str, Any], notebooks, profile: str,

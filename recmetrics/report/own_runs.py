@@ -534,7 +534,7 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
             stale = stale_chapters(generated, list(rplan.keys), rplan.settings, rplan.keys)
             if stale:
                 raise ReportError(stale_message(stale))
-            _write_book_sources(book, p, front_answer(p))
+            _write_book_sources(book, p, own_book.front_page_answer(generated, rplan.keys, lambda: front_answer(p)))
             vendor_js(generated / "_vendor", cache=js_cache, log=log)
             index = build_book(book, out_dir, quiet=quiet, log=log, repository=repository)
     finally:
