@@ -2,9 +2,9 @@
 process, from an empty run cache, into a temporary folder.
 
 Measured: the wall time of the command, the CPU time of its process tree and the peak of the tree's
-summed resident memory (proportional set sizes, sampled every 0.2 s, :class:`bench_scale.TreeMemory`), each chapter's
-execution time (the ``executed X in Ns`` lines of the build's log; chapters run side by side, so
-they add up to more than the wall time), and an unchanged rebuild (the same command without
+summed resident memory (proportional set sizes, sampled every 0.2 s or less often,
+:class:`bench_scale.TreeMemory`), each chapter's execution time (the ``executed X in Ns`` lines of
+the build's log; chapters run side by side, so they add up to more than the wall time), and an unchanged rebuild (the same command without
 ``--force``: every chapter kept). With ``--against REV`` the commit ``REV``'s code (a git worktree of
 it, on this environment) builds the book first, the same way, then this checkout's, one after the
 other in the one command, and :mod:`compare_builds` says whether the two computed the same values:

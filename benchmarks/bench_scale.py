@@ -13,8 +13,8 @@ with ``w_s`` from 0 (no knowledge of the judgments: a popularity or random ranke
 
 Measured: the wall time of the whole command, per chapter (the ``executed X in Ns`` lines of the
 build's log) and the peak memory of the process tree (the sum of the proportional set sizes of the
-command and every descendant, sampled every 0.2 s with psutil; per chapter, the peak while it
-ran; with ``--workers``, the local cluster's scheduler and worker processes too), from an empty
+command and every descendant, sampled every 0.2 s with psutil, less often when a sample is slow;
+per chapter, the peak while it ran; with ``--workers``, the local cluster's scheduler and worker processes too), from an empty
 run cache and an empty book folder.
 
 ``--scheduler`` runs the chapters' studies on a Dask cluster: ``--workers N`` starts a local
@@ -223,8 +223,14 @@ def _resident(p) -> int:
 
 class TreeMemory(threading.Thread):
     """Samples the summed resident memory (:func:`_resident`) of a process and all its descendants
-    every ``interval`` seconds; :attr:`peak` is the largest sum seen and :meth:`mark` starts a new
-    per-phase peak."""
+    every ``interval`` seconds, or less often when a sample is slow: it never takes more than
+    :attr:`SHARE` of one core from the build it measures (reading a process's proportional set size
+    walks its page tables: at ML-20M scale, every 0.2 s, the sampler took a quarter of a core of this
+    2-core machine); :attr:`peak` is the largest sum seen and :meth:`mark` starts a new per-phase peak."""
+
+    #: the most of one core the sampling may use (each sample is followed by a wait of at least
+    #: ``1 / SHARE - 1`` times its own length)
+    SHARE = 0.05
 
     def __init__(self, pid: int, interval: float = 0.2):
         super().__init__(daemon=True)
@@ -235,6 +241,7 @@ class TreeMemory(threading.Thread):
         self.cpu_seen: dict[int, float] = {}   # user + system seconds of every process, as last sampled
         t = self.proc.cpu_times()
         self.cpu_before = t.user + t.system    # the root's CPU before this build (a cluster's caller ran earlier builds)
+        self.own_cpu = 0.0                     # this thread's CPU, part of the root's when the root is this process
         self._halt = threading.Event()
 
     def sample(self) -> int:
@@ -258,14 +265,19 @@ class TreeMemory(threading.Thread):
     def cpu(self) -> float:
         """CPU seconds of every process of the tree seen (a process ending between two samples loses
         at most ``interval`` of it): counts the workers a parent never waits for, which
-        ``RUSAGE_CHILDREN`` misses."""
-        return sum(self.cpu_seen.values()) - self.cpu_before
+        ``RUSAGE_CHILDREN`` misses. The sampling's own CPU is left out."""
+        own = self.own_cpu if self.proc.pid == os.getpid() else 0.0
+        return sum(self.cpu_seen.values()) - self.cpu_before - own
 
     def run(self):
+        cpu0 = time.thread_time()
         while not self._halt.is_set():
+            t0 = time.perf_counter()
             rss = self.sample()
+            took = time.perf_counter() - t0
+            self.own_cpu = time.thread_time() - cpu0
             self.peak, self.phase_peak = max(self.peak, rss), max(self.phase_peak, rss)
-            self._halt.wait(self.interval)
+            self._halt.wait(max(self.interval, took * (1 / self.SHARE - 1)))
 
     def mark(self) -> int:
         """The peak of the phase that ends now; starts the next phase."""
