@@ -60,8 +60,8 @@ def map_tasks(func: Callable, tasks: Sequence[tuple] | Iterable[tuple], *, n_job
     releases the GIL in its kernels), ``"processes"`` (joblib's default) as processes, ``"fork"`` as
     processes forked from this one that inherit ``scatter`` (copy-on-write: never pickled; threads
     where the platform cannot fork). ``scatter``: large arguments shared by every task, sent to the
-    Dask workers once (joblib's ``scatter``). Local worker processes end with the call
-    (:func:`release_workers`)."""
+    Dask workers once (joblib's ``scatter``). joblib keeps its local worker processes for the next
+    call (:func:`release_workers` ends them)."""
     from .checks import n_jobs as check_n_jobs
 
     n_jobs = check_n_jobs(n_jobs)
@@ -99,16 +99,12 @@ def map_tasks(func: Callable, tasks: Sequence[tuple] | Iterable[tuple], *, n_job
         if prefer == "fork" and _can_fork():
             results = _map_forked(func, tasks, n_jobs, scatter or ())
         else:   # where the platform cannot fork, threads share the arguments
-            prefer = "threads" if prefer == "fork" else prefer
-            results = Parallel(n_jobs=n_jobs, prefer=prefer, return_as="generator")(delayed(func)(*t) for t in tasks)
-        try:
-            for r in results:
-                out.append(r)
-                if bar is not None:
-                    bar.update(1)
-        finally:
-            if prefer in (None, "processes"):
-                release_workers()
+            results = Parallel(n_jobs=n_jobs, prefer="threads" if prefer == "fork" else prefer,
+                               return_as="generator")(delayed(func)(*t) for t in tasks)
+        for r in results:
+            out.append(r)
+            if bar is not None:
+                bar.update(1)
         return out
     finally:
         if bar is not None:
@@ -117,9 +113,10 @@ def map_tasks(func: Callable, tasks: Sequence[tuple] | Iterable[tuple], *, n_job
 
 def release_workers() -> None:
     """End the worker processes joblib keeps for its next call (loky's reusable executor; they would
-    otherwise live until five minutes idle). :func:`map_tasks` calls it when its local processes are
-    done: a build reads its runs on them while planning and then runs chapters for minutes, and the
-    idle workers still held what they had read (0.9 GB at MovieLens-20M scale, measured)."""
+    otherwise live until five minutes idle). Reusing them saves their start-up (a second each: the
+    imports) to calls made one after another; a build that read its runs on them while planning and
+    then runs chapters for minutes ends them first (:func:`recmetrics.report.own_runs.build`): idle,
+    they still held what they had read (0.9 GB at MovieLens-20M scale, measured)."""
     from joblib.externals.loky import get_reusable_executor
 
     get_reusable_executor(reuse=True).shutdown(wait=True)

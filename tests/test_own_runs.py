@@ -179,9 +179,15 @@ def test_own_runs_book_builds_from_four_runs_of_the_embedded_dataset(tmp_path, m
     assert len(src["runs"]) == 4
     runs = [p for paths in src["runs"].values() for p in paths]
     logs = []
+    from recmetrics import parallel
+
+    release = parallel.release_workers
+    monkeypatch.setattr(parallel, "release_workers", lambda: (logs.append("released the readers"), release()))
     index = own_runs.build(src["qrels"][0], runs, tmp_path / "html", name="four runs", book_dir=tmp_path / "src",
                            log=logs.append)
     assert index.exists() and (tmp_path / "html" / "left_out.html").exists()
+    # the processes that read the runs while planning end before the chapters run
+    assert logs.index("released the readers") < min(i for i, m in enumerate(logs) if m.startswith("executing "))
     generated = tmp_path / "src" / "generated"
     executed = sorted(generated.glob("*.ipynb"))
     assert [p.name for p in executed] == [os.path.basename(n) for n in own_runs.plan(src["qrels"][0], runs).notebooks]

@@ -30,9 +30,9 @@ def _fails_at(i):
 
 
 @pytest.mark.parametrize("prefer", [None, "processes"])
-def test_local_worker_processes_end_with_the_call(prefer):
-    """The processes joblib starts for a call are gone when it returns, or raises (else they idle for
-    minutes holding what they read); threads start none."""
+def test_local_worker_processes_are_kept_for_the_next_call_until_released(prefer):
+    """joblib's worker processes serve the next call too (no second start-up); release_workers ends
+    them; threads start none."""
     import os
 
     import psutil
@@ -45,19 +45,14 @@ def test_local_worker_processes_end_with_the_call(prefer):
     before = set()
     before = workers()              # processes of this test session's fixtures
     pids = parallel.map_tasks(_pid, [(i,) for i in range(6)], n_jobs=2, prefer=prefer)
-    assert os.getpid() not in pids and not workers()
+    assert os.getpid() not in pids and set(pids) <= workers()
+    assert set(parallel.map_tasks(_pid, [(i,) for i in range(6)], n_jobs=2, prefer=prefer)) <= set(workers())
     with pytest.raises(ValueError, match="task 2 fails"):
         parallel.map_tasks(_fails_at, [(i,) for i in range(6)], n_jobs=2, prefer=prefer)
+    parallel.release_workers()
     assert not workers()
     assert parallel.map_tasks(_pid, [(i,) for i in range(4)], n_jobs=2, prefer="threads") == [os.getpid()] * 4
     assert not workers()
-    if prefer is None:   # the zoo's fits on local processes too
-        from recmetrics.data.simulate import simulate
-        from recmetrics.runs.systems import run_systems
-
-        runs = run_systems(simulate(20, 30, 200, seed=0), ["Pop", "Random"], k=2, n=5, cache=False, progress=False,
-                           n_jobs=2)
-        assert len(runs.timings) == 4 and not workers()
 
 
 def test_dask_local_cluster_equals_local():

@@ -523,8 +523,10 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
             rplan = own_book.report_plan(p, source, generated, inputs, kernel_name)
             remove_orphans(generated, set(rplan.keys))
             if execute:
+                from ..parallel import release_workers
                 from .own_prepared import start_robustness, stop
 
+                release_workers()   # the planning's readers would idle through the chapters, holding what they read
                 background = start_robustness(p.parameters)   # chapter 3's study, beside the chapters
                 try:
                     execute_plan(rplan, kernel_name=kernel_name, timeout=timeout, log=log, findings_page=False,

@@ -272,29 +272,22 @@ def run_systems(ratings, systems: Sequence[str] | None = None, split: Any = "kfo
             save(run, path, name, f, key, times)
             yield run, {**times, "cached": False}
 
-    pool = client is None and n_jobs != 1 and len(todo) > 1   # local worker processes
     if client is not None and todo:
         from ..parallel import map_tasks
 
         results = saved(map_tasks(job, [(name, f) for name, f, _, _ in todo], client=client))
-    elif not pool:
+    elif n_jobs == 1 or len(todo) <= 1:
         results = _locked_in_turn(todo, fit_locked)
-    else:   # each run saved as it arrives
+    else:
         from joblib import Parallel, delayed
 
         results = saved(Parallel(n_jobs=n_jobs, return_as="generator")(delayed(job)(name, f) for name, f, _, _ in todo))
-    try:
-        for (name, f, _, _), (run, times) in zip(todo, results):
-            runs[(name, f)] = run
-            rows.append({"system": name, "fold": f, **times})
-            if bar is not None:
-                bar.set_postfix_str(f"{name} fold {f}")
-                bar.update(1)
-    finally:
-        if pool:   # the workers end with the call, as map_tasks' do
-            from ..parallel import release_workers
-
-            release_workers()
+    for (name, f, _, _), (run, times) in zip(todo, results):
+        runs[(name, f)] = run
+        rows.append({"system": name, "fold": f, **times})
+        if bar is not None:
+            bar.set_postfix_str(f"{name} fold {f}")
+            bar.update(1)
     if bar is not None:
         bar.close()
     ordered = {(name, f): runs[(name, f)] for name, f, _, _ in tasks}
