@@ -14,8 +14,8 @@ with ``w_s`` from 0 (no knowledge of the judgments: a popularity or random ranke
 Measured: the wall time of the whole command, per chapter (the ``executed X in Ns`` lines of the
 build's log) and the peak memory of the process tree (the sum of the proportional set sizes of the
 command and every descendant, sampled every 0.2 s with psutil, less often when a sample is slow;
-per chapter, the peak while it ran; with ``--workers``, the local cluster's scheduler and worker processes too), from an empty
-run cache and an empty book folder.
+per chapter, the peak while it ran; with ``--workers``, the local cluster's scheduler and worker
+processes too), from an empty run cache and an empty book folder.
 
 ``--scheduler`` runs the chapters' studies on a Dask cluster: ``--workers N`` starts a local
 ``dask.distributed.LocalCluster`` of N single-threaded worker processes for the build (``--workers
@@ -294,8 +294,8 @@ def build(qrels: Path, runs: list[Path], out: Path, profile: str = "quick", sche
           cluster_here: bool = False) -> dict:
     """Run ``recmetrics report --qrels Q --runs R... --out OUT --name bench-<OUT's name>`` (its own book
     folder, ``runs/bench-<name>-<hash of the name>`` of a books' cache in ``OUT``) as a whole process from
-    an empty run cache and an empty book folder; returns ``{"wall", "cpu", "peak_mb", "chapters": {name: (seconds, peak MB)}, "index"}`` (``cpu``:
-    user + system seconds of the process tree, what a shared machine does not inflate much: the larger
+    an empty run cache and an empty book folder; returns ``{"wall", "cpu", "peak_mb", "chapters": {name:
+    (seconds, peak MB)}, "index"}`` (``cpu``: user + system seconds of the process tree, what a shared machine does not inflate much: the larger
     of the waited-for descendants' rusage and the tree's sampled CPU times). ``cluster_here``: the
     ``scheduler`` is a local cluster started by this process, whose workers (this process's children)
     count in the memory and CPU measured, with the command's tree."""

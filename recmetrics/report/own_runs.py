@@ -267,12 +267,13 @@ def front_answer(p: Plan) -> str:
     these judgments, why. Empty when the plan lacks chapter 1 or 5."""
     from ..meta.advice import INFAP_WHY, infap_is_ap
     from . import own_prepared, own_prose
+    from .own_book import ANSWER_FROM
     from .profiles import executed_parameters
 
     nbs = {Path(nb).stem: nb for nb in p.notebooks}
-    if not {"01_systems", "05_which_metric"} <= set(nbs):
+    if not set(ANSWER_FROM) <= set(nbs):
         return ""
-    one, five = (executed_parameters(nbs[s], p.notebook_parameters(nbs[s])) for s in ("01_systems", "05_which_metric"))
+    one, five = (executed_parameters(nbs[s], p.notebook_parameters(nbs[s])) for s in ANSWER_FROM)
     study = load_study(p.source, p.parameters["metrics"], p.parameters["cutoffs"])
     adv = own_prepared.advice(study, **{k: five[k] for k in ("pool", "n_permutations", "seed", "alpha", "correction",
                                                             "scenarios", "sizes", "n_samples", "n_jobs", "scheduler")},
