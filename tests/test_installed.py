@@ -41,8 +41,13 @@ from published import files_with_paths
 
 REPO = Path(__file__).resolve().parent.parent
 
-#: the smallest settings every chapter of the main book accepts (-p, quick profile)
-SMALL = ["-p", "replicates=3", "-p", "n_permutations=500", "-p", "n_samples=2", "-p", "n_bootstrap=50"]
+#: small settings for the main book's chapters (-p, quick profile; each applies to the chapters that
+#: declare it): every chapter still runs every cell, on fewer samples, users, systems and search examples.
+#: The installed package is what is checked here; the quick profile's own values are the main book's
+#: (conftest's ``main_book``)
+SMALL = ["-p", "replicates=3", "-p", "n_permutations=500", "-p", "n_samples=2", "-p", "n_bootstrap=50",
+         "-p", "axiom_examples=5", "-p", "n_users=100", "-p", "users=100", "-p", "n_systems=4", "-p", "n_removals=2",
+         "-p", "alphas=[0.0, 2.0]"]
 #: of the own-runs book
 SMALL_RUNS = ["-p", "n_permutations=200", "-p", "n_samples=2"]
 #: the class of the theme's repository button
