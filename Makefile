@@ -17,11 +17,13 @@ REPORT_ARGS ?=
 .PHONY: setup report test bench clean
 
 # uv (from PyPI, into the venv) installs the project and its extras: the same versions pip resolves,
-# in seconds instead of a minute. Where uv cannot (it reads no pip.conf: a private index, a proxy's
-# certificates), pip does, after uv's error
+# in seconds instead of a minute, compiled to bytecode as pip does (without it, and with
+# PYTHONDONTWRITEBYTECODE set, every process compiles what it imports again). Where uv cannot (it
+# reads no pip.conf: a private index, a proxy's certificates), pip does, after uv's error
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet uv && $(VENV)/bin/uv pip install --python $(PY) --quiet --upgrade pip -e ".[dev]" \
+	$(PY) -m pip install --quiet uv && $(VENV)/bin/uv pip install --python $(PY) --quiet --compile-bytecode \
+		--upgrade pip -e ".[dev]" \
 		|| $(PY) -m pip install --quiet -e ".[dev]"
 	touch $@
 
