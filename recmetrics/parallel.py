@@ -116,9 +116,13 @@ def release_workers() -> None:
     otherwise live until five minutes idle). Reusing them saves their start-up (a second each: the
     imports) to calls made one after another; a build that read its runs on them while planning and
     then runs chapters for minutes ends them first (:func:`recmetrics.report.own_runs.build`): idle,
-    they still held what they had read (0.9 GB at MovieLens-20M scale, measured)."""
-    from joblib.externals.loky import get_reusable_executor
+    they still held what they had read (0.9 GB at MovieLens-20M scale, measured). Where joblib has
+    started none, it does nothing: asking loky for its executor would start one, and its resource
+    tracker process, only to end them."""
+    from joblib.externals.loky import get_reusable_executor, reusable_executor
 
+    if getattr(reusable_executor, "_executor", True) is None:   # none started (True: loky no longer says)
+        return
     get_reusable_executor(reuse=True).shutdown(wait=True)
 
 

@@ -1,4 +1,7 @@
 """parallel.map_tasks: joblib and Dask through one code path, same results for the same seed."""
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -53,6 +56,15 @@ def test_local_worker_processes_are_kept_for_the_next_call_until_released(prefer
     assert not workers()
     assert parallel.map_tasks(_pid, [(i,) for i in range(4)], n_jobs=2, prefer="threads") == [os.getpid()] * 4
     assert not workers()
+
+
+def test_releasing_workers_that_were_never_started_starts_no_process():
+    """A build that read nothing on joblib's processes (its Study stored, a Dask cluster) still calls
+    release_workers: no executor, and no resource tracker, is started to be ended."""
+    code = ("import psutil\nfrom recmetrics.parallel import release_workers\nrelease_workers()\n"
+            "print(len(psutil.Process().children(recursive=True)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["0"], out
 
 
 def test_dask_local_cluster_equals_local():
