@@ -295,8 +295,9 @@ def build(qrels: Path, runs: list[Path], out: Path, profile: str = "quick", sche
     """Run ``recmetrics report --qrels Q --runs R... --out OUT --name bench-<OUT's name>`` (its own book
     folder, ``runs/bench-<name>-<hash of the name>`` of a books' cache in ``OUT``) as a whole process from
     an empty run cache and an empty book folder; returns ``{"wall", "cpu", "peak_mb", "chapters": {name:
-    (seconds, peak MB)}, "index"}`` (``cpu``: user + system seconds of the process tree, what a shared machine does not inflate much: the larger
-    of the waited-for descendants' rusage and the tree's sampled CPU times). ``cluster_here``: the
+    (seconds, peak MB)}, "index"}`` (``cpu``: user + system seconds of the process tree, what a shared
+    machine does not inflate much: the larger of the waited-for descendants' rusage and the tree's
+    sampled CPU times). ``cluster_here``: the
     ``scheduler`` is a local cluster started by this process, whose workers (this process's children)
     count in the memory and CPU measured, with the command's tree."""
     cmd = [sys.executable, "-m", "recmetrics.cli", "report", "--profile", profile, "--qrels", str(qrels),
