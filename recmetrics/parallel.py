@@ -1,8 +1,8 @@
 """Independent work (folds x systems, robustness samples, permutation chunks) in parallel.
 
 One code path, :func:`map_tasks`: joblib locally (``n_jobs``), or an existing Dask cluster when a
-``dask.distributed.Client`` or a scheduler address (``"tcp://host:8786"``) is given — then the
-tasks go through joblib's ``dask`` back-end of that client, so the scheduling is Dask's, not ours.
+``dask.distributed.Client`` or a scheduler address (``"tcp://host:8786"``) is given — then each
+task is submitted to that client, so the scheduling is Dask's, not ours.
 Locally, ``prefer="fork"`` runs the tasks in processes forked from this one, which inherit the
 large shared arguments (``scatter``) instead of receiving them: many numpy calls on blocks of a few
 MB hold the GIL between them, so threads share one core for much of the time (the robustness
@@ -21,7 +21,8 @@ import numpy as np
 
 from .errors import InputError
 
-__all__ = ["map_tasks", "task_seeds", "get_client", "exit_with_parent", "lower_priority", "release_workers"]
+__all__ = ["map_tasks", "task_seeds", "get_client", "workers_can_read", "exit_with_parent", "lower_priority",
+           "release_workers"]
 
 
 def task_seeds(seed: int, n: int) -> list[int]:
@@ -51,6 +52,21 @@ def get_client(client: Any, timeout: float = 5.0):
     raise InputError(f"client must be a dask.distributed.Client or a scheduler address, got {type(client).__name__}")
 
 
+def workers_can_read(client: Any, path: str) -> bool:
+    """Whether every worker of the Dask cluster of ``client`` (a Client or scheduler address) can
+    read the file ``path`` (a cluster on this machine, or one sharing its file system); ``False``
+    when the cluster has no worker or cannot be asked."""
+    c = get_client(client)
+    try:
+        answers = c.run(os.access, str(path), os.R_OK)
+    except Exception:   # a worker that cannot answer cannot be relied on to read the file either
+        return False
+    finally:
+        if isinstance(client, str):
+            c.close()
+    return bool(answers) and all(answers.values())
+
+
 def map_tasks(func: Callable, tasks: Sequence[tuple] | Iterable[tuple], *, n_jobs: int = 1, client: Any = None,
               progress: bool = False, desc: str = "tasks", prefer: str | None = None,
               scatter: Sequence[Any] | None = None) -> list:
@@ -59,8 +75,8 @@ def map_tasks(func: Callable, tasks: Sequence[tuple] | Iterable[tuple], *, n_job
     ``prefer="threads"`` runs local workers as threads (no pickling of large shared arguments; numpy
     releases the GIL in its kernels), ``"processes"`` (joblib's default) as processes, ``"fork"`` as
     processes forked from this one that inherit ``scatter`` (copy-on-write: never pickled; threads
-    where the platform cannot fork). ``scatter``: large arguments shared by every task, sent to the
-    Dask workers once (joblib's ``scatter``). joblib keeps its local worker processes for the next
+    where the platform cannot fork). ``scatter``: large arguments shared by every task, sent to each
+    Dask worker once. joblib keeps its local worker processes for the next
     call (:func:`release_workers` ends them)."""
     from .checks import n_jobs as check_n_jobs
 
@@ -79,21 +95,18 @@ def map_tasks(func: Callable, tasks: Sequence[tuple] | Iterable[tuple], *, n_job
                 if bar is not None:
                     bar.update(1)
             return out
-        from joblib import Parallel, delayed, parallel_config
-
         if client is not None:
             c = get_client(client)
             try:
-                with parallel_config(backend="dask", client=c, scatter=list(scatter) if scatter else None):
-                    gen = Parallel(return_as="generator")(delayed(func)(*t) for t in tasks)
-                    for r in gen:
-                        out.append(r)
-                        if bar is not None:
-                            bar.update(1)
+                for r in _map_dask(c, func, tasks, scatter or ()):
+                    out.append(r)
+                    if bar is not None:
+                        bar.update(1)
             finally:
                 if isinstance(client, str):
                     c.close()
             return out
+        from joblib import Parallel, delayed
         if prefer not in (None, "threads", "processes", "fork"):
             raise InputError(f"prefer must be 'threads', 'processes' or 'fork', got {prefer!r}")
         if prefer == "fork" and _can_fork():
@@ -109,6 +122,24 @@ def map_tasks(func: Callable, tasks: Sequence[tuple] | Iterable[tuple], *, n_job
     finally:
         if bar is not None:
             bar.close()
+
+
+def _map_dask(client, func: Callable, tasks: list, scatter: Sequence[Any]):
+    """``func(*task)`` for each task, in order, each a task of the Dask cluster of ``client``; the
+    ``scatter`` objects are sent to every worker once (under random keys: no hashing of gigabytes)
+    and stand for themselves in the tasks; released at the end (or when stopped by an error).
+
+    Submitted to the client, not through joblib's ``dask`` back-end: that one counts the cluster's
+    threads as its number of jobs and, on a cluster of one single-threaded worker, runs every task
+    in order in the calling process (joblib's path for one job), the scattered data unused."""
+    futures = client.scatter(list(scatter), broadcast=True, hash=False) if scatter else []
+    where = {id(o): f for o, f in zip(scatter, futures)}
+    submitted = [client.submit(func, *[where.get(id(a), a) for a in t], pure=False) for t in tasks]
+    try:
+        for f in submitted:
+            yield f.result()
+    finally:
+        client.cancel(submitted + list(futures))
 
 
 def release_workers() -> None:

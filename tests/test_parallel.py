@@ -1,4 +1,5 @@
 """parallel.map_tasks: joblib and Dask through one code path, same results for the same seed."""
+import os
 import subprocess
 import sys
 
@@ -82,14 +83,21 @@ def _worker(i):
     return get_worker().address         # raises ValueError outside a Dask worker
 
 
-def test_dask_tasks_run_on_the_cluster_workers():
-    """The tasks run on the cluster's workers, not in the caller (joblib would fall back to running
-    them in order here if it saw n_jobs=1)."""
+@pytest.mark.parametrize("workers,processes", [(2, False), (1, True)])
+def test_dask_tasks_run_on_the_cluster_workers(workers, processes):
+    """The tasks run on the cluster's workers, not in the caller, also on a cluster of a single
+    one-thread worker (which joblib's dask back-end counts as one job, and runs in the caller)."""
     distributed = pytest.importorskip("dask.distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+    with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as client:
         where = parallel.map_tasks(_worker, [(i,) for i in range(8)], client=client)
         assert set(where) <= set(client.scheduler_info()["workers"]) and len(where) == 8
+        shared = np.arange(5.0)
+        got = parallel.map_tasks(_use_shared_elsewhere, [(shared, i) for i in range(5)], client=cluster.scheduler_address,
+                                 scatter=[shared])
+        assert [v for v, _ in got] == list(shared)
+        if processes:
+            assert os.getpid() not in {pid for _, pid in got}
 
 
 def test_unreachable_client():
@@ -135,6 +143,13 @@ def _use_shared(big, i):
     import os
 
     return float(big.values[i]), os.getpid()
+
+
+def _use_shared_elsewhere(values, i):
+    from dask.distributed import get_worker
+
+    get_worker()                        # raises ValueError outside a Dask worker
+    return float(values[i]), os.getpid()
 
 
 def _fails(i):
