@@ -324,7 +324,8 @@ def read_arrays(path) -> tuple[dict, dict] | None:
 def load_prepared(path, key: str):
     """The Study stored at ``path`` under ``key`` by :func:`save_prepared`, or ``None`` when the file is
     missing, unreadable, of another format, key or package version, or fails its checksum (the caller
-    recomputes)."""
+    recomputes). The Study's ``origin`` is ``(absolute path, key)``: a Dask worker that can read the
+    file loads it there instead of receiving it (:mod:`recmetrics.meta.sample_context`)."""
     got = read_arrays(path)
     if got is None:
         return None
@@ -333,7 +334,9 @@ def load_prepared(path, key: str):
         return None
     for name, dt in meta["dtypes"].items():
         arrays[name] = arrays[name].astype(np.dtype(dt))
-    return _rebuild(meta, arrays)
+    study = _rebuild(meta, arrays)
+    study.origin = (str(Path(path).resolve()), key)   # where another process can load the same Study
+    return study
 
 
 def _rebuild(meta: dict, arrays: dict):

@@ -77,7 +77,8 @@ from .. import checks
 from ..errors import InputError, unknown_name
 from .agreement import kendall_tau, tau_rows
 from .firmness import replay_cached
-from .reduced_sets import _Context, _task, mask_judged  # noqa: F401 (mask_judged: public here too)
+from .reduced_sets import mask_judged  # noqa: F401 (public here too)
+from .sample_context import StoredContext, run_samples, shared_context
 from .sample_stopping import check_rule, checkpoints, stop_counts, truncate_samples
 
 __all__ = ["SCENARIOS", "PAPER_SIZES", "QUICK_SIZES", "SPARSITY_003", "POPULARITY_003", "GRIDS_003", "GRIDS_000",
@@ -414,14 +415,17 @@ def robustness_studies(study, aggregates: Sequence[str], scenarios: Sequence[str
     for a in aggregates:
         if not isinstance(a, str):
             raise InputError(f"aggregates must be names of means, got {a!r}")
-    specs = parse_metrics(names)
-    profile = study.ratings.groupby("user").size()
-    ctx = _Context(study, specs, profile)
-    if replicates is not None:
-        ctx.set_replicates(study, replicates)
-    # size 1: the full test sets' scores, per mean (with replicates: the pooled value, then one per replicate)
-    fulls = ctx.sample("random-users", 1.0, 0, aggregates)
-    pooled_fulls = [f[0] if replicates is not None else f for f in fulls]   # per mean: (specs, systems)
+    client = client if client is not None else getattr(study, "_client", None)
+    ctx = shared_context(study, names, replicates, client)   # on a cluster: maybe the file it was loaded from
+    # size 1: the full test sets' scores, per mean (with replicates: the pooled value, then one per replicate);
+    # where the workers build the context, one of them computes it with the first samples
+    full_task = (ctx, "random-users", 1.0, [0], aggregates)
+    fulls = None if isinstance(ctx, StoredContext) else run_samples(*full_task)[0]
+
+    def pooled(fulls):   # per mean: (specs, systems)
+        return [f[0] if replicates is not None else f for f in fulls]
+
+    pooled_fulls = None if fulls is None else pooled(fulls)
     cells = []   # (scenario, size, seeds) of every reduced size, in grid order
     for sc, grid in grids.items():
         reps = 1 if sc in _DETERMINISTIC and tie_break == "first" else n_samples
@@ -431,9 +435,8 @@ def robustness_studies(study, aggregates: Sequence[str], scenarios: Sequence[str
     points = [checkpoints(len(seeds), min_samples) if target_se is not None else [len(seeds)]
               for _, _, seeds in cells]
     pending = list(range(len(cells)))
-    client = client if client is not None else getattr(study, "_client", None)
-    for step in range(max(len(p) for p in points) if cells else 0):
-        tasks, owners = [], []
+    for step in range(max(max((len(p) for p in points), default=0), int(fulls is None))):
+        tasks, owners = [] if fulls is not None else [full_task], []
         for i in pending:
             sc, size, seeds = cells[i]
             todo = seeds[len(drawn[i]):points[i][step]]
@@ -441,8 +444,11 @@ def robustness_studies(study, aggregates: Sequence[str], scenarios: Sequence[str
             for batch in ([todo] if sc in _DETERMINISTIC else [[s] for s in todo]):
                 tasks.append((ctx, sc, size, batch, aggregates))
                 owners.append(i)
-        results = map_tasks(_task, tasks, n_jobs=n_jobs, client=client, progress=progress, desc="robustness",
+        results = map_tasks(run_samples, tasks, n_jobs=n_jobs, client=client, progress=progress, desc="robustness",
                             prefer=prefer, scatter=[ctx])
+        if fulls is None:
+            fulls, results = results[0][0], results[1:]
+            pooled_fulls = pooled(fulls)
         for i, batch in zip(owners, results):
             drawn[i] += batch
             taus[i] += [np.concatenate([_pooled_taus(per_mean[a][0] if replicates is not None else per_mean[a], full)
