@@ -365,11 +365,12 @@ def chapter_outputs(folder: Path) -> dict[str, list[str]]:
 
 
 def local_cluster(workers: int):
-    """A ``LocalCluster`` of ``workers`` single-threaded worker processes (the caller closes it)."""
-    from dask.distributed import LocalCluster
+    """A ``LocalCluster`` of ``workers`` single-threaded worker processes started as the package
+    recommends (:func:`recmetrics.parallel.local_cluster`: the allocator settings of the chapters'
+    kernels, one arena); the caller closes it."""
+    from recmetrics.parallel import local_cluster
 
-    return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                        memory_limit="12GiB")
+    return local_cluster(workers, memory_limit="12GiB")
 
 
 def _report(label: str, res: dict) -> list:

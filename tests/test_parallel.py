@@ -88,8 +88,9 @@ def test_dask_tasks_run_on_the_cluster_workers(workers, processes):
     """The tasks run on the cluster's workers, not in the caller, also on a cluster of a single
     one-thread worker (which joblib's dask back-end counts as one job, and runs in the caller)."""
     distributed = pytest.importorskip("dask.distributed")
-    with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+    cluster = parallel.local_cluster(workers) if processes else \
+        distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=False, dashboard_address=None)
+    with cluster, distributed.Client(cluster) as client:
         where = parallel.map_tasks(_worker, [(i,) for i in range(8)], client=client)
         assert set(where) <= set(client.scheduler_info()["workers"]) and len(where) == 8
         shared = np.arange(5.0)
@@ -98,6 +99,22 @@ def test_dask_tasks_run_on_the_cluster_workers(workers, processes):
         assert [v for v, _ in got] == list(shared)
         if processes:
             assert os.getpid() not in {pid for _, pid in got}
+
+
+def _variables(names):
+    return {k: os.environ.get(k) for k in names}
+
+
+def test_a_local_cluster_starts_its_workers_with_the_allocator_settings_and_leaves_ours_alone(monkeypatch):
+    pytest.importorskip("dask.distributed")
+    monkeypatch.delenv("MALLOC_TRIM_THRESHOLD_", raising=False)
+    monkeypatch.setenv("RECMETRICS_PROBE", "kept")
+    before = dict(os.environ)
+    with parallel.local_cluster(1) as cluster:
+        assert dict(os.environ) == before        # Dask's nanny wrote its variables here to start the worker
+        got = cluster.get_client().run(_variables, [*parallel.WORKER_VARIABLES, "OMP_NUM_THREADS", "RECMETRICS_PROBE"])
+    (worker,) = got.values()
+    assert worker == {**parallel.WORKER_VARIABLES, "OMP_NUM_THREADS": "1", "RECMETRICS_PROBE": "kept"}
 
 
 def test_unreachable_client():

@@ -34,8 +34,7 @@ def stored(tmp_path_factory):
 @pytest.fixture(scope="module")
 def cluster():
     """One worker in its own process, as a LocalCluster of the benchmarks: it receives what is pickled."""
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=True, dashboard_address=None) as c, \
-            distributed.Client(c) as client:
+    with parallel.local_cluster(1, threads_per_worker=2) as c, distributed.Client(c) as client:
         yield client
 
 

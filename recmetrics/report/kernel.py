@@ -49,6 +49,7 @@ import threading
 import time
 from typing import Any, Callable, Mapping
 
+from ..parallel import ALLOCATOR_VARIABLES
 from . import processes
 
 #: pandas display options of the book: whole cells and columns, up to 1,000 rows
@@ -91,13 +92,6 @@ def thread_env(jobs: int, cores: int | None = None) -> dict[str, str]:
     return {v: share for v in THREAD_VARIABLES if v not in os.environ}
 
 
-#: glibc's allocator settings for the chapter kernels and the own-runs book's background study: every
-#: array comes from the heap (no ``mmap`` of its own) and the heap is never handed back, so the memory a
-#: step frees serves the next step's arrays instead of being returned and faulted in again, page by page.
-#: Measured: at ML-20M scale a quarter of the background study's time; on the quick book's chapters 7
-#: and 8 (ML-small) 222k -> 54k and 361k -> 55k page faults, 1.2 and 1.8 s less system CPU; peak memory
-#: no higher (chapter 7: 806 -> 773 MB).
-ALLOCATOR_VARIABLES = {"MALLOC_MMAP_MAX_": "0", "MALLOC_TRIM_THRESHOLD_": str(1 << 40)}
 
 
 def allocator_env() -> dict[str, str]:
