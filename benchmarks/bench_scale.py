@@ -367,10 +367,11 @@ def chapter_outputs(folder: Path) -> dict[str, list[str]]:
 def local_cluster(workers: int):
     """A ``LocalCluster`` of ``workers`` single-threaded worker processes started as the package
     recommends (:func:`recmetrics.parallel.local_cluster`: the allocator settings of the chapters'
-    kernels, one arena); the caller closes it."""
+    kernels, one arena) and Dask's default memory limit (the machine's memory shared among the
+    workers); the caller closes it."""
     from recmetrics.parallel import local_cluster
 
-    return local_cluster(workers, memory_limit="12GiB")
+    return local_cluster(workers)
 
 
 def _report(label: str, res: dict) -> list:

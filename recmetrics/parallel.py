@@ -178,7 +178,33 @@ def _map_dask(client, func: Callable, tasks: list, scatter: Sequence[Any]):
         for f in submitted:
             yield f.result()
     finally:
+        keys = [f.key for f in submitted + list(futures)]
         client.cancel(submitted + list(futures))
+        client.run(_give_back_memory, keys)
+
+
+async def _give_back_memory(keys: Sequence, dask_worker=None, wait: float = 10.0) -> None:
+    """On a Dask worker, once it holds none of ``keys`` (a call's results and shared data, being
+    released; at most ``wait`` seconds): collect garbage and hand the C heap's free pages back to the
+    system (glibc's ``malloc_trim``; nothing where there is none). A worker started with
+    :data:`WORKER_VARIABLES` keeps what it frees for its next arrays; at the end of a call that
+    memory would stay with it, idle, while the build goes on (at MovieLens-20M scale 50 runs'
+    judging left 8.4 GB in one worker, and the robustness study's context then pushed it past its
+    memory limit). A coroutine: it runs in the worker's event loop, which meanwhile releases the keys."""
+    import asyncio
+    import ctypes
+    import gc
+    import time
+
+    if dask_worker is not None:
+        end = time.monotonic() + wait
+        while any(k in dask_worker.data for k in keys) and time.monotonic() < end:
+            await asyncio.sleep(0.02)
+    gc.collect()
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):   # not glibc
+        pass
 
 
 def release_workers() -> None:

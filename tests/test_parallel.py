@@ -117,6 +117,29 @@ def test_a_local_cluster_starts_its_workers_with_the_allocator_settings_and_leav
     assert worker == {**parallel.WORKER_VARIABLES, "OMP_NUM_THREADS": "1", "RECMETRICS_PROBE": "kept"}
 
 
+def _rss_mb():
+    import psutil
+
+    return psutil.Process().memory_info().rss / 2**20
+
+
+def _allocate(shared, mb):
+    block = np.ones(mb * 2**17) + shared[0]      # mb MB of float64, freed when the task ends
+    return float(block[-1])
+
+
+def test_dask_workers_give_back_what_a_call_freed():
+    """Started with the allocator settings, a worker keeps the heap it freed; at the end of a call it
+    hands back what the call's tasks and shared data held (here 3 x 200 MB of tasks and 200 MB shared)."""
+    pytest.importorskip("dask.distributed")
+    with parallel.local_cluster(1) as cluster, cluster.get_client() as client:
+        (before,) = client.run(_rss_mb).values()
+        shared = np.zeros(200 * 2**17)
+        assert parallel.map_tasks(_allocate, [(shared, 200)] * 3, client=client, scatter=[shared]) == [1.0] * 3
+        (after,) = client.run(_rss_mb).values()
+    assert after - before < 100, (before, after)
+
+
 def test_unreachable_client():
     pytest.importorskip("dask.distributed")
     with pytest.raises(InputError, match="cannot reach the Dask scheduler"):

@@ -64,6 +64,7 @@ class StoredContext:
                 if study is None or list(study.systems) != self.systems:
                     raise InputError(f"the Study stored at {self.origin[0]} is not the one the study was given any "
                                      "more (removed or replaced since it was loaded, or its systems changed)")
+                study.cube = None   # per-user scores the samples never read: their pages serve the context
                 self._ctx = build_context(study, self.names, self.replicates)
             return self._ctx
 

@@ -92,8 +92,6 @@ def thread_env(jobs: int, cores: int | None = None) -> dict[str, str]:
     return {v: share for v in THREAD_VARIABLES if v not in os.environ}
 
 
-
-
 def allocator_env() -> dict[str, str]:
     """:data:`ALLOCATOR_VARIABLES` on Linux (where glibc reads them; other C libraries ignore them),
     unless the user set any ``MALLOC_`` variable: theirs are then left as they are, alone."""
