@@ -94,8 +94,8 @@ def test_dask_tasks_run_on_the_cluster_workers(workers, processes):
         where = parallel.map_tasks(_worker, [(i,) for i in range(8)], client=client)
         assert set(where) <= set(client.scheduler_info()["workers"]) and len(where) == 8
         shared = np.arange(5.0)
-        got = parallel.map_tasks(_use_shared_elsewhere, [(shared, i) for i in range(5)], client=cluster.scheduler_address,
-                                 scatter=[shared])
+        got = parallel.map_tasks(_use_shared_elsewhere, [(shared, i) for i in range(5)],
+                                 client=cluster.scheduler_address, scatter=[shared])
         assert [v for v, _ in got] == list(shared)
         if processes:
             assert os.getpid() not in {pid for _, pid in got}

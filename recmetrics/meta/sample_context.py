@@ -9,9 +9,12 @@ gigabytes per copy (50 runs: the notebook's kernel was killed out of memory hold
 When the Study came from a file (:func:`recmetrics.prepared.load_prepared`, which records it as
 ``study.origin``) and every worker can read that file, the workers receive its path and key
 instead (:class:`StoredContext`, a few hundred bytes): each loads the Study and builds the context
-once, on its first task, and drops it with the scattered stand-in at the end of the call. The
-process that plans the samples then never builds a context at all: the scores on the full test
-sets are computed on a worker too. Same code, same arrays, so the same values bit for bit (tested).
+once, on its first task, and drops it with the scattered stand-in at the end of the call (a study
+that stops sampling early, :mod:`~recmetrics.meta.sample_stopping`, makes one call per checkpoint,
+and each builds it again). The process that plans the samples then never builds a context at all:
+the scores on the full test sets are computed on a worker too. Same code, same arrays, so the same
+values bit for bit (tested). A worker lost meanwhile (its memory limit) loses the stand-in with it,
+and the call fails with Dask's error rather than starting again.
 """
 from __future__ import annotations
 
