@@ -25,8 +25,8 @@ __all__ = ["benchmark_tables", "performance_markdown", "ORDER"]
 #: the tables shown first, in this order (whole builds first: what a reader asks); the rest by name
 ORDER = ("bench_book_quick_movielens-small", "bench_book_quick_movielens-small_seeds",
          "bench_book_paper_movielens-small", "bench_book_paper_insteval", "bench_scale", "bench_scale_paper",
-         "bench_scale_50runs_dask", "bench_suite", "bench_metrics", "bench_metrics_cutoffs", "bench_cli", "bench_meta",
-         "bench_robustness")
+         "bench_scale_dask", "bench_scale_50runs_dask", "bench_suite", "bench_metrics", "bench_metrics_cutoffs",
+         "bench_cli", "bench_meta", "bench_robustness")
 
 
 def benchmark_tables(results_dir: str | os.PathLike | None = None) -> list[dict]:
