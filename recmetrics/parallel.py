@@ -15,13 +15,14 @@ of workers.
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
 from .errors import InputError
 
-__all__ = ["map_tasks", "task_seeds", "get_client", "workers_can_read", "local_cluster", "exit_with_parent",
+__all__ = ["map_tasks", "task_seeds", "get_client", "connected", "workers_can_read", "local_cluster", "exit_with_parent",
            "lower_priority", "release_workers", "ALLOCATOR_VARIABLES", "WORKER_VARIABLES"]
 
 #: glibc's allocator settings for the processes that compute on large arrays (the chapter kernels, the
@@ -68,18 +69,27 @@ def get_client(client: Any, timeout: float = 5.0):
     raise InputError(f"client must be a dask.distributed.Client or a scheduler address, got {type(client).__name__}")
 
 
+@contextmanager
+def connected(client: Any, timeout: float = 5.0):
+    """:func:`get_client` for a ``with`` block: a client opened here from a scheduler address is
+    closed at the block's end; a Client given stays open."""
+    c = get_client(client, timeout)
+    try:
+        yield c
+    finally:
+        if isinstance(client, str):
+            c.close()
+
+
 def workers_can_read(client: Any, path: str) -> bool:
     """Whether every worker of the Dask cluster of ``client`` (a Client or scheduler address) can
     read the file ``path`` (a cluster on this machine, or one sharing its file system); ``False``
     when the cluster has no worker or cannot be asked."""
-    c = get_client(client)
-    try:
-        answers = c.run(os.access, str(path), os.R_OK)
-    except Exception:   # a worker that cannot answer cannot be relied on to read the file either
-        return False
-    finally:
-        if isinstance(client, str):
-            c.close()
+    with connected(client) as c:
+        try:
+            answers = c.run(os.access, str(path), os.R_OK)
+        except Exception:   # a worker that cannot answer cannot be relied on to read the file either
+            return False
     return bool(answers) and all(answers.values())
 
 
@@ -135,15 +145,11 @@ def map_tasks(func: Callable, tasks: Sequence[tuple] | Iterable[tuple], *, n_job
                     bar.update(1)
             return out
         if client is not None:
-            c = get_client(client)
-            try:
+            with connected(client) as c:
                 for r in _map_dask(c, func, tasks, scatter or ()):
                     out.append(r)
                     if bar is not None:
                         bar.update(1)
-            finally:
-                if isinstance(client, str):
-                    c.close()
             return out
         from joblib import Parallel, delayed
         if prefer not in (None, "threads", "processes", "fork"):

@@ -294,13 +294,10 @@ def check_scheduler(address: str | None, timeout: float = 10.0) -> str | None:
         return None
     if not isinstance(address, str) or not address.strip():
         raise InputError(f"--scheduler {address!r}: give a scheduler address, e.g. tcp://127.0.0.1:8786")
-    from ..parallel import get_client
+    from ..parallel import connected
 
-    client = get_client(address.strip(), timeout=timeout)
-    try:
+    with connected(address.strip(), timeout) as client:
         n = len(client.scheduler_info().get("workers", {}))
-    finally:
-        client.close()
     if n == 0:
         raise InputError(f"--scheduler {address}: the scheduler answers but has no worker")
     return address.strip()
