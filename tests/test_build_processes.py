@@ -484,3 +484,66 @@ def test_kernels_get_the_allocator_settings_unless_the_user_set_any(tmp_path, ke
     assert kernel.allocator_env() == {}
     _run(project, jobs=1, force=True)
     assert "malloc None None 2" in _stream(project["generated"] / "01_a.ipynb")
+
+
+# ------------------------------------------------------------ children started ahead of their work
+def test_a_child_started_ahead_reads_what_it_is_sent_or_is_ended_unused():
+    """``start_child``: the command runs at once and reads what ``finish_child`` sends it later; a
+    child never finished is ended, with what it started, by ``stop_child`` (twice: nothing more)."""
+    from recmetrics.report import processes
+
+    proc = processes.start_child([sys.executable, "-c", "import sys; print('got', sys.stdin.readline().strip())"])
+    done = processes.finish_child(proc, "the arguments\n")
+    assert (done.returncode, done.stdout, done.args[0]) == (0, "got the arguments\n", sys.executable)
+    tag = uuid.uuid4().hex
+    proc = processes.start_child(["sh", "-c", "sleep 300 & sleep 300"], env=dict(os.environ, RECMETRICS_TEST_TAG=tag))
+    try:
+        _wait(lambda: sum("sleep 300" in cmd for _, cmd in _tagged(tag)) >= 2, 60, "the child and its child run")
+        processes.stop_child(proc)
+        assert proc.returncode is not None
+        _all_end(tag, within=5)
+        processes.stop_child(proc)
+    finally:
+        _end_all(tag)
+
+
+def test_the_sphinx_child_waits_for_its_build_and_ends_with_it_unused(monkeypatch):
+    """The build's Sphinx child (started when a core is free, ``execute_plan``'s ``spare``) imports
+    and waits for its arguments; a build that stops before its site ends it at the block's end; closed
+    without arguments it ends without building."""
+    from recmetrics.report import processes, site
+
+    tag = uuid.uuid4().hex
+    monkeypatch.setenv("RECMETRICS_TEST_TAG", tag)
+    try:
+        with site.sphinx_child() as child:
+            assert child.proc is None
+            child.start()
+            first = child.proc
+            child.start()
+            assert child.proc is first
+            _wait(lambda: any("build_sphinx" in cmd for _, cmd in _tagged(tag)), 60, "the Sphinx child runs")
+            time.sleep(3)
+            assert first.poll() is None, first.communicate()
+        assert first.returncode is not None
+        _all_end(tag, within=5)
+    finally:
+        _end_all(tag)
+    done = processes.finish_child(site.start_sphinx(), "")
+    assert done.returncode == 0 and not done.stderr.strip(), done.stderr
+
+
+@pytest.mark.slow
+def test_spare_is_called_once_every_chapter_started(tmp_path, kernel_env):
+    """``execute_plan(spare=...)`` calls it once, after the last chapter started (two at a time, and
+    one at a time)."""
+    project = _project(tmp_path)
+    for jobs in (2, 1):
+        log: list[str] = []
+        calls: list[list[str]] = []
+        p = report.make_plan("quick", "movielens-small", notebooks_dir=project["notebooks"],
+                             generated_dir=project["generated"])
+        report.execute_plan(p, log=log.append, jobs=jobs, force=True, spare=lambda: calls.append(list(log)))
+        started = [m for m in log if m.startswith("executing ")]
+        assert len(started) == 3 and len(calls) == 1, (jobs, calls, log)
+        assert [m for m in calls[0] if m.startswith("executing ")] == started, (jobs, calls[0])

@@ -214,13 +214,11 @@ def test_two_different_books_into_one_out_at_once(tmp_path):
 # --------------------------------------------------------------------- each build's staging
 def _fake_sphinx(monkeypatch, behave):
     """Stub the Sphinx child: ``behave(staging folder)`` returns an exit status or raises."""
-    from recmetrics.report import processes
+    def run_sphinx(child, args):
+        rc = behave(Path(args["out"]))
+        return subprocess.CompletedProcess(["sphinx"], rc, "", "")
 
-    def run_child(cmd, **kw):
-        rc = behave(Path(cmd[4]))
-        return subprocess.CompletedProcess(cmd, rc, "", "")
-
-    monkeypatch.setattr(processes, "run_child", run_child)
+    monkeypatch.setattr(site, "_run_sphinx", run_sphinx)
 
 
 def _book(tmp_path: Path) -> Path:

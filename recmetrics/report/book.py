@@ -20,7 +20,7 @@ from .stability import check_seeds
 from .offline import external_assets
 from .reference_pages import write_reference_pages
 from .repository import repository_url
-from .site import build_book
+from .site import build_book, sphinx_child
 from .paths import (ReportError, _log_default, absolute, default_book_dir, default_notebooks_dir, default_out,
                     main_work_dir)
 from .plan import check_dataset, check_out, make_plan
@@ -128,7 +128,8 @@ def build(
     if seeds and not execute:
         raise InputError("seeds builds the chapters at every seed: it needs the chapters executed (no --no-execute)")
     # a build that executes every chapter starts its kernel server first: its imports overlap the planning
-    with kernel_server.running(_early_kernels_env(execute, force, generated, jobs, only)) as server:
+    with kernel_server.running(_early_kernels_env(execute, force, generated, jobs, only)) as server, \
+            sphinx_child() as sphinx:
         if execute:  # every argument checked before the lock is taken and anything is written
             check_settings()
             plans = [make_plan(profile or "quick", dataset if dataset is not None else "movielens-small",
@@ -156,7 +157,7 @@ def build(
             if execute:
                 vendored = vendor_js(generated / "_vendor", cache=js_cache, log=log)  # before the notebooks: fails fast
                 execute_plan(plan, force=force, kernel_name=kernel_name, timeout=timeout, progress=progress, log=log,
-                             jobs=jobs, server=server)
+                             jobs=jobs, server=server, spare=sphinx.start)
                 if server is not None:   # the chapters ran: the site is built without it
                     server.close()
                 stems, expected, keys = list(plan.keys), plan.settings, plan.keys
@@ -190,7 +191,8 @@ def build(
             front = {"built_with": built_with(settings, chapter_seeds(records)),
                      "findings_glance": findings_glance(generated, built),
                      "benchmarks": performance_markdown(benchmark_tables(benchmarks_dir), level=3)}
-            index = build_book(book, out, quiet=quiet, log=log, substitutions=front, repository=repository)
+            index = build_book(book, out, quiet=quiet, log=log, substitutions=front, repository=repository,
+                               sphinx=sphinx.proc)
     leaks = external_assets(index.parent) if check_offline else {}
     if leaks:
         raise ReportError(

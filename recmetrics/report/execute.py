@@ -319,6 +319,7 @@ def execute_plan(
     findings_page: bool = True,
     jobs: int | None = None,
     server: Any = None,
+    spare: Callable[[], None] | None = None,
 ) -> list[Path]:
     """Execute the chapters of ``plan`` that changed (all with ``force``); return every chapter's path.
 
@@ -333,7 +334,10 @@ def execute_plan(
     naming itself and why, never a silent wait.
     ``progress``: a tqdm bar over the chapters on stderr. ``server``: a
     :class:`.kernel_server.KernelServer` the caller started earlier (and closes), used when it has the
-    kernels' environment (:func:`kernels_env`); otherwise the build starts one of its own.
+    kernels' environment (:func:`kernels_env`); otherwise the build starts one of its own. ``spare``:
+    called once, as soon as every chapter has started and a slot is free (the chapters' tail, where a
+    core is free: the build starts its Sphinx child there, :class:`.site.SphinxChild`), or else when
+    the chapters have all succeeded.
     """
     import threading
     from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
@@ -434,6 +438,9 @@ def execute_plan(
     pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="chapter") if jobs > 1 and len(todo) > 1 else None
     try:
         while pending or active:
+            if spare is not None and pool is not None and not pending and len(active) < jobs:
+                spare()   # every chapter started and a slot free
+                spare = None
             # a chapter starts after the chapters it reads, or beside those it reads late once they started
             now = time.monotonic()
             left = {c.stem: max(0.0, expected.get(c.stem, 60.0) - (now - began[c.stem]))
@@ -467,6 +474,8 @@ def execute_plan(
                     failure = exc
         if failure is not None:
             raise failure
+        if spare is not None:   # no slot was free before the chapters ended (or one at a time)
+            spare()
     except KeyboardInterrupt:
         if pool is not None:   # the kernels of the other threads, which Ctrl-C does not reach
             stopping.set()

@@ -490,7 +490,7 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
     from .lock import book_lock, out_lock
     from .offline import external_assets
     from .repository import repository_url
-    from .site import build_book
+    from .site import build_book, sphinx_child
     from .state import stale_chapters, stale_message
     from .vendor import vendor_js
 
@@ -516,7 +516,7 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
         content = own_book.content_hash(p.source)
         book = book_dir or own_book.book_folder(name, content) / "src"
         out_dir = out or own_book.default_out(name, content)
-        with book_lock(book, "own-runs book"), out_lock(out_dir):
+        with book_lock(book, "own-runs book"), out_lock(out_dir), sphinx_child() as sphinx:
             inputs = book / "_build" / "inputs"
             source = own_book.stage_inputs(p.source, inputs, move=in_memory)
             generated = book / "generated"
@@ -531,7 +531,7 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
                 background = start_robustness(p.parameters)   # chapter 3's study, beside the chapters
                 try:
                     execute_plan(rplan, kernel_name=kernel_name, timeout=timeout, log=log, findings_page=False,
-                                 jobs=jobs)
+                                 jobs=jobs, spare=sphinx.start)
                 finally:
                     stop(background)
             stale = stale_chapters(generated, list(rplan.keys), rplan.settings, rplan.keys)
@@ -539,7 +539,7 @@ def build(qrels=None, runs=None, out: str | os.PathLike | None = None, *, study=
                 raise ReportError(stale_message(stale))
             _write_book_sources(book, p, own_book.front_page_answer(generated, rplan.keys, lambda: front_answer(p)))
             vendor_js(generated / "_vendor", cache=js_cache, log=log)
-            index = build_book(book, out_dir, quiet=quiet, log=log, repository=repository)
+            index = build_book(book, out_dir, quiet=quiet, log=log, repository=repository, sphinx=sphinx.proc)
     finally:
         if incoming is not None:
             shutil.rmtree(incoming, ignore_errors=True)

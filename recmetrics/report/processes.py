@@ -1,5 +1,5 @@
 """Every process a build starts ends with it: chapter kernels and their workers, the Sphinx child,
-background studies (:func:`register`, :func:`run_child`).
+background studies (:func:`register`, :func:`start_child`, :func:`run_child`).
 
 A chapter's kernel leads a session of its own (jupyter_client starts it so), and what it starts —
 joblib's loky workers, its resource trackers — stays in that process group; the Sphinx child and
@@ -114,33 +114,67 @@ def end_group(pgid: int | None, sig: int = signal.SIGKILL) -> None:
     unregister(pgid)
 
 
-#: what :func:`run_child` starts where there are process groups: a shell that runs the command only
-#: once a line arrives on its standard input, which run_child writes after registering the group.
+#: what :func:`start_child` starts where there are process groups: a shell that runs the command only
+#: once a line arrives on its standard input, which start_child writes after registering the group.
 #: A build killed between starting the child and registering it (the guard not yet told) closes
 #: that input first: the shell then ends without starting the command, instead of the command
 #: running on unguarded.
 _GATE = 'read -r _ && exec "$@"'
 
 
-def run_child(cmd: Sequence[str], **kw) -> subprocess.CompletedProcess:
-    """Run ``cmd`` to its end in a process group of its own that ends with the build (registered
-    before it starts, and killed at once when this call is interrupted: Ctrl-C, SIGTERM, an
-    exception); its output is captured as text, its standard input is empty. Returns the
-    :class:`subprocess.CompletedProcess`."""
+def start_child(cmd: Sequence[str], **kw) -> subprocess.Popen:
+    """Start ``cmd`` in a process group of its own that ends with the build (registered before it
+    starts); its output is captured as text and its standard input stays open: the command may read
+    what :func:`finish_child` sends it. End it with :func:`finish_child` or :func:`stop_child`."""
     cmd = list(cmd)
     gated = hasattr(os, "killpg")
     proc = subprocess.Popen(["sh", "-c", _GATE, "sh", *cmd] if gated else cmd, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, **kw)
     register(proc.pid)
+    if gated:
+        try:
+            proc.stdin.write("go\n")   # registered: the command may start
+            proc.stdin.flush()
+        except BaseException:
+            stop_child(proc)
+            raise
+    return proc
+
+
+def finish_child(proc: subprocess.Popen, data: str = "") -> subprocess.CompletedProcess:
+    """Send ``data`` to a child of :func:`start_child`, close its input and wait for its end
+    (killed at once when this call is interrupted: Ctrl-C, SIGTERM, an exception), then end what
+    it left behind. Returns the :class:`subprocess.CompletedProcess` of the command."""
     try:
-        out, err = proc.communicate("go\n" if gated else None)   # registered: the command may start
+        out, err = proc.communicate(data)
     except BaseException:
-        end_group(proc.pid)
-        proc.wait()
+        stop_child(proc)
         raise
     end_group(proc.pid)   # anything it left behind
-    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+    return subprocess.CompletedProcess(_command(proc), proc.returncode, out, err)
+
+
+def stop_child(proc: subprocess.Popen) -> None:
+    """End a child of :func:`start_child` (and its group) unless :func:`finish_child` has: a build
+    that stops before it needs the child ends it."""
+    if proc.returncode is not None:
+        return
+    end_group(proc.pid)
+    proc.wait()
+    for pipe in (proc.stdin, proc.stdout, proc.stderr):
+        if pipe is not None:
+            pipe.close()
+
+
+def _command(proc: subprocess.Popen) -> list:
+    args = list(proc.args)
+    return args[4:] if args[:3] == ["sh", "-c", _GATE] else args
+
+
+def run_child(cmd: Sequence[str], **kw) -> subprocess.CompletedProcess:
+    """Run ``cmd`` to its end (:func:`start_child`, :func:`finish_child`), its standard input empty."""
+    return finish_child(start_child(cmd, **kw))
 
 
 class Terminated(KeyboardInterrupt):

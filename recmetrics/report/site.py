@@ -1,15 +1,17 @@
 """The Sphinx build of a Jupyter Book folder into its site, staged and replaced whole (:func:`build_book`)."""
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from .paths import ReportError, _log_default, absolute, main_work_dir
 from .repository import theme_options
@@ -20,21 +22,63 @@ import sys
 from pathlib import Path
 import myst_nb.sphinx_ext
 from jupyter_book.sphinx import build_sphinx
-src, out, doctrees, quiet = Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] == "1"
-extra = json.loads(sys.argv[5])
+line = sys.stdin.readline()   # the build's arguments, once its chapters are done (nothing: not needed)
+if not line.strip():
+    sys.exit(0)
+args = json.loads(line)
+src, out, doctrees = Path(args["src"]), args["out"], args["doctrees"]
 # myst-nb writes the notebooks' image outputs to <out>/../jupyter_execute; an absolute name keeps that
 # scratch folder inside the book's _build/ instead of beside the user's --out folder
 myst_nb.sphinx_ext.OUTPUT_FOLDER = str(Path(doctrees).parent / "jupyter_execute")
 result = build_sphinx(
     src, out, doctreedir=doctrees, noconfig=True, path_config=str(src / "_config.yml"),
     confoverrides={"external_toc_path": (src / "_toc.yml").as_posix(), "latex_individualpages": False,
-                   "nb_execution_cache_path": str(Path(doctrees).parent / ".jupyter_cache"), **extra},
-    builder="html", quiet=quiet, keep_going=True,
+                   "nb_execution_cache_path": str(Path(doctrees).parent / ".jupyter_cache"), **args["extra"]},
+    builder="html", quiet=args["quiet"], keep_going=True,
 )
 if isinstance(result, BaseException):
     raise result
 sys.exit(int(result or 0))
 """
+
+
+def start_sphinx() -> subprocess.Popen:
+    """Start the Sphinx child of :func:`build_book` ahead of it: the child imports Sphinx,
+    jupyter-book and myst-nb (about a second and a half) and then waits for the build's arguments.
+    A build that starts it while its last chapters execute (:class:`SphinxChild`) has those imports
+    done by the time the site is built. It ends with the build, however the build ends
+    (:func:`recmetrics.report.processes.start_child`)."""
+    from .processes import start_child
+
+    return start_child([sys.executable, "-c", _SPHINX_RUNNER])
+
+
+class SphinxChild:
+    """The Sphinx child of one build, started by :meth:`start` (:func:`start_sphinx`) when the build
+    has a core to spare (:func:`recmetrics.report.execute.execute_plan`'s ``spare``): its imports then
+    overlap the last chapters instead of delaying the site. :attr:`proc` is ``None`` until started
+    (:func:`build_book` then starts one itself)."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        if self.proc is None:
+            self.proc = start_sphinx()
+
+
+@contextlib.contextmanager
+def sphinx_child() -> Iterator[SphinxChild]:
+    """A :class:`SphinxChild` for the block's build, ended at the block's end if :func:`build_book`
+    did not use it (the build stopped before its site)."""
+    from .processes import stop_child
+
+    child = SphinxChild()
+    try:
+        yield child
+    finally:
+        if child.proc is not None:
+            stop_child(child.proc)
 
 
 def build_book(
@@ -45,6 +89,7 @@ def build_book(
     substitutions: Mapping[str, str] | None = None,
     repository: str | None = None,
     log: Callable[[str], None] | None = _log_default,
+    sphinx: subprocess.Popen | None = None,
 ) -> Path:
     """Build the HTML site of ``book_dir`` (default the main book's work folder) into ``out``
     (default ``book_dir/_build/html``).
@@ -63,8 +108,8 @@ def build_book(
     succeeded: a failed or killed build never leaves a site that mixes two builds, and a failure
     leaves no staging folder (one a killed build left is removed by the next). The build holds the
     lock of ``out`` (:func:`recmetrics.report.lock.out_lock`) throughout. The site carries the
-    marker :data:`SITE_MARKER`. The Sphinx child ends with the build
-    (:func:`recmetrics.report.processes.run_child`).
+    marker :data:`SITE_MARKER`. ``sphinx``: a Sphinx child started earlier (:func:`start_sphinx`),
+    else one is started now; it ends with the build (:func:`recmetrics.report.processes.start_child`).
     """
     log = log or (lambda msg: None)
     book_dir = absolute(book_dir) if book_dir else main_work_dir()
@@ -84,24 +129,21 @@ def build_book(
         out.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f"{staging_dir(out).name}-", dir=out.parent))
         try:
-            return _build_into(book_dir, out, staging, doctrees, extra, quiet, log)
+            return _build_into(book_dir, out, staging, doctrees, extra, quiet, log, sphinx)
         finally:
             _clear(staging)   # moved into place on success; removed on any failure (Ctrl-C and SIGTERM too)
 
 
 def _build_into(book_dir: Path, out: Path, staging: Path, doctrees: Path, extra: dict, quiet: bool,
-                log: Callable[[str], None]) -> Path:
+                log: Callable[[str], None], sphinx: subprocess.Popen | None) -> Path:
     staging.rmdir()
     if out.is_dir():  # Sphinx then writes only the pages that changed (mtimes are kept)
         shutil.copytree(out, staging, symlinks=True)
     else:
         staging.mkdir()
     t0 = time.perf_counter()
-    from .processes import run_child
-
-    proc = run_child(
-        [sys.executable, "-c", _SPHINX_RUNNER, str(book_dir.resolve()), str(staging.resolve()),
-         str(doctrees.resolve()), "1" if quiet else "0", json.dumps(extra)])
+    proc = _run_sphinx(sphinx, {"src": str(book_dir.resolve()), "out": str(staging.resolve()),
+                                "doctrees": str(doctrees.resolve()), "quiet": bool(quiet), "extra": extra})
     if proc.returncode != 0:
         raise ReportError(
             f"the book build failed (exit {proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}"
@@ -117,6 +159,13 @@ def _build_into(book_dir: Path, out: Path, staging: Path, doctrees: Path, extra:
     replace_dir(staging, out)
     log(f"built the book into {out} in {time.perf_counter() - t0:.1f}s")
     return out / "index.html"
+
+
+def _run_sphinx(sphinx: subprocess.Popen | None, args: dict) -> subprocess.CompletedProcess:
+    """The Sphinx child's build of ``args`` (``out``: the staging folder), in ``sphinx`` or a child started now."""
+    from .processes import finish_child
+
+    return finish_child(sphinx if sphinx is not None else start_sphinx(), json.dumps(args) + "\n")
 
 
 #: The file that marks a folder as a site recmetrics built (a later build may replace such a folder)
