@@ -308,9 +308,15 @@ def test_notebook_runs_with_quick_profile(tmp_path):
     import nbformat
 
     params = report.notebook_parameters("quick", DATASET, NOTEBOOK)
+    beside_source = NOTEBOOK.parent / "findings" / f"{NOTEBOOK.stem}.json"
+    before = beside_source.stat().st_mtime_ns if beside_source.exists() else None
     t0 = time.perf_counter()
     out = report.execute_notebook(NOTEBOOK, tmp_path / NOTEBOOK.name, params)
     elapsed = time.perf_counter() - t0
+    # the kernel works where the output was asked to go: the chapter's findings are written there,
+    # and nothing beside the notebook it was read from
+    assert (tmp_path / "findings" / f"{NOTEBOOK.stem}.json").is_file()
+    assert (beside_source.stat().st_mtime_ns if beside_source.exists() else None) == before
     nb = nbformat.read(out, as_version=4)
     injected = [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
     assert injected and "cutoffs = [5, 10, 20]" in injected[0].source

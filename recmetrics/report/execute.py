@@ -78,7 +78,9 @@ def execute_notebook(
     metadata (``metadata.recmetrics``, with ``executed_at`` and ``seconds`` added).
     ``before_replace`` is called once the chapter completed, just before it replaces ``target``
     (the report commits the chapter's other outputs there, :mod:`.outputs`). ``env``: variables
-    added to the kernel's environment and ``cwd`` its working folder (default the notebook's folder;
+    added to the kernel's environment and ``cwd`` its working folder (default ``target``'s folder, where
+    the caller asked the outputs to go: a notebook that writes files beside itself, such as its findings,
+    writes none into the folder it is read from, a checkout or an installed package;
     this process's environment and working folder are left alone, so chapters can run in threads
     beside each other); ``started(manager)`` is called with its kernel manager once the kernel runs
     (:func:`.kernel.kernel_manager`). A :class:`.kernel.Watchdog` stops the kernel when the notebook
@@ -110,7 +112,7 @@ def execute_notebook(
         # the kernel starts in `cwd` (its manager says so); papermill's own `cwd` would change this
         # process's working folder while the chapter runs, under every other thread of the build
         manager = {"kernel_manager_class": kernel_manager(env or {}, on_start,
-                                                          cwd=Path(cwd or source.parent).absolute(), server=server)}
+                                                          cwd=Path(cwd or target.parent).absolute(), server=server)}
         try:
             with dog:
                 papermill.execute_notebook(
