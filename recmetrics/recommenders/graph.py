@@ -93,8 +93,10 @@ class RP3beta(Recommender):
         penalty = np.where(pop > 0, pop, 1.0) ** -self.beta
         walk = product_rows(P_iu, P_ui)
 
-        def sim(rows):  # W[j, i] = p(j -> v -> i) / pop(i)^beta
-            return walk(rows) * penalty[None, :]
+        def sim(rows):  # W[j, i] = p(j -> v -> i) / pop(i)^beta, in the product's fresh array
+            out = walk(rows)
+            out *= penalty[None, :]
+            return out
 
         self.W_ = knn_graph(sim, B.shape[1], self.k, exclude_self=True)
         self.P_ui_ = P_ui
