@@ -412,3 +412,47 @@ def test_ease_is_the_same_whatever_the_blas_threads():
         assert a.dual_ == b.dual_ == (users < items)
         for name in (("KX_", "diagP_") if a.dual_ else ("W_",)):
             assert getattr(a, name).tobytes() == getattr(b, name).tobytes(), name
+
+
+@pytest.mark.parametrize("chunk_cells", [16_000_000, 441 * 7])
+def test_ridge_solve_sums_the_upper_triangle_to_the_bit(chunk_cells):
+    """The ALS systems of BiasedMF, each matrix summed over its upper triangle (row by row of the
+    pattern) and mirrored, equal to the byte the full outer products summed column by column of the
+    pattern (the same products in the same order), across chunks of targets and of the other side,
+    and whatever the order of the pattern's stored entries; each solves its ridge problem."""
+    import scipy.sparse as sp
+
+    from recmetrics.recommenders.factorization import _ridge_solve
+
+    rng = np.random.default_rng(3)
+    n_t, n_o, d = 37, 53, 21
+    M = sp.random(n_t, n_o, density=0.3, random_state=4, format="csr")
+    M.data[:] = 1.0
+    Y = sp.csr_matrix((rng.normal(size=M.nnz), M.indices, M.indptr), shape=M.shape)
+    F = rng.normal(size=(n_o, d))
+    reg = rng.uniform(0.1, 2.0, size=(n_t, d))
+    step = max(1, chunk_cells // (d * d))
+    want = np.empty((n_t, d))
+    for t0 in range(0, n_t, step):              # the former formulation: full products, columns of the pattern
+        Mt = sp.csc_matrix(M[t0:t0 + step])
+        A = np.zeros((Mt.shape[0], d * d))
+        for o0 in range(0, n_o, step):
+            Fo = F[o0:o0 + step]
+            A += Mt[:, o0:o0 + step] @ (Fo[:, :, None] * Fo[:, None, :]).reshape(len(Fo), d * d)
+        A = A.reshape(-1, d, d)
+        A[:, np.arange(d), np.arange(d)] += reg[t0:t0 + step]
+        want[t0:t0 + step] = np.linalg.solve(A, np.asarray(Y @ F)[t0:t0 + step, :, None])[:, :, 0]
+    shuffled = M.copy()                          # the same pattern, its entries stored out of order
+    for r in range(n_t):
+        a, b = shuffled.indptr[r], shuffled.indptr[r + 1]
+        shuffled.indices[a:b] = shuffled.indices[a:b][::-1].copy()
+    shuffled.has_sorted_indices = False
+    for pattern in (M, shuffled):
+        got = _ridge_solve(pattern, Y, F, reg, chunk_cells=chunk_cells)
+        assert got.tobytes() == want.tobytes()
+    assert not shuffled.has_sorted_indices      # the caller's matrix is left as it was
+    t = 5                                        # and each row solves its own normal equations
+    cols = M.indices[M.indptr[t]:M.indptr[t + 1]]
+    Ft = F[cols]
+    direct = np.linalg.solve(Ft.T @ Ft + np.diag(reg[t]), Ft.T @ Y[t].toarray()[0, cols])
+    np.testing.assert_allclose(got[t], direct, rtol=1e-10, atol=1e-12)

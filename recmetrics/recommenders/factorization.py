@@ -38,26 +38,43 @@ def _ridge_solve(M: sp.csr_matrix, Y: sp.csr_matrix, F: np.ndarray, reg: np.ndar
 
     ``F`` holds the features of the other side (``n_other x d``); ``reg`` is ``(n_targets, d)``.
     All systems are built with sparse products and solved with one batched ``numpy.linalg.solve``.
+    A system's matrix is symmetric to the bit (``f_k f_l`` and ``f_l f_k`` are the same product, and
+    both are summed over the row's entries in column order), so only its upper triangle is summed,
+    row by row of ``M`` (CSR, sorted columns), and then mirrored.
     """
     n_t, n_o = M.shape
     d = F.shape[1]
     rhs = np.asarray(Y @ F)
     out = np.empty((n_t, d))
-    o_step = max(1, chunk_cells // (d * d))
-    t_step = max(1, chunk_cells // (d * d))
+    upper_k, upper_l = np.triu_indices(d)
+    place = np.empty((d, d), dtype=np.intp)               # each cell's column among the upper triangle's
+    place[upper_k, upper_l] = place[upper_l, upper_k] = np.arange(len(upper_k))
+    o_step = t_step = max(1, chunk_cells // (d * d))
     diag = np.arange(d)
+    M = sp.csr_matrix(M)
+    if not M.has_sorted_indices:
+        M = M.sorted_indices()
     for t0 in range(0, n_t, t_step):
-        Mt = sp.csc_matrix(M[t0:t0 + t_step])
-        A = np.zeros((Mt.shape[0], d * d))
+        Mt = M[t0:t0 + t_step]
+        U = np.zeros((Mt.shape[0], len(upper_k)))
         for o0 in range(0, n_o, o_step):
-            sub = Mt[:, o0:o0 + o_step]
-            if sub.nnz == 0:
-                continue
-            Fo = F[o0:o0 + o_step]
-            A += sub @ (Fo[:, :, None] * Fo[:, None, :]).reshape(len(Fo), d * d)
-        A = A.reshape(-1, d, d)
+            sub = Mt[:, o0:o0 + o_step] if o_step < n_o else Mt
+            if sub.nnz:
+                U += sub @ _upper_products(F[o0:o0 + o_step])
+        A = U.take(place.ravel(), axis=1).reshape(-1, d, d)
         A[:, diag, diag] += reg[t0:t0 + t_step]
         out[t0:t0 + t_step] = np.linalg.solve(A, rhs[t0:t0 + t_step, :, None])[:, :, 0]
+    return out
+
+
+def _upper_products(F: np.ndarray) -> np.ndarray:
+    """``(n, d (d + 1) / 2)``: each row's products ``f_k f_l`` for ``k <= l``, in ``numpy.triu_indices`` order."""
+    n, d = F.shape
+    out = np.empty((n, d * (d + 1) // 2))
+    at = 0
+    for k in range(d):
+        np.multiply(F[:, k:k + 1], F[:, k:], out=out[:, at:at + d - k])
+        at += d - k
     return out
 
 
