@@ -227,3 +227,23 @@ def test_missing_user_scores_zero_everywhere(case):
     res = rm.evaluate(rm.Run.from_frame(run_df), q, names)
     missing = set(q.relevant_users) - set(run_df.user)
     assert missing and (res.per_user.loc[sorted(missing)] == 0).all().all()
+
+
+def test_product_rows_in_column_blocks_equals_the_whole_product_to_the_byte(monkeypatch):
+    """The rows of a sparse x dense product computed column block by column block (each block of
+    the densified operand stays in the cache) are the whole product's, byte for byte: ragged last
+    block, rows asked out of order, a sparse operand too large to densify."""
+    import scipy.sparse as sp
+
+    from recmetrics.recommenders import _util
+
+    A = sp.random(40, 30, density=0.3, random_state=1, format="csr")
+    B = sp.random(30, 57, density=0.5, random_state=2, format="csr")
+    rows = np.array([7, 3, 3, 39, 0])
+    whole = np.asarray(A[rows] @ B.toarray())
+    for cells in (30 * 57, 30 * 8, 30):          # one block; 8 columns a block (57 = 7 x 8 + 1); one each
+        monkeypatch.setattr(_util, "RHS_BLOCK_CELLS", cells)
+        got = _util.product_rows(A, B)(rows)
+        assert got.dtype == whole.dtype and got.tobytes() == whole.tobytes()
+    monkeypatch.setattr(_util, "DENSE_RHS_CELLS", 10)   # kept sparse
+    assert _util.product_rows(A, B)(rows).tobytes() == whole.tobytes()
