@@ -107,7 +107,13 @@ class SLIM(Recommender):
         norms = np.sqrt(gram.diagonal())
         inv = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
         # candidate regressors: the k most cosine-similar items, padded with -1
-        S = knn_graph(lambda rows: gram[rows].toarray() * inv[rows, None] * inv[None, :], n, self.k)
+        def cosine(rows):
+            sim = gram[rows].toarray()
+            sim *= inv[rows, None]
+            sim *= inv[None, :]
+            return sim
+
+        S = knn_graph(cosine, n, self.k)
         counts = np.diff(S.indptr)
         k = max(1, int(counts.max(initial=0)))
         nbr = np.full((n, k), -1, dtype=np.int64)
