@@ -60,8 +60,11 @@ def plsa_em(R: sp.spmatrix, p_zu: np.ndarray, p_iz: np.ndarray, iterations: int,
     idx = np.arange(R.nnz)
     Eu = sp.csr_matrix((w, (rows, idx)), shape=(m, R.nnz))  # weighted incidence: user x pair
     Ei = sp.csr_matrix((w, (cols, idx)), shape=(n, R.nnz))
+    q = np.empty((R.nnz, p_zu.shape[1]), dtype=np.result_type(p_zu, p_iz))   # the pairs' q, and p(i|z)
+    gathered = np.empty_like(q)                          # gathered: written anew each step (no fresh pages per step)
     for _ in range(iterations):
-        q = p_zu[rows] * p_iz[cols]                     # E-step: q(z|u,i) ∝ p(z|u) p(i|z)
+        np.take(p_zu, rows, axis=0, out=q, mode="clip")  # E-step: q(z|u,i) ∝ p(z|u) p(i|z)
+        q *= np.take(p_iz, cols, axis=0, out=gathered, mode="clip")   # (indices valid: no checked copy)
         if beta != 1.0:
             q **= beta
         q /= np.maximum(q.sum(axis=1, keepdims=True), 1e-300)
