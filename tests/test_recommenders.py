@@ -456,3 +456,32 @@ def test_ridge_solve_sums_the_upper_triangle_to_the_bit(chunk_cells):
     Ft = F[cols]
     direct = np.linalg.solve(Ft.T @ Ft + np.diag(reg[t]), Ft.T @ Y[t].toarray()[0, cols])
     np.testing.assert_allclose(got[t], direct, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("beta,weighted", [(1.0, True), (0.8, False)])
+def test_plsa_em_steps_equal_the_textbook_steps_to_the_bit(beta, weighted):
+    """pLSA's EM (buffers reused across steps) gives the bytes of the steps written plainly."""
+    import scipy.sparse as sp
+
+    from recmetrics.recommenders.topic import plsa_em
+
+    rng = np.random.default_rng(5)
+    R = sp.random(30, 40, density=0.2, random_state=6, format="csr")
+    R.data = rng.integers(1, 6, R.nnz).astype(float)
+    p_zu = rng.dirichlet(np.ones(4), size=30)
+    p_iz = rng.dirichlet(np.ones(40), size=4).T
+    coo = R.tocoo()
+    w = coo.data if weighted else np.ones(coo.nnz)
+    Eu = sp.csr_matrix((w, (coo.row, np.arange(coo.nnz))), shape=(30, coo.nnz))
+    Ei = sp.csr_matrix((w, (coo.col, np.arange(coo.nnz))), shape=(40, coo.nnz))
+    a, b = p_zu, p_iz
+    for _ in range(7):
+        q = a[coo.row] * b[coo.col]
+        if beta != 1.0:
+            q **= beta
+        q /= np.maximum(q.sum(axis=1, keepdims=True), 1e-300)
+        nz_u, nz_i = np.asarray(Eu @ q), np.asarray(Ei @ q)
+        a = nz_u / np.maximum(nz_u.sum(axis=1, keepdims=True), 1e-300)
+        b = nz_i / np.maximum(nz_i.sum(axis=0, keepdims=True), 1e-300)
+    got_u, got_i = plsa_em(R, p_zu, p_iz, 7, beta, weighted)
+    assert got_u.tobytes() == a.tobytes() and got_i.tobytes() == b.tobytes()
