@@ -139,7 +139,7 @@ DENSE_RHS_CELLS = 30_000_000
 
 #: cells of one column block of a densified right-hand operand (2 MB of float64): each stored entry
 #: of a row adds a row of the block, which stays in the cache, instead of a row of the whole operand
-#: read from memory (5x faster on the item-item cosine of movielens-small)
+#: read from memory
 RHS_BLOCK_CELLS = 1 << 18
 
 

@@ -60,8 +60,9 @@ def plsa_em(R: sp.spmatrix, p_zu: np.ndarray, p_iz: np.ndarray, iterations: int,
     idx = np.arange(R.nnz)
     Eu = sp.csr_matrix((w, (rows, idx)), shape=(m, R.nnz))  # weighted incidence: user x pair
     Ei = sp.csr_matrix((w, (cols, idx)), shape=(n, R.nnz))
-    q = np.empty((R.nnz, p_zu.shape[1]), dtype=np.result_type(p_zu, p_iz))   # the pairs' q, and p(i|z)
-    gathered = np.empty_like(q)                          # gathered: written anew each step (no fresh pages per step)
+    # each pair's q(z|u,i) and its p(i|z), written in place at every step (no fresh arrays per step)
+    q = np.empty((R.nnz, p_zu.shape[1]), dtype=np.result_type(p_zu, p_iz))
+    gathered = np.empty_like(q)
     for _ in range(iterations):
         np.take(p_zu, rows, axis=0, out=q, mode="clip")  # E-step: q(z|u,i) ∝ p(z|u) p(i|z)
         q *= np.take(p_iz, cols, axis=0, out=gathered, mode="clip")   # (indices valid: no checked copy)
