@@ -78,15 +78,13 @@ def execute_notebook(
     metadata (``metadata.recmetrics``, with ``executed_at`` and ``seconds`` added).
     ``before_replace`` is called once the chapter completed, just before it replaces ``target``
     (the report commits the chapter's other outputs there, :mod:`.outputs`). ``env``: variables
-    added to the kernel's environment and ``cwd`` its working folder (default ``target``'s folder, where
-    the caller asked the outputs to go: a notebook that writes files beside itself, such as its findings,
-    writes none into the folder it is read from, a checkout or an installed package;
-    this process's environment and working folder are left alone, so chapters can run in threads
-    beside each other); ``started(manager)`` is called with its kernel manager once the kernel runs
+    added to the kernel's environment and ``cwd`` its working folder (default ``target``'s folder, so what
+    a notebook writes beside itself goes where its output was asked to, not beside its source; this
+    process's environment and working folder are left alone, so chapters can run in threads beside
+    each other); ``started(manager)`` is called with its kernel manager once the kernel runs
     (:func:`.kernel.kernel_manager`). A :class:`.kernel.Watchdog` stops the kernel when the notebook
     runs past ``limit`` seconds (``None``: no limit) or the kernel stops answering; what the kernel
-    started ends with it. ``server``: a :class:`.kernel_server.KernelServer` that forks the kernel
-    when it can.
+    started ends with it. ``server``: a :class:`.kernel_server.KernelServer` that forks the kernel when it can.
     Raises :class:`ReportError` naming the failed cell (the partial notebook is kept in
     ``<target folder>/.failed/``; ``target`` is untouched); ``KeyboardInterrupt`` leaves ``target``
     untouched too. Tracebacks that a cell only *printed* (the cell still succeeded) are logged as
