@@ -132,8 +132,8 @@ def against(args, argv: list[str]) -> None:
              f"{sum(r[-1] == 'yes' for r in rows)} of {len(rows)} systems"]
     print("\n".join(notes))
     save_table("bench_zoo", f"Recommender zoo: fit + top-{args.n} on {args.dataset}, {args.folds} folds, commit {old} "
-               "beside this one", ["system", f"fit s ({old})", "fit s", f"recommend s ({old})", "recommend s",
-                                   "nDCG@100", "same runs"], rows, notes, argv=argv)
+               "(old) beside this one", ["system", "fit s, old", "fit s", "top-n s, old", "top-n s", "nDCG@100",
+                                         "same runs"], rows, notes, argv=argv)
 
 
 if __name__ == "__main__":
