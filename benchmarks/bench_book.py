@@ -32,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_scale import _LOG, TreeMemory, exit_on_sigterm, stopped_with_this  # noqa: E402
-from record import HERE, save_table  # noqa: E402
+from record import HERE, save_table, worktree  # noqa: E402
 
 
 def run(cmd: list[str], cwd: Path, env: dict) -> dict:
@@ -88,10 +88,6 @@ def _rows(what: str, first: dict, again: dict) -> list[list]:
              _chapters(again["chapters"]) or "every chapter kept"]]
 
 
-def _git(*args: str) -> str:
-    return subprocess.run(["git", "-C", str(HERE), *args], check=True, capture_output=True, text=True).stdout.strip()
-
-
 def where(difference: str) -> str:
     """A compare_builds difference for the notes: a chapter cell's by its place only (its outputs may be
     HTML and scripts, which the Guide's page must not carry), the others as printed, cut at 240."""
@@ -117,13 +113,9 @@ def main(argv=None) -> None:
         tmp = Path(tmp)
         rows = []
         if a.against:
-            old = _git("rev-parse", "--short", f"{a.against}^{{commit}}")
             code = tmp / "old-code"
-            _git("worktree", "add", "--detach", str(code), old)
-            try:
+            with worktree(a.against, code) as old:
                 before = build_twice(cmd, tmp / "old", code)
-            finally:
-                _git("worktree", "remove", "--force", str(code))
             rows += _rows(f"{what}, commit {old}", *before)
         first, again = build_twice(cmd, tmp / "new")
         rows += _rows(f"{what}, this commit" if a.against else what, first, again)

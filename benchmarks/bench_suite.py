@@ -30,7 +30,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_book import _clock, _git  # noqa: E402
+from bench_book import _clock  # noqa: E402
+from record import git  # noqa: E402
 from bench_scale import exit_on_sigterm  # noqa: E402
 from record import HERE, save_table  # noqa: E402
 
@@ -93,8 +94,8 @@ def main(argv=None) -> None:
     p.add_argument("--against", metavar="REV", help="first measure this commit, then HEAD")
     a = p.parse_args(argv)
     exit_on_sigterm()          # stopped: the running suite goes too
-    head = _git("rev-parse", "--short", "HEAD")
-    commits = ([_git("rev-parse", "--short", f"{a.against}^{{commit}}")] if a.against else []) + [head]
+    head = git("rev-parse", "--short", "HEAD")
+    commits = ([git("rev-parse", "--short", f"{a.against}^{{commit}}")] if a.against else []) + [head]
     rows, results = [], {}
     with tempfile.TemporaryDirectory(prefix="bench-suite-") as tmp:
         for commit in commits:

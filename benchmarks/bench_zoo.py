@@ -88,38 +88,30 @@ def _run_bytes(run) -> bytes:
     return b"".join(a.tobytes() for a in parts + ([run.scores] if run.scores is not None else []))
 
 
-def _git(*args: str) -> str:
-    here = Path(__file__).resolve().parent
-    return subprocess.run(["git", "-C", str(here), *args], check=True, capture_output=True, text=True).stdout.strip()
-
-
 def against(args, argv: list[str]) -> None:
     """The zoo measured with commit ``args.against``'s code, then this checkout's, each a whole process."""
-    from record import save_table
+    from record import save_table, worktree
 
     here = Path(__file__).resolve()
     rest = [a for i, a in enumerate(argv) if a != "--against" and (i == 0 or argv[i - 1] != "--against")
             and not a.startswith("--against=")]
-    old = _git("rev-parse", "--short", f"{args.against}^{{commit}}")
     sides = {}
     with tempfile.TemporaryDirectory(prefix="bench-zoo-") as tmp:
         tmp = Path(tmp)
         code = tmp / "old-code"
-        _git("worktree", "add", "--detach", str(code), old)
-        try:
+        with worktree(args.against, code) as old:
             for name, root in ((old, code), ("this commit", here.parent.parent)):
                 out = tmp / f"{len(sides)}.json"
-                env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), *filter(None, [os.environ.get("PYTHONPATH")])]))
+                path = os.pathsep.join([str(root), *filter(None, [os.environ.get("PYTHONPATH")])])
                 t0 = time.perf_counter()
-                subprocess.run([sys.executable, str(here), *rest, "--measure-to", str(out)], check=True, env=env, cwd=tmp)
+                subprocess.run([sys.executable, str(here), *rest, "--measure-to", str(out)], check=True,
+                               env=dict(os.environ, PYTHONPATH=path), cwd=tmp)
                 sides[name] = {**json.loads(out.read_text()), "process": time.perf_counter() - t0}
-        finally:
-            _git("worktree", "remove", "--force", str(code))
     a, b = sides[old], sides["this commit"]
     rows = [[s + (" *" if s in rm.recommenders.PAPER_SYSTEMS else ""), round(a["times"][s]["fit_s"], 2),
-             round(b["times"][s]["fit_s"], 2), round(a["times"][s]["recommend_s"], 2), round(b["times"][s]["recommend_s"], 2),
-             round(b["quality"][s]["nDCG@100"], 3), "yes" if a["digest"].get(s) == b["digest"][s] else "NO"]
-            for s in b["times"]]
+             round(b["times"][s]["fit_s"], 2), round(a["times"][s]["recommend_s"], 2),
+             round(b["times"][s]["recommend_s"], 2), round(b["quality"][s]["nDCG@100"], 3),
+             "yes" if a["digest"].get(s) == b["digest"][s] else "NO"] for s in b["times"]]
     for r in rows:
         print(" | ".join(map(str, r)))
     fit = [sum(side["times"][s]["fit_s"] for s in b["times"]) for side in (a, b)]

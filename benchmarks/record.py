@@ -12,10 +12,11 @@ import json
 import os
 import platform
 import shlex
+import contextlib
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
@@ -28,6 +29,24 @@ def _commit() -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return sha or None
+
+
+def git(*args: str) -> str:
+    """The output of ``git ARGS`` in this checkout's repository."""
+    return subprocess.run(["git", "-C", str(HERE), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+@contextlib.contextmanager
+def worktree(rev: str, folder: Path) -> Iterator[str]:
+    """A git worktree of commit ``rev`` in ``folder`` for the block, removed however the block ends;
+    yields the commit's short name (the ``--against REV`` of the benchmarks that run an older commit's
+    code beside this checkout's)."""
+    short = git("rev-parse", "--short", f"{rev}^{{commit}}")
+    git("worktree", "add", "--detach", str(folder), short)
+    try:
+        yield short
+    finally:
+        git("worktree", "remove", "--force", str(folder))
 
 
 def _plain(value: Any) -> Any:
