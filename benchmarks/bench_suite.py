@@ -31,9 +31,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_book import _clock  # noqa: E402
-from record import git  # noqa: E402
 from bench_scale import exit_on_sigterm  # noqa: E402
-from record import HERE, save_table  # noqa: E402
+from record import HERE, git, save_table  # noqa: E402
 
 #: pytest's last line, e.g. ``2034 passed, 3 skipped, 2 warnings in 412.86s (0:06:52)``
 SUMMARY = re.compile(r"^=*\s*(?P<counts>\d+ \w+(?:, \d+ \w+)*) in (?P<seconds>[\d.]+)s\b")

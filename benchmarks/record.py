@@ -8,11 +8,11 @@ numbers are the ones you want quoted (a smoke run overwrites it too: its command
 from __future__ import annotations
 
 import datetime as dt
+import contextlib
 import json
 import os
 import platform
 import shlex
-import contextlib
 import subprocess
 import sys
 from pathlib import Path
