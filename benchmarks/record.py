@@ -7,8 +7,8 @@ numbers are the ones you want quoted (a smoke run overwrites it too: its command
 """
 from __future__ import annotations
 
-import datetime as dt
 import contextlib
+import datetime as dt
 import json
 import os
 import platform
