@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_book import _clock  # noqa: E402
 from bench_scale import exit_on_sigterm  # noqa: E402
-from record import HERE, git, save_table  # noqa: E402
+from record import HERE, commit_name, save_table  # noqa: E402
 
 #: pytest's last line, e.g. ``2034 passed, 3 skipped, 2 warnings in 412.86s (0:06:52)``
 SUMMARY = re.compile(r"^=*\s*(?P<counts>\d+ \w+(?:, \d+ \w+)*) in (?P<seconds>[\d.]+)s\b")
@@ -93,8 +93,8 @@ def main(argv=None) -> None:
     p.add_argument("--against", metavar="REV", help="first measure this commit, then HEAD")
     a = p.parse_args(argv)
     exit_on_sigterm()          # stopped: the running suite goes too
-    head = git("rev-parse", "--short", "HEAD")
-    commits = ([git("rev-parse", "--short", f"{a.against}^{{commit}}")] if a.against else []) + [head]
+    head = commit_name("HEAD")
+    commits = ([commit_name(a.against)] if a.against else []) + [head]
     rows, results = [], {}
     with tempfile.TemporaryDirectory(prefix="bench-suite-") as tmp:
         for commit in commits:

@@ -36,12 +36,17 @@ def git(*args: str) -> str:
     return subprocess.run(["git", "-C", str(HERE), *args], check=True, capture_output=True, text=True).stdout.strip()
 
 
+def commit_name(rev: str) -> str:
+    """The short name of the commit ``rev`` names (a branch, a tag, ``HEAD``, a hash)."""
+    return git("rev-parse", "--short", f"{rev}^{{commit}}")
+
+
 @contextlib.contextmanager
 def worktree(rev: str, folder: Path) -> Iterator[str]:
     """A git worktree of commit ``rev`` in ``folder`` for the block, removed however the block ends;
     yields the commit's short name (the ``--against REV`` of the benchmarks that run an older commit's
     code beside this checkout's)."""
-    short = git("rev-parse", "--short", f"{rev}^{{commit}}")
+    short = commit_name(rev)
     git("worktree", "add", "--detach", str(folder), short)
     try:
         yield short
