@@ -2,6 +2,7 @@
 
     python benchmarks/calibrate_sample_stopping.py [--dataset movielens-small] [--targets 0.01 0.005]
         [--min-samples 10 20] [--resamples 1000] [--no-save]
+    python benchmarks/calibrate_sample_stopping.py --stored <run cache>/prepared/<key>-robustness-<hash>.npz
 
 Runs chapter 7's robustness study at the paper's settings (paper 000's set-up: the 21 systems, 5
 folds, every scenario and grid, 50 samples, cut-off 100, the arithmetic and geometric means). Each
@@ -11,6 +12,11 @@ is applied to each. Printed per target and ``min_samples``: the share of samples
 (the most any of its metrics needs), and how often mean ± 2 se covers the truth under the rule
 and with all 50 samples (the same sequences), overall and per scenario; the table is written to
 ``results/calibrate_sample_stopping.json`` (the Guide's performance page shows it).
+
+``--stored FILE`` calibrates on another study's 50 samples instead: the own-runs book's robustness
+study (chapter 3, the arithmetic mean, every cut-off of the book) as a build stored it in its run
+cache (e.g. ``bench_scale.py --profile paper --keep``, whose builds keep their run cache), written to
+``results/calibrate_sample_stopping_own_runs.json``.
 """
 import argparse
 import sys
@@ -39,6 +45,18 @@ def study_samples(dataset: str) -> dict:
                         k=p["folds"], seed=0, repeats=p["repeats"], progress=False)
     out = robustness_studies(st, ["arithmetic", "geometric"], None, p["robustness_sizes"], N, 0, progress=False)
     return {a: r.samples for a, r in out.items()}
+
+
+def stored_samples(path: str) -> dict:
+    """``{"arithmetic": samples table}`` of the robustness study an own-runs build stored at ``path``."""
+    from recmetrics.report.own_prepared import read_robustness
+
+    samples = read_robustness(path).samples
+    counts = samples.groupby("scenario", sort=False)["sample"].nunique()
+    sampled = counts[counts > 1]   # the scenarios that remove the largest first draw one sample per size
+    if not len(sampled) or (sampled != N).any():
+        raise SystemExit(f"{path}: the study's random scenarios must hold {N} samples per size; got {sampled.to_dict()}")
+    return {"arithmetic": samples[samples["scenario"].isin(sampled.index)]}
 
 
 def resample(samples: dict, target: float, min_samples: int, resamples: int, seed: int = 0) -> pd.DataFrame:
@@ -86,12 +104,20 @@ def main() -> None:
     ap.add_argument("--targets", type=float, nargs="+", default=[0.01])
     ap.add_argument("--min-samples", type=int, nargs="+", default=[10, 20])
     ap.add_argument("--resamples", type=int, default=1000)
+    ap.add_argument("--stored", default=None, help="an own-runs build's stored robustness study (.npz) to calibrate on")
     ap.add_argument("--no-save", action="store_true", help="do not write results/calibrate_sample_stopping.json")
     a = ap.parse_args()
     t0 = time.perf_counter()
-    samples = study_samples(a.dataset)
+    if a.stored:
+        samples = stored_samples(a.stored)
+        source = "the own-runs book's study (its run cache)"
+        what = "the arithmetic mean, every cut-off of the book"
+    else:
+        samples = study_samples(a.dataset)
+        source = f"chapter 7's study ({a.dataset})"
+        what = "arithmetic and geometric means, cut-off 100, paper settings"
     study_s = time.perf_counter() - t0
-    print(f"chapter 7's study, 50 samples: {study_s:.0f} s")
+    print(f"{source}, 50 samples: {study_s:.0f} s")
     rows = []
     for target in a.targets:
         for m in a.min_samples:
@@ -110,14 +136,14 @@ def main() -> None:
                          f"{r['covered_all'].mean():.1%}"])
     if not a.no_save:
         one = len(a.targets) == 1
-        save_table("calibrate_sample_stopping",
+        save_table("calibrate_sample_stopping_own_runs" if a.stored else "calibrate_sample_stopping",
                    "Stopping robustness samples at " + (f"se {a.targets[0]:g}" if one else "a target se")
-                   + f": calibration on chapter 7's study ({a.dataset})",
+                   + f": calibration on {source}",
                    [*([] if one else ["target se"]), "min_samples", "scenario", "samples drawn (of 50)",
                     "mean ± 2 se covers: rule", "… with all 50"], rows,
                    notes=[f"{a.resamples} resamples of 50 from each (mean, scenario, size, metric) cell's own 50 τ "
-                          "(arithmetic and geometric means, cut-off 100, paper settings); the truth is the 50 τ's mean",
-                          f"chapter 7's study at 50 samples took {study_s:.0f} s"])
+                          f"({what}); the truth is the 50 τ's mean",
+                          *([] if a.stored else [f"chapter 7's study at 50 samples took {study_s:.0f} s"])])
 
 if __name__ == "__main__":
     main()

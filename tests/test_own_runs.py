@@ -44,7 +44,15 @@ def test_plan_reads_every_file_and_names_runs_after_their_stem(files):
                                                           "03_robustness.ipynb", "04_agreement.ipynb",
                                                           "05_which_metric.ipynb"]
     assert p.parameters["n_permutations"] == 2000 and p.parameters["cutoffs"] == [5, 10, 20]
-    assert own_runs.plan(qrels, paths, profile="paper").parameters["n_permutations"] == 100_000
+    paper_plan = own_runs.plan(qrels, paths, profile="paper")
+    assert paper_plan.parameters["n_permutations"] == 100_000
+    # the paper profile's robustness samples stop at an se of 0.01 in both chapters that draw them (one
+    # stored study), the quick profile draws all its samples; -p target_se=None draws all 50
+    rules = {os.path.basename(nb)[:2]: paper_plan.notebook_parameters(nb).get("target_se") for nb in paper_plan.notebooks}
+    assert rules == {"01": None, "02": None, "03": 0.01, "04": None, "05": 0.01}
+    assert all(p.notebook_parameters(nb).get("target_se") is None for nb in p.notebooks)
+    every = own_runs.plan(qrels, paths, profile="paper", parameters={"target_se": None})
+    assert all(every.notebook_parameters(nb).get("target_se") is None for nb in every.notebooks)
     # a grid per scenario: the popular items stop at 80% (003), never the ratings' 100% .. 1%
     from recmetrics.meta import robustness as rb
 

@@ -184,8 +184,9 @@ def _robustness_reference(qrels, aspects, cutoffs, betas, n_systems, n_removals,
     kmax = max(cutoffs)
     idx = dv.aspect_index(aspects)
     eval_users = _sample_users(qrels, None, None, rng)
+    system_rng, removal_rng = (np.random.default_rng(int(s)) for s in rng.integers(0, 2**62, size=2))
     ideal = pt.ideal_ordering(qrels, idx, users=eval_users)
-    stacks = pt.shuffled_runs(ideal, n_systems, kmax, rng)
+    stacks = pt.shuffled_runs(ideal, n_systems, kmax, system_rng)
     S, n, m = stacks.shape
     if m < kmax:
         stacks = np.concatenate([stacks, np.repeat(stacks[:, :, :1], kmax - m, axis=2)], axis=2)
@@ -215,7 +216,7 @@ def _robustness_reference(qrels, aspects, cutoffs, betas, n_systems, n_removals,
     full = means(qrels, np.ones(len(frame), dtype=bool))
     rows, raw = [], []
     for r in range(n_removals):
-        rank = pt.proportional_removal_order(frame, idx, rng)
+        rank = pt.proportional_removal_order(frame, idx, removal_rng)
         for f in fractions:
             keep = rank >= int(round(f * len(frame)))
             red = means(qrels.mask(keep), keep)
@@ -233,6 +234,31 @@ def test_robustness_table_equals_the_reference():
     got = pt.robustness(qrels, aspects, **kw)
     want = _robustness_reference(qrels, aspects, **kw)
     pd.testing.assert_frame_equal(got, want, check_exact=True)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_robustness_by_draw_equals_each_draw_alone_on_common_removals():
+    """Both draws of systems at once equal each draw alone, to the bit; they meet the same removals
+    (the per-removal draw's removal 0 judges the set "once" keeps: equal τ there), and they differ
+    afterwards (new systems per removal)."""
+    test, aspects = _toy(4, n_users=14, per_user=(2, 20))
+    qrels = rm.Qrels(test, threshold=4, max_rating=5.0)
+    kw = dict(cutoffs=(3, 8), betas=(0.25, 1.0), n_systems=7, n_removals=4, fractions=(0.3, 0.7), seed=9)
+    both = pt.robustness_by_draw(qrels, aspects, **kw)
+    assert list(both) == list(pt.SYSTEM_DRAWS)
+    for d in pt.SYSTEM_DRAWS:
+        pd.testing.assert_frame_equal(both[d], pt.robustness(qrels, aspects, systems=d, **kw), check_exact=True)
+        pd.testing.assert_frame_equal(pt.robustness_by_draw(qrels, aspects, draws=[d], **kw)[d], both[d],
+                                      check_exact=True)
+    once, fresh = both["once"], both["per-removal"]
+    first = once.removal == 0
+    assert once[first].equals(fresh[first]) and not once[~first]["tau"].equals(fresh[~first]["tau"])
+    with pytest.raises(InputError, match="draws must be among"):
+        pt.robustness_by_draw(qrels, aspects, draws=["twice"], **kw)
+    with pytest.raises(InputError, match="draws must be among"):
+        pt.robustness_by_draw(qrels, aspects, draws=[], **kw)
+    with pytest.raises(InputError, match="systems must be one of"):
+        pt.robustness(qrels, aspects, systems="twice", **kw)
 
 
 @pytest.mark.parametrize("seed", range(10))

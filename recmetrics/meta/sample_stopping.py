@@ -29,7 +29,9 @@ ratings 93.7% (94.7%), random items 93.3% (94.7%), random users 93.6% (94.8%), l
 ratings' samples and 69% of the random items' (64% of all).
 ``tests/test_sample_stopping.py`` checks the rule against the fixed design on simulated τ: no loss
 where τ is symmetric, at most 4 points where it is skewed. Hence the default ``min_samples=20``;
-the papers' chapters keep all their samples.
+the papers' chapters keep all their samples, and the studies that are no paper's experiment stop at
+an se of 0.01 under the paper profile (the main book's explorers; the own-runs book, calibrated on
+its own study at ML-20M scale: ``calibrate_sample_stopping.py --stored``).
 """
 from __future__ import annotations
 

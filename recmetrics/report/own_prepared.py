@@ -37,7 +37,7 @@ import numpy as np
 from ..cache import file_lock
 
 __all__ = ["prepare", "load", "source_key", "candidates", "comparisons", "discriminative_power", "robustness",
-           "advice", "start_robustness"]
+           "read_robustness", "advice", "start_robustness"]
 
 
 def _folder() -> Path:
@@ -309,10 +309,6 @@ def robustness(study, scenarios: Sequence[str], sizes, n_samples: int, seed: int
     """:func:`recmetrics.meta.robustness.robustness_study` of ``study`` (same arguments; ``client``,
     ``n_jobs``, ``progress`` and ``prefer`` change no value and are not part of the stored key), read
     from the build's store when an earlier chapter computed it."""
-    import pandas as pd
-
-    from ..meta import robustness as rob
-
     scenarios = list(scenarios)
     path = _robustness_path(study, scenarios, sizes, n_samples, seed, kw)
     got = _load(path)
@@ -322,15 +318,32 @@ def robustness(study, scenarios: Sequence[str], sizes, n_samples: int, seed: int
             if got is None:
                 return _robustness_stored(study, scenarios, sizes, n_samples, seed, path, **kw)
     if got is not None:
-        meta, arrays = got
-        samples = pd.DataFrame({c: arrays[f"s_{c}"] for c in meta["samples"]})
-        for c, dt in meta["dtypes"].items():
-            if str(samples[c].dtype) != dt:
-                samples[c] = samples[c].astype(dt)
-        full = pd.DataFrame(arrays["full"], index=pd.Index(meta["systems"], name="system"), columns=meta["names"])
-        return rob.Robustness(samples, full, grids={k: tuple(v) for k, v in meta["grids"].items()},
-                              tie_break=meta["tie_break"])
+        return _as_robustness(got)
     return _robustness_stored(study, scenarios, sizes, n_samples, seed, None, **kw)
+
+
+def read_robustness(path):
+    """The robustness study stored at ``path`` (a ``<key>-robustness-<hash>.npz`` of the run cache's
+    ``prepared`` folder, as :func:`robustness` stores it), e.g. to examine a build's samples."""
+    from ..prepared import read_arrays
+
+    return _as_robustness(read_arrays(Path(path)))
+
+
+def _as_robustness(stored: tuple):
+    """The :class:`~recmetrics.meta.robustness.Robustness` of a stored ``(meta, arrays)`` (:func:`_robustness_stored`)."""
+    import pandas as pd
+
+    from ..meta import robustness as rob
+
+    meta, arrays = stored
+    samples = pd.DataFrame({c: arrays[f"s_{c}"] for c in meta["samples"]})
+    for c, dt in meta["dtypes"].items():
+        if str(samples[c].dtype) != dt:
+            samples[c] = samples[c].astype(dt)
+    full = pd.DataFrame(arrays["full"], index=pd.Index(meta["systems"], name="system"), columns=meta["names"])
+    return rob.Robustness(samples, full, grids={k: tuple(v) for k, v in meta["grids"].items()},
+                          tie_break=meta["tie_break"])
 
 
 def _robustness_stored(study, scenarios, sizes, n_samples, seed, path, **kw):

@@ -162,6 +162,31 @@ def range_sentence(values: Mapping[str, float] | pd.Series, of: int | None = Non
     return f"from {fmt.format(lo)} ({at(lo)}) to {fmt.format(hi)} ({at(hi)}){tail}"
 
 
+def samples_sentence(summary: pd.DataFrame, settings: Mapping[str, Any]) -> str:
+    """How many samples each reduced size of a robustness study drew: the rule (``settings``:
+    ``n_samples``, and ``target_se``/``min_samples`` when the sampling stops early,
+    :func:`~recmetrics.meta.sample_stopping.rule_note`), then per scenario the fewest and most a
+    size drew (the most any metric needed) and the samples in all, from a
+    :meth:`~recmetrics.meta.robustness.Robustness.summary`.
+
+    >>> summary = pd.DataFrame({"scenario": ["ratings"] * 4 + ["large-users"] * 2,
+    ...                         "size": [1.0, 0.5, 0.5, 0.1, 1.0, 0.5], "metric": ["P", "P", "AP", "P", "P", "P"],
+    ...                         "samples": [1, 20, 40, 50, 1, 1]})
+    >>> samples_sentence(summary, {"n_samples": 50, "target_se": 0.01, "min_samples": 20})
+    'Samples: up to 50 samples per size, each curve point stopping once its se is at most 0.01 (checked every 20 samples). Drawn per reduced size: ratings 40 to 50, large-users 1; 91 in all.'
+    """
+    from ..meta.sample_stopping import rule_note
+
+    reduced = summary[summary["size"] < 1.0]
+    per_size = reduced.groupby(["scenario", "size"], sort=False)["samples"].max()
+    spans = []
+    for scenario, drawn in per_size.groupby(level="scenario", sort=False):
+        lo, hi = int(drawn.min()), int(drawn.max())
+        spans.append(f"{scenario} {lo}" + (f" to {hi}" if hi > lo else ""))
+    return (f"Samples: {rule_note(settings)}. Drawn per reduced size: {', '.join(spans)}; "
+            f"{int(per_size.sum()):,} in all.")
+
+
 def users_sentence(study) -> str:
     """How many distinct users a :class:`~recmetrics.study.Study` evaluates (a user in several
     folds' test sets counts once) and the relevance threshold; with several folds, how many

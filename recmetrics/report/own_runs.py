@@ -68,9 +68,14 @@ __all__ = ["Plan", "plan", "build", "front_answer", "load_study", "export_study"
 #: 100% .. 1% applied to the popular items, whose paper grid stops at 80% (:func:`_grids`)
 OWN_PARAMETERS: dict[str, dict[str, Any]] = {
     "quick": {"metrics": METRICS, "n_permutations": 2000, "n_samples": 5},
-    # chapter 3's robustness study (50 samples: the longest part of the build) on every core, threads
-    # sharing them with the chapters; the quick profile keeps it on one (memory: its 8 GB at ML-20M scale)
-    "paper": {"metrics": METRICS, "n_permutations": 100_000, "n_samples": 50, "n_jobs": default_jobs()},
+    # chapter 3's robustness study (up to 50 samples: the longest part of the build) on every core,
+    # threads sharing them with the chapters; the quick profile keeps it on one (memory: its 8 GB at
+    # ML-20M scale). Your runs are no paper's experiment: as the main book's explorers, a size stops
+    # sampling once each curve point's se is at most 0.01 (recmetrics.meta.sample_stopping; calibrated
+    # on this book's own study at ML-20M scale by benchmarks/calibrate_sample_stopping.py --stored);
+    # -p target_se=None draws all 50
+    "paper": {"metrics": METRICS, "n_permutations": 100_000, "n_samples": 50, "target_se": 0.01,
+              "n_jobs": default_jobs()},
 }
 
 

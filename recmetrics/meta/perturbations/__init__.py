@@ -16,6 +16,7 @@ r"""The perturbation experiments of Parapar & Radlinski (RecSys 2021, Sec. 5), o
 * :mod:`.incompleteness` — Exp. 3, robustness to incompleteness (Sec. 5.4):
   :func:`proportional_removal_order` (removal proportional by category), :func:`robustness`
   (αβ-nDCG's τ between the system rankings with the full and with reduced test sets),
+  :func:`robustness_by_draw` (both ways of drawing the systems on common removals),
   :func:`robustness_summary` (Fig. 4).
 * :mod:`.fixed_lists` — Exp. 3's hot path: the shuffled lists prepared once and scored against
   every reduced test set (``FixedLists``, ``ideal_dcg``), bit-identical to scoring them afresh.
@@ -32,11 +33,11 @@ from __future__ import annotations
 
 from .families import FAMILIES, perturb, perturbed_runs, shuffled_order, shuffled_runs
 from .ideal import TIE_BREAKS, IdealOrdering, ideal_ordering
-from .incompleteness import proportional_removal_order, robustness, robustness_summary
+from .incompleteness import SYSTEM_DRAWS, proportional_removal_order, robustness, robustness_by_draw, robustness_summary
 from .scoring import (DEFAULT_METRICS, PAPER_LEVELS, PerturbationScores, level_means, pvalue_summary,
                       rank_correlation, run_perturbations, score_runs, significance_vs_ideal)
 
 __all__ = ["FAMILIES", "TIE_BREAKS", "PAPER_LEVELS", "DEFAULT_METRICS", "IdealOrdering", "ideal_ordering",
            "perturb", "perturbed_runs", "shuffled_order", "score_runs", "PerturbationScores", "run_perturbations",
            "rank_correlation", "significance_vs_ideal", "pvalue_summary", "level_means", "shuffled_runs",
-           "proportional_removal_order", "robustness", "robustness_summary"]
+           "proportional_removal_order", "robustness", "robustness_by_draw", "robustness_summary", "SYSTEM_DRAWS"]

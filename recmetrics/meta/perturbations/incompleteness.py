@@ -30,7 +30,7 @@ from .families import shuffled_order
 from .fixed_lists import FixedLists, ideal_dcg, reduced_judgments
 from .ideal import ideal_ordering
 
-__all__ = ["proportional_removal_order", "robustness", "robustness_summary", "SYSTEM_DRAWS"]
+__all__ = ["proportional_removal_order", "robustness", "robustness_by_draw", "robustness_summary", "SYSTEM_DRAWS"]
 
 #: how Exp. 3 draws its shuffled systems (:func:`robustness` ``systems=``): one set for every removal, or a new set per removal
 SYSTEM_DRAWS = ("once", "per-removal")
@@ -103,6 +103,12 @@ def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iter
     removals' noise around *these* systems, and a comparison of β's (paired by removal) decides on
     one draw of systems, whose own luck it never sees; with a set per removal every removal is an
     independent replicate of the whole experiment, so the spread includes the draw of the systems.
+    :func:`robustness_by_draw` runs several draws on the same removals.
+
+    Random streams: ``seed`` samples the users (``n_users``), then gives the systems' shuffles and
+    the removals a stream each, so the removals do not depend on how the systems are drawn: removal
+    ``r`` is the same under either draw, and so is the first set of systems (the one ``"once"``
+    keeps) — two draws compared removal by removal differ only in the later sets of systems.
 
     τ(k, β, f, r) = τ_b((mean_u αβ-nDCG@k(s, full))_s, (mean_u αβ-nDCG@k(s, reduced_{f,r}))_s)
     over the systems s (:func:`recmetrics.meta.agreement.kendall_tau`). The reduced test set
@@ -122,13 +128,53 @@ def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iter
     >>> test = pd.DataFrame([(u, f"i{j}", float(rng.integers(1, 6))) for u in range(8)
     ...                      for j in rng.choice(30, 12, replace=False)], columns=["user", "item", "rating"])
     >>> robustness(test, aspects, cutoffs=(5,), betas=(0.5,), n_systems=5, n_removals=2,
-    ...            fractions=(0.2, 0.5), seed=0)
-       cutoff  beta  fraction  removal  tau
-    0       5   0.5       0.2        0  0.8
-    1       5   0.5       0.5        0 -0.8
-    2       5   0.5       0.2        1  0.4
-    3       5   0.5       0.5        1  0.0
+    ...            fractions=(0.2, 0.5), seed=0).round(3)
+       cutoff  beta  fraction  removal    tau
+    0       5   0.5       0.2        0  1.000
+    1       5   0.5       0.5        0  1.000
+    2       5   0.5       0.2        1  0.333
+    3       5   0.5       0.5        1 -0.333
     """
+    if systems not in SYSTEM_DRAWS:
+        raise InputError(f"systems must be one of {SYSTEM_DRAWS}, got {systems!r}")
+    return robustness_by_draw(test, aspects, cutoffs=cutoffs, betas=betas, alpha=alpha, profile=profile,
+                              n_systems=n_systems, n_removals=n_removals, fractions=fractions, size=size,
+                              users=users, n_users=n_users, seed=seed, shared_permutation=shared_permutation,
+                              threshold=threshold, max_rating=max_rating, train=train, tie_break=tie_break,
+                              draws=(systems,))[systems]
+
+
+def robustness_by_draw(test, aspects, *, draws: Iterable[str] = SYSTEM_DRAWS, **kw) -> dict[str, pd.DataFrame]:
+    """``{draw: robustness(test, aspects, systems=draw, **kw)}`` for each draw of ``draws``
+    (:data:`SYSTEM_DRAWS`), each table equal to :func:`robustness`'s alone, computed on common
+    removals: each reduced test set's judgments, aspect weights and ideal gains once for every draw,
+    and the first set of systems once. The draws' τ are paired by removal (common random numbers),
+    so their difference is the draw's alone, not the removals' luck as well.
+
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> aspects = {f"i{j}": tuple(a for a in "ABC" if rng.random() < 0.5) for j in range(30)}
+    >>> test = pd.DataFrame([(u, f"i{j}", float(rng.integers(1, 6))) for u in range(8)
+    ...                      for j in rng.choice(30, 12, replace=False)], columns=["user", "item", "rating"])
+    >>> both = robustness_by_draw(test, aspects, cutoffs=(5,), betas=(0.5,), n_systems=5, n_removals=3,
+    ...                           fractions=(0.5,), seed=0)
+    >>> pd.DataFrame({d: t["tau"] for d, t in both.items()}).round(3)   # removal 0: the same systems
+        once  per-removal
+    0  1.000          1.0
+    1 -0.333         -0.8
+    2  0.333          0.4
+    """
+    draws = list(dict.fromkeys(draws))
+    bad = [d for d in draws if d not in SYSTEM_DRAWS]
+    if not draws or bad:
+        raise InputError(f"draws must be among {SYSTEM_DRAWS}, got {bad[0] if bad else 'none'!r}")
+    return _robustness(test, aspects, draws, **kw)
+
+
+def _robustness(test, aspects, draws: list, *, cutoffs=(10, 100), betas=(0.25, 0.5, 0.75, 1.0), alpha=0.005,
+                profile="test", n_systems=50, n_removals=50, fractions=tuple(np.round(np.arange(0.1, 1.0, 0.1), 2)),
+                size=None, users=None, n_users=None, seed=0, shared_permutation=True, threshold=4.0,
+                max_rating=None, train=None, tie_break="more") -> dict[str, pd.DataFrame]:
     qrels = _as_qrels(test, threshold, max_rating)
     cutoffs = sorted({int(k) for k in cutoffs})
     betas = [float(b) for b in betas]
@@ -138,8 +184,6 @@ def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iter
     for f in fractions:
         if not 0.0 < f < 1.0:
             raise InputError(f"removal fractions must lie in (0, 1), got {f}")
-    if systems not in SYSTEM_DRAWS:
-        raise InputError(f"systems must be one of {SYSTEM_DRAWS}, got {systems!r}")
     alpha = check_unit("alpha", alpha, "ab-nDCG")
     for b in betas:
         check_unit("beta", b, "ab-nDCG")
@@ -148,6 +192,8 @@ def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iter
     size = int(kmax if size is None else size)
     idx = dv.aspect_index(aspects)
     eval_users = _sample_users(qrels, users, n_users, rng)
+    # a stream each for the systems' shuffles and the removals: every draw of systems meets the same removals
+    system_rng, removal_rng = (np.random.default_rng(int(s)) for s in rng.integers(0, 2**62, size=2))
     ideal = ideal_ordering(qrels, idx, users=eval_users, tie_break=tie_break)
     rmax = float(qrels.max_rating)
     disc = dv.discount(kmax)
@@ -165,7 +211,7 @@ def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iter
     def draw() -> tuple:
         """One set of shuffled systems: its lists (judged once against the full test set) and its
         ``(n_systems,)`` means on the full set per (cut-off, β)."""
-        order = shuffled_order(ideal, n_systems, size, rng, shared=shared_permutation)   # (S, n, m)
+        order = shuffled_order(ideal, n_systems, size, system_rng, shared=shared_permutation)   # (S, n, m)
         S, n, _ = order.shape
         # lists shorter than the cut-off: padded (positions past the lists contribute nothing)
         order = np.concatenate([order, np.repeat(order[:, :, :1], max(kmax - m, 0), axis=2)], axis=2)[:, :, :kmax]
@@ -179,13 +225,16 @@ def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iter
         # (a mask of the judgments) keeps the cells whose judgment it keeps
         lists = FixedLists(carried(head), valid, np.tile(np.arange(n), S), idx, np.where(valid, carried(ideal_at), -1),
                            ratings, positions=carried(ideal_aspects))
-        return lists, S, system_means(lists, S, full_keep, full_ideal)
+        return lists, S, system_means(lists, S, full_keep, full_gamma, full_ideal)
 
-    def system_means(lists, S: int, keep: np.ndarray, ideal_of=None) -> dict:
+    def reduced_set(keep: np.ndarray) -> tuple:
+        """A reduced test set's aspect weights and ideal DCGs (what every draw of systems shares)."""
         jd = reduced_judgments(full_jd, jd_pos, keep)
         gamma = dv.profile_weights(eval_users, idx, profile, train=train, judgments=jd, threshold=qrels.threshold)
+        return gamma, ideal_dcg(jd, gamma, betas, rmax, kmax, disc)
+
+    def system_means(lists, S: int, keep: np.ndarray, gamma: np.ndarray, idcg: dict) -> dict:
         dcg = lists.dcg(keep, gamma, alpha, betas, rmax, cutoffs, disc)
-        idcg = ideal_dcg(jd, gamma, betas, rmax, kmax, disc) if ideal_of is None else ideal_of
         out = {}
         for b in betas:
             for k in cutoffs:
@@ -202,18 +251,23 @@ def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iter
         full_gamma = dv.profile_weights(eval_users, idx, profile, train=train, judgments=full_jd,
                                         threshold=qrels.threshold)
         full_ideal = ideal_dcg(full_jd, full_gamma, betas, rmax, kmax, disc)   # every draw's, computed once
-        lists, S, full = draw()
-        rows = []
+        first = draw()                      # the set "once" keeps and "per-removal" judges at removal 0
+        rows: dict[str, list] = {d: [] for d in draws}
         for r in range(int(n_removals)):
-            if r and systems == "per-removal":
-                lists, S, full = draw()
-            rank = proportional_removal_order(frame, idx, rng)
+            drawn = {d: first if (r == 0 or d == "once") else None for d in draws}
+            if "per-removal" in drawn and drawn["per-removal"] is None:
+                drawn["per-removal"] = draw()
+            rank = proportional_removal_order(frame, idx, removal_rng)
             for f in fractions:
                 keep = rank >= int(round(f * len(frame)))
-                reduced = system_means(lists, S, keep)
-                for (k, b), means in reduced.items():
-                    rows.append((k, b, f, r, agreement.kendall_tau(full[(k, b)], means)))
-    return pd.DataFrame(rows, columns=["cutoff", "beta", "fraction", "removal", "tau"])
+                gamma, idcg = reduced_set(keep)
+                done: dict[int, dict] = {}   # draws judging the same set of systems share its means
+                for d, (lists, S, full) in drawn.items():
+                    if id(lists) not in done:
+                        done[id(lists)] = system_means(lists, S, keep, gamma, idcg)
+                    for (k, b), means in done[id(lists)].items():
+                        rows[d].append((k, b, f, r, agreement.kendall_tau(full[(k, b)], means)))
+    return {d: pd.DataFrame(rows[d], columns=["cutoff", "beta", "fraction", "removal", "tau"]) for d in draws}
 
 
 def robustness_summary(df: pd.DataFrame) -> pd.DataFrame:
