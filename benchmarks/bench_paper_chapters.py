@@ -85,7 +85,7 @@ def main(argv=None) -> None:
             [pt.rank_correlation(s, n_bootstrap=200, seed=0) for s in scores.values()], ignore_index=True))
         part("03 Exp. 2 p-values", lambda: pd.concat([pt.significance_vs_ideal(s) for s in scores.values()],
                                                      ignore_index=True))
-        part("03 Exp. 3 robustness", lambda: pt.robustness(
+        part("03 Exp. 3 robustness (both draws of systems)", lambda: pt.robustness_by_draw(
             qrels, ds.aspects, cutoffs=(10, 100), betas=[0.25, 0.5, 0.75, 1.0], n_systems=50, n_removals=a.removals,
             fractions=[0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9], n_users=a.users, seed=0))
 

@@ -28,6 +28,11 @@ Usage::
     python benchmarks/bench_scale.py --profile paper
     python benchmarks/bench_scale.py --runs 50 --workers 1 2 --compare-local
     python benchmarks/bench_scale.py --users 2000 --items 3000 --runs 3  # a small version (seconds)
+    python benchmarks/bench_scale.py --profile paper --against REV      # commit REV's code first, then this one's
+
+With ``--against REV`` (local builds only) the same workload is built twice in one command, by the
+code of commit ``REV`` (a git worktree) and by this checkout's, and the table says which chapters'
+outputs differ (a change of values is reported, not refused).
 
 Each configuration keeps its own results file (:func:`table_name`). Never run two ML-20M-scale
 builds at once on a shared machine (each holds several GB).
@@ -291,7 +296,7 @@ class TreeMemory(threading.Thread):
 
 def build(qrels: Path, runs: list[Path], out: Path, profile: str = "quick", scheduler: str | None = None,
           cache: Path | None = None, extra: list[str] | None = None, log=lambda msg: print(msg, flush=True),
-          cluster_here: bool = False) -> dict:
+          cluster_here: bool = False, code: str | None = None) -> dict:
     """Run ``recmetrics report --qrels Q --runs R... --out OUT --name bench-<OUT's name>`` (its own book
     folder, ``runs/bench-<name>-<hash of the name>`` of a books' cache in ``OUT``) as a whole process from
     an empty run cache and an empty book folder; returns ``{"wall", "cpu", "peak_mb", "chapters": {name:
@@ -299,7 +304,8 @@ def build(qrels: Path, runs: list[Path], out: Path, profile: str = "quick", sche
     machine does not inflate much: the larger of the waited-for descendants' rusage and the tree's
     sampled CPU times). ``cluster_here``: the
     ``scheduler`` is a local cluster started by this process, whose workers (this process's children)
-    count in the memory and CPU measured, with the command's tree."""
+    count in the memory and CPU measured, with the command's tree. ``code``: a checkout whose package
+    the command imports instead of this one's (``--against``)."""
     cmd = [sys.executable, "-m", "recmetrics.cli", "report", "--profile", profile, "--qrels", str(qrels),
            "--runs", *map(str, runs), "--out", str(out / "html"), "--name", f"bench-{out.name}", *(extra or [])]
     if scheduler:
@@ -307,6 +313,8 @@ def build(qrels: Path, runs: list[Path], out: Path, profile: str = "quick", sche
     # a books' cache of its own too: the book's folder (its executed chapters) is empty, as the run cache
     env = dict(os.environ, RECMETRICS_CACHE=str(cache or out / "cache"), RECMETRICS_BOOKS=str(out / "books"),
                PYTHONUNBUFFERED="1")
+    if code is not None:
+        env["PYTHONPATH"] = os.pathsep.join([code, *filter(None, [os.environ.get("PYTHONPATH")])])
     import resource
 
     cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -406,6 +414,8 @@ def main(argv=None):
     ap.add_argument("--no-save", action="store_true", help="do not write benchmarks/results/bench_scale.json")
     ap.add_argument("--jobs", type=int, default=None, help="chapters at once (recmetrics report --jobs; default its own)")
     ap.add_argument("-p", dest="param", action="append", default=[], help="KEY=VALUE passed to recmetrics report")
+    ap.add_argument("--against", default=None, metavar="REV",
+                    help="build with commit REV's code first (a git worktree), then with this checkout's")
     args = ap.parse_args(argv)
     exit_on_sigterm()          # stopped: the build it runs stops with it
     folder = Path(args.folder)
@@ -419,17 +429,58 @@ def main(argv=None):
 
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(recmetrics.__file__).parent)], check=True)
     extra = [x for p in args.param for x in ("-p", p)] + (["--jobs", str(args.jobs)] if args.jobs else [])
-    rows, builds = [], {}
+    if args.against and args.workers:
+        raise SystemExit("--against compares local builds: leave --workers out")
+    rows, builds, notes = [], {}, []
     plans = ([("local", None)] if not args.workers or args.compare_local else []) + \
         [(f"dask {w} worker{'s' if w > 1 else ''}", w) for w in args.workers]
-    for label, workers in plans:
+    with contextlib.ExitStack() as stack:
+        if args.against:
+            sys.path.insert(0, str(Path(__file__).parent))
+            from record import worktree
+
+            old_code = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-scale-"))) / "code"
+            short = stack.enter_context(worktree(args.against, old_code))
+            subprocess.run([sys.executable, "-m", "compileall", "-q", str(old_code / "recmetrics")], check=True)
+            plans = [(f"local, commit {short}", None, str(old_code)), ("local, this commit", None, None)]
+        else:
+            plans = [(label, workers, None) for label, workers in plans]
+        _measure(args, plans, folder, qrels, runs, extra, rows, builds)
+    if len(builds) > 1:
+        ref_label, ref = next(iter(builds.items()))
+        for label, got in list(builds.items())[1:]:
+            differ = [c for c in sorted(set(ref) | set(got)) if ref.get(c) != got.get(c)]
+            print(f"{label} vs {ref_label}: chapters {'identical' if not differ else 'DIFFER: ' + ', '.join(differ)}")
+            if differ and not args.against:
+                raise SystemExit(f"{label} gives other chapters than {ref_label}")
+            if args.against:
+                notes.append(f"chapters whose outputs differ between the two commits: {', '.join(differ) or 'none'}")
+    if not args.keep:
+        shutil.rmtree(folder / "builds", ignore_errors=True)
+    if not args.no_save:
+        sys.path.insert(0, str(Path(__file__).parent))
+        from record import save_table
+
+        save_table(table_name(args.profile, len(runs), args.workers),
+                   "The own-runs book at ML-20M scale: recmetrics report --qrels Q --runs R1..RN "
+                   "(whole process, empty run cache)", ["build", "whole s", "CPU s", "peak GB", "per chapter (s / peak GB)"],
+                   rows, [f"{lines:,} judgments of {args.users:,} users, {len(runs)} runs of top-{args.depth} lists "
+                          f"({args.items:,} items, popularity-skewed); peak = summed proportional set size of the "
+                          "process tree (with a local cluster, its workers too)", *notes],
+                   argv=argv, script="bench_scale")
+
+
+def _measure(args, plans, folder: Path, qrels: Path, runs: list, extra: list, rows: list, builds: dict) -> None:
+    """Build the book once per plan ``(label, local cluster workers or None, code or None)``, one after
+    the other, each row and chapter outputs added to ``rows`` and ``builds``."""
+    for label, workers, code in plans:
         out = folder / "builds" / re.sub(r"\W+", "-", f"{label}-{args.label}-{args.users}" if args.label else label)
         shutil.rmtree(out, ignore_errors=True)
         out.mkdir(parents=True)
         cluster = local_cluster(workers) if workers else None
         try:
             res = build(qrels, runs, out, args.profile, cluster.scheduler_address if cluster else None, extra=extra,
-                        cluster_here=cluster is not None)
+                        cluster_here=cluster is not None, code=code)
         finally:
             if cluster is not None:
                 cluster.close()
@@ -445,26 +496,6 @@ def main(argv=None):
             print(f"{label}: chapters {'identical to' if same else 'DIFFER from'} {args.compare_chapters}")
             if not same:
                 raise SystemExit("the chapters differ")
-    if len(builds) > 1:
-        ref_label, ref = next(iter(builds.items()))
-        for label, got in list(builds.items())[1:]:
-            same = got == ref
-            print(f"{label} vs {ref_label}: chapters {'identical' if same else 'DIFFER'}")
-            if not same:
-                raise SystemExit(f"{label} gives other chapters than {ref_label}")
-    if not args.keep:
-        shutil.rmtree(folder / "builds", ignore_errors=True)
-    if not args.no_save:
-        sys.path.insert(0, str(Path(__file__).parent))
-        from record import save_table
-
-        save_table(table_name(args.profile, len(runs), args.workers),
-                   "The own-runs book at ML-20M scale: recmetrics report --qrels Q --runs R1..RN "
-                   "(whole process, empty run cache)", ["build", "whole s", "CPU s", "peak GB", "per chapter (s / peak GB)"],
-                   rows, [f"{lines:,} judgments of {args.users:,} users, {len(runs)} runs of top-{args.depth} lists "
-                          f"({args.items:,} items, popularity-skewed); peak = summed proportional set size of the "
-                          "process tree (with a local cluster, its workers too)"],
-                   argv=argv, script="bench_scale")
 
 
 def table_name(profile: str, n_runs: int, workers) -> str:

@@ -15,8 +15,8 @@ and with all 50 samples (the same sequences), overall and per scenario; the tabl
 
 ``--stored FILE`` calibrates on another study's 50 samples instead: the own-runs book's robustness
 study (chapter 3, the arithmetic mean, every cut-off of the book) as a build stored it in its run
-cache (e.g. ``bench_scale.py --profile paper --keep``, whose builds keep their run cache), written to
-``results/calibrate_sample_stopping_own_runs.json``.
+cache (e.g. ``bench_scale.py --profile paper --keep``, whose builds keep their run cache; ``--about``
+says what built it), written to ``results/calibrate_sample_stopping_own_runs.json``.
 """
 import argparse
 import sys
@@ -105,12 +105,13 @@ def main() -> None:
     ap.add_argument("--min-samples", type=int, nargs="+", default=[10, 20])
     ap.add_argument("--resamples", type=int, default=1000)
     ap.add_argument("--stored", default=None, help="an own-runs build's stored robustness study (.npz) to calibrate on")
+    ap.add_argument("--about", default="", help="what built the stored study (its workload), for the record")
     ap.add_argument("--no-save", action="store_true", help="do not write results/calibrate_sample_stopping.json")
     a = ap.parse_args()
     t0 = time.perf_counter()
     if a.stored:
         samples = stored_samples(a.stored)
-        source = "the own-runs book's study (its run cache)"
+        source = "the own-runs book's study" + (f" ({a.about})" if a.about else "")
         what = "the arithmetic mean, every cut-off of the book"
     else:
         samples = study_samples(a.dataset)

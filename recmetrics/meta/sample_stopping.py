@@ -30,8 +30,10 @@ ratings' samples and 69% of the random items' (64% of all).
 ``tests/test_sample_stopping.py`` checks the rule against the fixed design on simulated τ: no loss
 where τ is symmetric, at most 4 points where it is skewed. Hence the default ``min_samples=20``;
 the papers' chapters keep all their samples, and the studies that are no paper's experiment stop at
-an se of 0.01 under the paper profile (the main book's explorers; the own-runs book, calibrated on
-its own study at ML-20M scale: ``calibrate_sample_stopping.py --stored``).
+an se of 0.01 under the paper profile: the main book's explorers, and the own-runs book, whose own
+study at ML-20M scale (10 runs of 138,000 users, every cut-off; ``calibrate_sample_stopping.py
+--stored``) gives 97.1% coverage under the rule against 97.9% with all 50 samples (random items
+93.6% against 94.5%), drawing 62% of the samples.
 """
 from __future__ import annotations
 
