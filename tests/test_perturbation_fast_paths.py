@@ -259,6 +259,12 @@ def test_robustness_by_draw_equals_each_draw_alone_on_common_removals():
         pt.robustness_by_draw(qrels, aspects, draws=[], **kw)
     with pytest.raises(InputError, match="systems must be one of"):
         pt.robustness(qrels, aspects, systems="twice", **kw)
+    with pytest.raises(TypeError, match="'systems'"):
+        pt.robustness_by_draw(qrels, aspects, systems="once", **kw)
+    # the defaults are robustness' own
+    small = dict(cutoffs=(3,), betas=(0.5,), n_systems=3, n_removals=2, fractions=(0.5,))
+    pd.testing.assert_frame_equal(pt.robustness_by_draw(qrels, aspects, draws=["once"], **small)["once"],
+                                  pt.robustness(qrels, aspects, **small), check_exact=True)
 
 
 @pytest.mark.parametrize("seed", range(10))

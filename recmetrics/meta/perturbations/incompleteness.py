@@ -137,11 +137,10 @@ def robustness(test, aspects, *, cutoffs: Iterable[int] = (10, 100), betas: Iter
     """
     if systems not in SYSTEM_DRAWS:
         raise InputError(f"systems must be one of {SYSTEM_DRAWS}, got {systems!r}")
-    return robustness_by_draw(test, aspects, cutoffs=cutoffs, betas=betas, alpha=alpha, profile=profile,
-                              n_systems=n_systems, n_removals=n_removals, fractions=fractions, size=size,
-                              users=users, n_users=n_users, seed=seed, shared_permutation=shared_permutation,
-                              threshold=threshold, max_rating=max_rating, train=train, tie_break=tie_break,
-                              draws=(systems,))[systems]
+    return _robustness(test, aspects, [systems], cutoffs=cutoffs, betas=betas, alpha=alpha, profile=profile,
+                       n_systems=n_systems, n_removals=n_removals, fractions=fractions, size=size, users=users,
+                       n_users=n_users, seed=seed, shared_permutation=shared_permutation, threshold=threshold,
+                       max_rating=max_rating, train=train, tie_break=tie_break)[systems]
 
 
 def robustness_by_draw(test, aspects, *, draws: Iterable[str] = SYSTEM_DRAWS, **kw) -> dict[str, pd.DataFrame]:
@@ -149,7 +148,8 @@ def robustness_by_draw(test, aspects, *, draws: Iterable[str] = SYSTEM_DRAWS, **
     (:data:`SYSTEM_DRAWS`), each table equal to :func:`robustness`'s alone, computed on common
     removals: each reduced test set's judgments, aspect weights and ideal gains once for every draw,
     and the first set of systems once. The draws' τ are paired by removal (common random numbers),
-    so their difference is the draw's alone, not the removals' luck as well.
+    so their difference is the draw's alone, not the removals' luck as well. ``kw``: the keywords
+    of :func:`robustness` but ``systems``, with its defaults.
 
     >>> import numpy as np, pandas as pd
     >>> rng = np.random.default_rng(0)
@@ -164,17 +164,24 @@ def robustness_by_draw(test, aspects, *, draws: Iterable[str] = SYSTEM_DRAWS, **
     1 -0.333         -0.8
     2  0.333          0.4
     """
+    import inspect
+
     draws = list(dict.fromkeys(draws))
     bad = [d for d in draws if d not in SYSTEM_DRAWS]
     if not draws or bad:
         raise InputError(f"draws must be among {SYSTEM_DRAWS}, got {bad[0] if bad else 'none'!r}")
-    return _robustness(test, aspects, draws, **kw)
+    defaults = {name: p.default for name, p in inspect.signature(robustness).parameters.items()
+                if p.kind is p.KEYWORD_ONLY and name != "systems"}   # one set of defaults: robustness'
+    unknown = sorted(set(kw) - set(defaults))
+    if unknown:
+        raise TypeError(f"robustness_by_draw() got an unexpected keyword argument {unknown[0]!r}")
+    return _robustness(test, aspects, draws, **{**defaults, **kw})
 
 
-def _robustness(test, aspects, draws: list, *, cutoffs=(10, 100), betas=(0.25, 0.5, 0.75, 1.0), alpha=0.005,
-                profile="test", n_systems=50, n_removals=50, fractions=tuple(np.round(np.arange(0.1, 1.0, 0.1), 2)),
-                size=None, users=None, n_users=None, seed=0, shared_permutation=True, threshold=4.0,
-                max_rating=None, train=None, tie_break="more") -> dict[str, pd.DataFrame]:
+def _robustness(test, aspects, draws: list, *, cutoffs, betas, alpha, profile, n_systems, n_removals, fractions,
+                size, users, n_users, seed, shared_permutation, threshold, max_rating, train,
+                tie_break) -> dict[str, pd.DataFrame]:
+    """Exp. 3 for each draw of systems of ``draws`` on common removals (:func:`robustness_by_draw`)."""
     qrels = _as_qrels(test, threshold, max_rating)
     cutoffs = sorted({int(k) for k in cutoffs})
     betas = [float(b) for b in betas]
