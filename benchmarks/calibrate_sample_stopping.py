@@ -144,7 +144,8 @@ def main() -> None:
                     "mean ± 2 se covers: rule", "… with all 50"], rows,
                    notes=[f"{a.resamples} resamples of 50 from each (mean, scenario, size, metric) cell's own 50 τ "
                           f"({what}); the truth is the 50 τ's mean",
-                          *([] if a.stored else [f"chapter 7's study at 50 samples took {study_s:.0f} s"])])
+                          *([] if a.stored else [f"chapter 7's study at 50 samples took {study_s:.0f} s"])],
+                   script="calibrate_sample_stopping")
 
 if __name__ == "__main__":
     main()
