@@ -53,7 +53,7 @@ def stored_samples(path: str) -> dict:
 
     samples = read_robustness(path).samples
     counts = samples.groupby("scenario", sort=False)["sample"].nunique()
-    sampled = counts[counts > 1]   # the scenarios that remove the largest first draw one sample per size
+    sampled = counts[counts > 1]   # under tie_break='first' the two that remove the largest first draw one
     if not len(sampled) or (sampled != N).any():
         raise SystemExit(f"{path}: the study's random scenarios must hold {N} samples per size; got {sampled.to_dict()}")
     return {"arithmetic": samples[samples["scenario"].isin(sampled.index)]}
