@@ -175,8 +175,10 @@ def test_fixed_lists_rejects_bad_input():
         lists.dcg(np.ones(1, bool), np.ones((1, 1)), 0.005, (0.5,), 5.0, (3,), dv.discount(2))
 
 
-def _robustness_reference(qrels, aspects, cutoffs, betas, n_systems, n_removals, fractions, seed):
-    """Exp. 3 as robustness computed it before the fast path (ab_gains over every list, per β)."""
+def _robustness_reference(qrels, aspects, cutoffs, betas, n_systems, n_removals, fractions, seed, systems="once"):
+    """Exp. 3 as robustness computed it before the fast path (ab_gains over every list, per β): the
+    systems shuffled from one stream (again for each removal after the first with ``"per-removal"``),
+    the removals drawn from another."""
     from recmetrics.meta import agreement
     from recmetrics.meta.perturbations._inputs import _rng, _sample_users
 
@@ -186,20 +188,23 @@ def _robustness_reference(qrels, aspects, cutoffs, betas, n_systems, n_removals,
     eval_users = _sample_users(qrels, None, None, rng)
     system_rng, removal_rng = (np.random.default_rng(int(s)) for s in rng.integers(0, 2**62, size=2))
     ideal = pt.ideal_ordering(qrels, idx, users=eval_users)
-    stacks = pt.shuffled_runs(ideal, n_systems, kmax, system_rng)
-    S, n, m = stacks.shape
-    if m < kmax:
-        stacks = np.concatenate([stacks, np.repeat(stacks[:, :, :1], kmax - m, axis=2)], axis=2)
-    items = stacks[:, :, :kmax].reshape(S * n, kmax)
-    L = np.minimum(ideal.lengths, kmax)
-    valid = np.broadcast_to(np.arange(kmax)[None, None, :] < L[None, :, None], (S, n, kmax)).reshape(S * n, kmax)
-    pairs = dv.list_pairs(items, valid, idx)
     disc = dv.discount(kmax)
     frame = qrels.to_frame()
-    at = np.where(valid, qrels.positions(np.tile(eval_users, S), items), -1)
     ratings = frame["rating"].to_numpy(dtype=np.float64)
 
-    def means(q, keep):
+    def shuffled():
+        stacks = pt.shuffled_runs(ideal, n_systems, kmax, system_rng)
+        S, n, m = stacks.shape
+        if m < kmax:
+            stacks = np.concatenate([stacks, np.repeat(stacks[:, :, :1], kmax - m, axis=2)], axis=2)
+        items = stacks[:, :, :kmax].reshape(S * n, kmax)
+        L = np.minimum(ideal.lengths, kmax)
+        valid = np.broadcast_to(np.arange(kmax)[None, None, :] < L[None, :, None], (S, n, kmax)).reshape(S * n, kmax)
+        at = np.where(valid, qrels.positions(np.tile(eval_users, S), items), -1)
+        return items, valid, dv.list_pairs(items, valid, idx), at, S, n
+
+    def means(lists, q, keep):
+        items, valid, pairs, at, S, n = lists
         labels = np.where((at >= 0) & keep[at], ratings[at], np.nan)
         jd = dv.judgments_from_qrels(q, eval_users, idx)
         gamma = dv.profile_weights(eval_users, idx, "test", judgments=jd, threshold=q.threshold)
@@ -213,16 +218,19 @@ def _robustness_reference(qrels, aspects, cutoffs, betas, n_systems, n_removals,
                 out[(k, b)] = np.divide(num, den, out=np.zeros_like(num), where=den > 0).mean(axis=1)
         return out
 
-    full = means(qrels, np.ones(len(frame), dtype=bool))
-    rows, raw = [], []
+    everything = np.ones(len(frame), dtype=bool)
+    lists = shuffled()
+    full = means(lists, qrels, everything)
+    rows = []
     for r in range(n_removals):
+        if r and systems == "per-removal":
+            lists = shuffled()
+            full = means(lists, qrels, everything)
         rank = pt.proportional_removal_order(frame, idx, removal_rng)
         for f in fractions:
             keep = rank >= int(round(f * len(frame)))
-            red = means(qrels.mask(keep), keep)
-            for (k, b), m_ in red.items():
+            for (k, b), m_ in means(lists, qrels.mask(keep), keep).items():
                 rows.append((k, b, f, r, agreement.kendall_tau(full[(k, b)], m_)))
-                raw.append(m_)
     return pd.DataFrame(rows, columns=["cutoff", "beta", "fraction", "removal", "tau"])
 
 
@@ -231,9 +239,9 @@ def test_robustness_table_equals_the_reference():
     test, aspects = _toy(3, n_users=12, per_user=(2, 20))
     qrels = rm.Qrels(test, threshold=4, max_rating=5.0)
     kw = dict(cutoffs=(3, 8), betas=(0.25, 1.0), n_systems=8, n_removals=3, fractions=(0.2, 0.6, 0.9), seed=5)
-    got = pt.robustness(qrels, aspects, **kw)
-    want = _robustness_reference(qrels, aspects, **kw)
-    pd.testing.assert_frame_equal(got, want, check_exact=True)
+    for systems in pt.SYSTEM_DRAWS:
+        got = pt.robustness(qrels, aspects, systems=systems, **kw)
+        pd.testing.assert_frame_equal(got, _robustness_reference(qrels, aspects, systems=systems, **kw), check_exact=True)
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
