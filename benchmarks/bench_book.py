@@ -32,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_scale import _LOG, TreeMemory, exit_on_sigterm, stopped_with_this  # noqa: E402
-from record import HERE, save_table, worktree  # noqa: E402
+from record import HERE, compiled, pythonpath, save_table, worktree  # noqa: E402
 
 
 def run(cmd: list[str], cwd: Path, env: dict) -> dict:
@@ -74,8 +74,7 @@ def build_twice(cmd: list[str], folder: Path, code: Path = HERE.parent) -> tuple
     book work folder and site), with the recmetrics of the checkout ``code`` (default this one)."""
     folder.mkdir(parents=True)
     env = dict(os.environ, RECMETRICS_CACHE=str(folder / "cache"), RECMETRICS_BOOKS=str(folder / "books"),
-               PYTHONUNBUFFERED="1",
-               PYTHONPATH=os.pathsep.join([str(code), *filter(None, [os.environ.get("PYTHONPATH")])]))
+               PYTHONUNBUFFERED="1", PYTHONPATH=pythonpath(code))
     cmd = [*cmd, "--out", str(folder / "site")]
     return run([*cmd, "--force"], folder, env), run(cmd, folder, env)
 
@@ -117,7 +116,7 @@ def main(argv=None) -> None:
             with worktree(a.against, code) as old:
                 before = build_twice(cmd, tmp / "old", code)
             rows += _rows(f"{what}, commit {old}", *before)
-        first, again = build_twice(cmd, tmp / "new")
+        first, again = build_twice(cmd, tmp / "new", compiled(HERE.parent))
         rows += _rows(f"{what}, this commit" if a.against else what, first, again)
         if a.against:
             from compare_builds import differences

@@ -314,7 +314,10 @@ def build(qrels: Path, runs: list[Path], out: Path, profile: str = "quick", sche
     env = dict(os.environ, RECMETRICS_CACHE=str(cache or out / "cache"), RECMETRICS_BOOKS=str(out / "books"),
                PYTHONUNBUFFERED="1")
     if code is not None:
-        env["PYTHONPATH"] = os.pathsep.join([code, *filter(None, [os.environ.get("PYTHONPATH")])])
+        sys.path.insert(0, str(Path(__file__).parent))
+        from record import pythonpath
+
+        env["PYTHONPATH"] = pythonpath(code)
     import resource
 
     cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -440,8 +443,7 @@ def main(argv=None):
             from record import worktree
 
             old_code = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-scale-"))) / "code"
-            short = stack.enter_context(worktree(args.against, old_code))
-            subprocess.run([sys.executable, "-m", "compileall", "-q", str(old_code / "recmetrics")], check=True)
+            short = stack.enter_context(worktree(args.against, old_code))   # compiled, as this checkout below
             plans = [(f"local, commit {short}", None, str(old_code)), ("local, this commit", None, None)]
         else:
             plans = [(label, workers, None) for label, workers in plans]

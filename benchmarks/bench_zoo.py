@@ -89,7 +89,7 @@ def _run_bytes(run) -> bytes:
 
 def against(args, argv: list[str]) -> None:
     """The zoo measured with commit ``args.against``'s code, then this checkout's, each a whole process."""
-    from record import save_table, worktree
+    from record import compiled, pythonpath, save_table, worktree
 
     here = Path(__file__).resolve()
     rest = [a for i, a in enumerate(argv) if a != "--against" and (i == 0 or argv[i - 1] != "--against")
@@ -99,12 +99,11 @@ def against(args, argv: list[str]) -> None:
         tmp = Path(tmp)
         code = tmp / "old-code"
         with worktree(args.against, code) as old:
-            for name, root in ((old, code), ("this commit", here.parent.parent)):
+            for name, root in ((old, code), ("this commit", compiled(here.parent.parent))):
                 out = tmp / f"{len(sides)}.json"
-                path = os.pathsep.join([str(root), *filter(None, [os.environ.get("PYTHONPATH")])])
                 t0 = time.perf_counter()
                 subprocess.run([sys.executable, str(here), *rest, "--measure-to", str(out)], check=True,
-                               env=dict(os.environ, PYTHONPATH=path), cwd=tmp)
+                               env=dict(os.environ, PYTHONPATH=pythonpath(root)), cwd=tmp)
                 sides[name] = {**json.loads(out.read_text()), "process": time.perf_counter() - t0}
     a, b = sides[old], sides["this commit"]
     rows = [[s + (" *" if s in rm.recommenders.PAPER_SYSTEMS else ""), round(a["times"][s]["fit_s"], 2),

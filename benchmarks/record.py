@@ -43,15 +43,29 @@ def commit_name(rev: str) -> str:
 
 @contextlib.contextmanager
 def worktree(rev: str, folder: Path) -> Iterator[str]:
-    """A git worktree of commit ``rev`` in ``folder`` for the block, removed however the block ends;
-    yields the commit's short name (the ``--against REV`` of the benchmarks that run an older commit's
-    code beside this checkout's)."""
+    """A git worktree of commit ``rev`` in ``folder`` for the block, its package compiled
+    (:func:`compiled`), removed however the block ends; yields the commit's short name (the
+    ``--against REV`` of the benchmarks that run an older commit's code beside this checkout's)."""
     short = commit_name(rev)
     git("worktree", "add", "--detach", str(folder), short)
     try:
+        compiled(folder)
         yield short
     finally:
         git("worktree", "remove", "--force", str(folder))
+
+
+def compiled(code: Path) -> Path:
+    """``code`` (a checkout) with its ``recmetrics`` package compiled to bytecode: with
+    ``PYTHONDONTWRITEBYTECODE`` set, a process compiles every module it imports from an uncompiled
+    checkout again, so two commits measured side by side are both compiled first."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(code) / "recmetrics")], check=True)
+    return Path(code)
+
+
+def pythonpath(code: Path) -> str:
+    """A ``PYTHONPATH`` that imports ``recmetrics`` from the checkout ``code`` first."""
+    return os.pathsep.join([str(code), *filter(None, [os.environ.get("PYTHONPATH")])])
 
 
 def _plain(value: Any) -> Any:

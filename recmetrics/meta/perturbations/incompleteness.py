@@ -261,9 +261,8 @@ def _robustness(test, aspects, draws: list, *, cutoffs, betas, alpha, profile, n
         first = draw()                      # the set "once" keeps and "per-removal" judges at removal 0
         rows: dict[str, list] = {d: [] for d in draws}
         for r in range(int(n_removals)):
-            drawn = {d: first if (r == 0 or d == "once") else None for d in draws}
-            if "per-removal" in drawn and drawn["per-removal"] is None:
-                drawn["per-removal"] = draw()
+            fresh = draw() if r and "per-removal" in draws else first
+            drawn = {d: first if d == "once" else fresh for d in draws}
             rank = proportional_removal_order(frame, idx, removal_rng)
             for f in fractions:
                 keep = rank >= int(round(f * len(frame)))
